@@ -1,0 +1,121 @@
+// Runs an external tool (qpdf, gs, tesseract) the one safe way: no shell, its own process group so a
+// timeout or a client abort kills every process it started (a shell-spawned child survived its timeout
+// as an orphan, issue #2), a clean environment holding none of the server's secrets (issue #3), and
+// bounded capture of what it prints.
+import { spawn } from 'node:child_process';
+
+export interface RunToolOptions {
+  /** Working folder: the per-request temp folder, so nothing lands anywhere else. */
+  cwd: string;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** Variables added to the minimal environment (PATH, LANG, HOME and TMPDIR set to `cwd`). */
+  env?: Record<string, string>;
+}
+
+export interface ToolResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The tool did not finish within its time budget and was killed. */
+export class ToolTimeoutError extends Error {
+  override name = 'ToolTimeoutError';
+  constructor(
+    readonly command: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${command} did not finish within ${timeoutMs} ms and was stopped`);
+  }
+}
+
+/** The caller aborted (client went away) and the tool was killed. */
+export class ToolAbortedError extends Error {
+  override name = 'ToolAbortedError';
+  constructor(readonly command: string) {
+    super(`${command} was stopped because the request was aborted`);
+  }
+}
+
+/** Beyond this much output per stream we keep only the tail: tools' diagnostics fit easily. */
+const MAX_CAPTURE_BYTES = 64 * 1024;
+
+function minimalEnv(cwd: string, extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    HOME: cwd,
+    TMPDIR: cwd,
+    ...extra,
+  };
+}
+
+function appendCapped(buffer: Buffer, chunk: Buffer): Buffer {
+  const joined = Buffer.concat([buffer, chunk]);
+  return joined.length > MAX_CAPTURE_BYTES ? joined.subarray(joined.length - MAX_CAPTURE_BYTES) : joined;
+}
+
+/**
+ * Runs `command args...` and resolves with its exit code and output, whatever the exit code: what a
+ * non-zero exit means is the caller's to decide (qpdf exits 3 for warnings on a usable file).
+ * Rejects with ToolTimeoutError or ToolAbortedError after killing the whole process group, or with
+ * the spawn error when the binary cannot be started.
+ */
+export function runTool(command: string, args: readonly string[], options: RunToolOptions): Promise<ToolResult> {
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(new ToolAbortedError(command));
+      return;
+    }
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: minimalEnv(options.cwd, options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      shell: false,
+    });
+    let stdout = Buffer.alloc(0);
+    let stderr = Buffer.alloc(0);
+    let stoppedBy: Error | undefined;
+
+    const killGroup = (reason: Error) => {
+      stoppedBy ??= reason;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+    };
+    const timer = setTimeout(() => killGroup(new ToolTimeoutError(command, options.timeoutMs)), options.timeoutMs);
+    const onAbort = () => killGroup(new ToolAbortedError(command));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout = appendCapped(stdout, chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = appendCapped(stderr, chunk);
+    });
+    const finish = () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    child.on('error', (error) => {
+      finish();
+      reject(error);
+    });
+    child.on('close', (exitCode, signal) => {
+      finish();
+      if (stoppedBy) {
+        reject(stoppedBy);
+        return;
+      }
+      resolve({
+        exitCode: exitCode ?? (signal ? 128 : 1),
+        stdout: stdout.toString('utf8'),
+        stderr: stderr.toString('utf8'),
+      });
+    });
+  });
+}

@@ -1,0 +1,33 @@
+// Named aliases over the generated types, so callers write `CompressResult` rather than
+// `components['schemas']['CompressResult']`. Types only: this package has no runtime logic.
+import type { components, operations, paths } from './generated.js';
+
+export type { components, operations, paths };
+
+type Schemas = components['schemas'];
+
+export type ErrorCode = Schemas['ErrorCode'];
+export type ApiError = Schemas['Error'];
+export type ErrorResponse = Schemas['ErrorResponse'];
+export type Meta = Schemas['Meta'];
+
+export type CompressionLevel = Schemas['CompressionLevel'];
+export type CompressMethod = Schemas['CompressMethod'];
+export type Download = Schemas['Download'];
+
+export type CompressResult = Schemas['CompressResult'];
+export type MergeResult = Schemas['MergeResult'];
+export type SplitPart = Schemas['SplitPart'];
+export type SplitResult = Schemas['SplitResult'];
+export type OcrResult = Schemas['OcrResult'];
+export type Language = Schemas['Language'];
+export type LanguagesResult = Schemas['LanguagesResult'];
+export type EngineInfo = Schemas['EngineInfo'];
+export type HealthResult = Schemas['HealthResult'];
+
+export type CompressResponse = Schemas['CompressResponse'];
+export type MergeResponse = Schemas['MergeResponse'];
+export type SplitResponse = Schemas['SplitResponse'];
+export type OcrResponse = Schemas['OcrResponse'];
+export type LanguagesResponse = Schemas['LanguagesResponse'];
+export type HealthResponse = Schemas['HealthResponse'];

@@ -1,0 +1,148 @@
+// The validator every end-to-end test relies on must itself catch violations: each row breaks one rule.
+import { describe, expect, it } from 'vitest';
+import { checkExchange, type Exchange } from './check-exchange.js';
+
+const download = {
+  url: '/api/get-pdf.php?file=abc&exp=1767225600&sig=00',
+  expires_in: 900,
+  expires_at: '2026-01-01T00:00:00Z',
+};
+const compressBody = {
+  data: {
+    filename: 'a.compressed.pdf',
+    original_size: 100,
+    compressed_size: 50,
+    savings_percent: 50,
+    method: 'ghostscript+qpdf',
+    level: 'medium',
+    page_count: 1,
+    download,
+  },
+  meta: { request_id: 'r1' },
+};
+const limited = {
+  'x-request-id': 'r1',
+  'content-type': 'application/json; charset=utf-8',
+  'x-ratelimit-limit': '10',
+  'x-ratelimit-remaining': '9',
+  'x-ratelimit-reset': '1767225600',
+  'ratelimit-policy': '"hourly";q=10;w=3600',
+  ratelimit: '"hourly";r=9;t=3600',
+};
+const unlimited = {
+  'x-request-id': 'r1',
+  'content-type': 'application/json',
+  'x-ratelimit-limit': 'unlimited',
+  'x-ratelimit-remaining': 'unlimited',
+  'x-ratelimit-reset': '1767225600',
+};
+const rateLimitedBody = {
+  error: { code: 'rate_limited', message: 'Free plan: 10 per hour' },
+  meta: { request_id: 'r1' },
+};
+
+function exchange(
+  over: Partial<Omit<Exchange, 'headers' | 'body'>> & { headers: Record<string, string>; body: unknown },
+): Exchange {
+  return {
+    method: over.method ?? 'POST',
+    url: over.url ?? 'http://127.0.0.1:1/api/v1/compress',
+    status: over.status ?? 200,
+    headers: new Headers(over.headers),
+    body: over.body instanceof Uint8Array ? over.body : new TextEncoder().encode(JSON.stringify(over.body)),
+  };
+}
+
+describe('checkExchange', () => {
+  it('accepts a conforming compress response', () => {
+    expect(checkExchange(exchange({ headers: limited, body: compressBody }))).toEqual([]);
+  });
+
+  it('accepts Enterprise headers without the IETF pair', () => {
+    expect(checkExchange(exchange({ headers: unlimited, body: compressBody }))).toEqual([]);
+  });
+
+  const broken: [string, Exchange, RegExp][] = [
+    [
+      'missing X-Request-Id',
+      exchange({ headers: { ...limited, 'x-request-id': '' }, body: compressBody }),
+      /X-Request-Id/,
+    ],
+    [
+      'X-Request-Id differs from meta',
+      exchange({ headers: { ...limited, 'x-request-id': 'other' }, body: compressBody }),
+      /differs/,
+    ],
+    [
+      'missing rate-limit header',
+      exchange({ headers: { ...limited, 'x-ratelimit-reset': '' }, body: compressBody }),
+      /X-RateLimit-Reset/,
+    ],
+    [
+      'IETF header on Enterprise',
+      exchange({ headers: { ...unlimited, ratelimit: '"hourly";r=1;t=1' }, body: compressBody }),
+      /omitted/,
+    ],
+    [
+      'RateLimit-Policy disagrees',
+      exchange({ headers: { ...limited, 'ratelimit-policy': '"hourly";q=11;w=3600' }, body: compressBody }),
+      /q=10/,
+    ],
+    ['extra body field', exchange({ headers: limited, body: { ...compressBody, extra: 1 } }), /additional/],
+    [
+      'negative savings',
+      exchange({
+        headers: limited,
+        body: { ...compressBody, data: { ...compressBody.data, savings_percent: -1 } },
+      }),
+      /savings_percent/,
+    ],
+    [
+      'undocumented status',
+      exchange({ status: 418, headers: limited, body: compressBody }),
+      /not documented/,
+    ],
+    [
+      '429 without Retry-After',
+      exchange({
+        status: 429,
+        headers: { ...limited, 'x-ratelimit-remaining': '0', ratelimit: '"hourly";r=0;t=9' },
+        body: rateLimitedBody,
+      }),
+      /Retry-After/,
+    ],
+    [
+      'status and code disagree',
+      exchange({ status: 400, headers: limited, body: rateLimitedBody }),
+      /means invalid_input/,
+    ],
+    [
+      'rate-limit headers on 401',
+      exchange({
+        status: 401,
+        headers: limited,
+        body: { error: { code: 'unauthorized', message: 'no key' }, meta: { request_id: 'r1' } },
+      }),
+      /401 carries/,
+    ],
+    [
+      'unknown route not 404',
+      exchange({ url: '/nope', method: 'GET', status: 200, headers: limited, body: compressBody }),
+      /expected 404/,
+    ],
+    [
+      'download without attachment',
+      exchange({
+        url: '/api/get-pdf.php?file=a',
+        method: 'GET',
+        headers: { 'x-request-id': 'r', 'content-type': 'application/pdf' },
+        body: new TextEncoder().encode('%PDF-1.7'),
+      }),
+      /Content-Disposition/,
+    ],
+  ];
+  it.each(broken)('rejects %s', (_name, given, want) => {
+    const problems = checkExchange(given);
+    expect(problems.join('\n')).toMatch(want);
+  });
+});

@@ -1,0 +1,193 @@
+// Checks one HTTP exchange against the OpenAPI document: the status is documented for the operation,
+// the body matches the documented media type and schema, documented headers are present and match
+// their schemas, plus the rules the document states in prose (X-Request-Id equals meta.request_id,
+// how Enterprise's "unlimited" shows, no rate-limit headers on 401, Retry-After on 429, downloads are
+// attachments). Returns every violation found, as sentences; an empty list means the exchange conforms.
+import {
+  describeErrors,
+  errorResponseSchema,
+  findOperation,
+  type HeaderObject,
+  type ResponseObject,
+  resolve,
+  validatorFor,
+} from './openapi-document.js';
+
+export interface Exchange {
+  method: string;
+  /** Absolute URL, or a path with its query. */
+  url: string;
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+}
+
+/** The wire code each error status carries (OpenAPI `ErrorCode`). */
+const CODE_FOR_STATUS: Readonly<Record<number, string>> = {
+  400: 'invalid_input',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  410: 'expired',
+  413: 'payload_too_large',
+  429: 'rate_limited',
+  500: 'internal_error',
+};
+
+const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
+
+export function checkExchange(exchange: Exchange): string[] {
+  const { pathname } = new URL(exchange.url, 'http://pdn.invalid');
+  const where = `${exchange.method} ${pathname} -> ${exchange.status}`;
+  const problems: string[] = [];
+  const json = parseJson(exchange, problems);
+  const operation = findOperation(exchange.method, pathname);
+
+  if (operation === undefined || operation === 'no-method') {
+    // Undocumented route or method: the document (ErrorCode) promises 404 not_found / 405 envelopes.
+    const expected = operation === undefined ? 404 : 405;
+    if (exchange.status !== expected) problems.push(`expected ${expected} for an undocumented route/method`);
+    checkErrorEnvelope(json, exchange.status, problems);
+    checkRequestId(exchange.headers, json, problems);
+    return problems.map((p) => `${where}: ${p}`);
+  }
+
+  const documented = operation.responses[String(exchange.status)] ?? operation.responses.default;
+  if (!documented) {
+    problems.push(`status ${exchange.status} is not documented for operation ${operation.operationId}`);
+    return problems.map((p) => `${where}: ${p}`);
+  }
+  const response = resolve<ResponseObject>(documented);
+  checkHeaders(response, exchange.headers, problems);
+  checkBody(response, exchange, json, problems);
+  checkRequestId(exchange.headers, json, problems);
+  if (exchange.status >= 400) checkErrorEnvelope(json, exchange.status, problems);
+  checkRateLimitRules(exchange, problems);
+  if (operation.operationId === 'downloadPdf' && exchange.status === 200) checkDownload(exchange, problems);
+  return problems.map((p) => `${where}: ${p}`);
+}
+
+function mediaType(headers: Headers): string {
+  return (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+function parseJson(exchange: Exchange, problems: string[]): unknown {
+  if (mediaType(exchange.headers) !== 'application/json') return undefined;
+  try {
+    return JSON.parse(Buffer.from(exchange.body).toString('utf8'));
+  } catch {
+    problems.push('Content-Type is application/json but the body is not JSON');
+    return undefined;
+  }
+}
+
+function checkHeaders(response: ResponseObject, headers: Headers, problems: string[]): void {
+  for (const [name, reference] of Object.entries(response.headers ?? {})) {
+    const header = resolve<HeaderObject>(reference);
+    const value = headers.get(name);
+    if (value === null) {
+      if (header.required) problems.push(`documented header ${name} is missing`);
+      continue;
+    }
+    if (!header.schema) continue;
+    const validate = validatorFor(header.schema);
+    const typed = 'type' in header.schema && header.schema.type === 'integer' ? Number(value) : value;
+    if (!validate(typed))
+      problems.push(`header ${name}: ${JSON.stringify(value)} ${describeErrors(validate)}`);
+  }
+}
+
+function checkBody(response: ResponseObject, exchange: Exchange, json: unknown, problems: string[]): void {
+  const content = response.content;
+  if (!content) {
+    if (exchange.body.length > 0) problems.push('a body was sent where the document describes none');
+    return;
+  }
+  const type = mediaType(exchange.headers);
+  const documented = content[type];
+  if (!documented) {
+    problems.push(`Content-Type ${JSON.stringify(type)} is not one of ${Object.keys(content).join(', ')}`);
+    return;
+  }
+  if (type !== 'application/json' || !documented.schema || json === undefined) return;
+  const validate = validatorFor(documented.schema);
+  if (!validate(json)) problems.push(`body does not match the schema: ${describeErrors(validate)}`);
+}
+
+function checkErrorEnvelope(json: unknown, status: number, problems: string[]): void {
+  const validate = validatorFor(errorResponseSchema);
+  if (!validate(json)) {
+    problems.push(`error body is not the envelope: ${describeErrors(validate)}`);
+    return;
+  }
+  const code = (json as { error: { code: string } }).error.code;
+  const expected = CODE_FOR_STATUS[status];
+  if (expected && code !== expected)
+    problems.push(`error.code ${code} where status ${status} means ${expected}`);
+}
+
+/** "every response carries the same value in the X-Request-Id header" (document description). */
+function checkRequestId(headers: Headers, json: unknown, problems: string[]): void {
+  const header = headers.get('x-request-id');
+  if (!header) problems.push('X-Request-Id header is missing');
+  const meta = (json as { meta?: { request_id?: unknown } } | undefined)?.meta;
+  if (json !== undefined && meta?.request_id !== header) {
+    problems.push(
+      `X-Request-Id ${JSON.stringify(header)} differs from meta.request_id ${JSON.stringify(meta?.request_id)}`,
+    );
+  }
+}
+
+/** The "Rate limits" section of the document's description, enforced on every response. */
+function checkRateLimitRules(exchange: Exchange, problems: string[]): void {
+  const h = exchange.headers;
+  if (exchange.status === 401) {
+    for (const name of RATE_LIMIT_HEADERS) {
+      if (h.has(name))
+        problems.push(`401 carries ${name}, but unauthenticated responses have no rate-limit headers`);
+    }
+    return;
+  }
+  const limit = h.get('x-ratelimit-limit');
+  if (limit === null) return;
+  const remaining = h.get('x-ratelimit-remaining');
+  if (limit === 'unlimited') {
+    if (remaining !== 'unlimited')
+      problems.push(`Enterprise: X-RateLimit-Remaining is ${remaining}, not unlimited`);
+    for (const name of ['RateLimit-Policy', 'RateLimit']) {
+      if (h.has(name)) problems.push(`Enterprise: ${name} must be omitted`);
+    }
+    return;
+  }
+  if (Number(remaining) > Number(limit))
+    problems.push(`X-RateLimit-Remaining ${remaining} exceeds the limit ${limit}`);
+  const policy = h.get('ratelimit-policy');
+  const current = h.get('ratelimit');
+  if (policy !== `"hourly";q=${limit};w=3600`)
+    problems.push(`RateLimit-Policy ${policy} does not state q=${limit}`);
+  if (!current?.startsWith(`"hourly";r=${remaining};`))
+    problems.push(`RateLimit ${current} does not state r=${remaining}`);
+  if (exchange.status === 429 && remaining !== '0')
+    problems.push(`429 with X-RateLimit-Remaining ${remaining}`);
+}
+
+/** "streams application/pdf with Content-Disposition: attachment and the output's filename" (issue #2). */
+function checkDownload(exchange: Exchange, problems: string[]): void {
+  const disposition = exchange.headers.get('content-disposition') ?? '';
+  if (!/^attachment;\s*filename\*?=/i.test(disposition)) {
+    problems.push(`Content-Disposition ${JSON.stringify(disposition)} is not an attachment with a filename`);
+  }
+  const length = exchange.headers.get('content-length');
+  if (length !== null && Number(length) !== exchange.body.length) {
+    problems.push(`Content-Length ${length} but ${exchange.body.length} bytes arrived`);
+  }
+  if (Buffer.from(exchange.body.subarray(0, 5)).toString('latin1') !== '%PDF-')
+    problems.push('the download is not a PDF');
+}

@@ -1,0 +1,61 @@
+// The accounts database: one SQLite file in the data folder, shared by the running server and the
+// `pdn-server keys|users` admin commands (issue #2: they must work while the server runs). WAL lets
+// readers and the one writer proceed together; busy_timeout makes a second process wait for the
+// write lock instead of failing with SQLITE_BUSY.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/**
+ * Every schema change, in order; `PRAGMA user_version` records how many have run. Append only:
+ * an existing entry is never edited, because databases in the field have already applied it.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE users (
+     id INTEGER PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     plan TEXT NOT NULL CHECK (plan IN ('free', 'premium', 'business', 'enterprise')),
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users (id),
+     kind TEXT NOT NULL CHECK (kind IN ('live', 'test')),
+     hash TEXT NOT NULL UNIQUE,
+     prefix TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     last_used_at INTEGER,
+     revoked_at INTEGER
+   );
+   CREATE INDEX api_keys_user ON api_keys (user_id);
+   CREATE TABLE rate_events (
+     user_id INTEGER NOT NULL REFERENCES users (id),
+     at INTEGER NOT NULL
+   );
+   CREATE INDEX rate_events_user_at ON rate_events (user_id, at);`,
+];
+
+/** Opens (creating if needed) `<dataDir>/pdn.sqlite` and brings its schema up to date. */
+export function openDatabase(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, 'pdn.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  // IMMEDIATE: two processes starting together must not both apply the same migration.
+  db.transaction(() => {
+    const applied = db.pragma('user_version', { simple: true }) as number;
+    for (const [index, sql] of MIGRATIONS.entries()) {
+      if (index < applied) continue;
+      db.exec(sql);
+    }
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { isPlan, type Plan, type PlanLimits, planLimits, planTitle } from './plans.js';
+
+const MiB = 1024 * 1024;
+const uploads = { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB };
+
+describe('planLimits', () => {
+  const table: [Plan, PlanLimits][] = [
+    ['free', { requestsPerHour: 10, uploadBytes: 10 * MiB }],
+    ['premium', { requestsPerHour: 1000, uploadBytes: 100 * MiB }],
+    ['business', { requestsPerHour: 5000, uploadBytes: 250 * MiB }],
+    ['enterprise', { requestsPerHour: null, uploadBytes: 1024 * MiB }],
+  ];
+  it.each(table)('%s', (plan, want) => {
+    expect(planLimits(plan, uploads)).toEqual(want);
+  });
+
+  it('takes upload caps from configuration', () => {
+    expect(planLimits('free', { ...uploads, free: 5 }).uploadBytes).toBe(5);
+  });
+});
+
+describe('isPlan and planTitle', () => {
+  it.each([
+    ['free', true],
+    ['enterprise', true],
+    ['Free', false],
+    ['gold', false],
+    ['', false],
+  ] as const)('isPlan(%j) is %s', (given, want) => {
+    expect(isPlan(given)).toBe(want);
+  });
+
+  it('titles a plan for messages', () => {
+    expect(planTitle('business')).toBe('Business');
+  });
+});

@@ -1,0 +1,113 @@
+// The server's configuration: environment variables read once, validated, and handed to everything
+// else as plain typed values (engines and routes never read process.env). A bad value stops the
+// server at start-up with a message naming the variable, rather than surfacing later as a 500.
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+export type PdfEngineChoice = 'auto' | 'qpdf' | 'pdf-lib';
+export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
+export type OcrEngineChoice = 'auto' | 'tesseract' | 'tesseract.js';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+/** Whole-request upload caps in bytes, per plan (issue #2: Free 10 MiB ... Enterprise 1 GiB). */
+export interface UploadLimits {
+  free: number;
+  premium: number;
+  business: number;
+  enterprise: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** From PDN_SIGNING_SECRET; when absent the storage module generates one into the data folder. */
+  signingSecret?: string;
+  logLevel: LogLevel;
+  pdfEngine: PdfEngineChoice;
+  compressEngine: CompressEngineChoice;
+  ocrEngine: OcrEngineChoice;
+  tessdataDir?: string;
+  maxPages: number;
+  maxImagePixels: number;
+  toolTimeoutMs: number;
+  jobConcurrency: number;
+  ocrPoolSize: number;
+  ocrRecycleAfter: number;
+  uploadLimits: UploadLimits;
+}
+
+/** A configuration value that cannot be used; the message names the variable and what it accepts. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const MiB = 1024 * 1024;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  // Digits only: Number('1e3'), Number('0x10') and parseInt('10abc') would all accept surprises.
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const found = allowed.find((option) => option === raw);
+  if (found === undefined) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got '${raw}'`);
+  }
+  return found;
+}
+
+/** Reads and validates the configuration; throws ConfigError on the first unusable value. */
+export function loadConfig(env: Env = process.env): Config {
+  const cpus = availableParallelism();
+  const signingSecret = text(env, 'PDN_SIGNING_SECRET');
+  if (signingSecret !== undefined && signingSecret.length < 32) {
+    // A short secret makes every signed download URL guessable offline.
+    throw new ConfigError('PDN_SIGNING_SECRET must be at least 32 characters long');
+  }
+  const tessdataDir = text(env, 'PDN_TESSDATA_DIR');
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    dataDir: resolve(text(env, 'PDN_DATA_DIR') ?? './.pdn-data'),
+    ...(signingSecret === undefined ? {} : { signingSecret }),
+    logLevel: oneOf(env, 'PDN_LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'], 'info'),
+    pdfEngine: oneOf(env, 'PDN_PDF_ENGINE', ['auto', 'qpdf', 'pdf-lib'], 'auto'),
+    compressEngine: oneOf(env, 'PDN_COMPRESS_ENGINE', ['auto', 'ghostscript', 'pdf-lib'], 'auto'),
+    ocrEngine: oneOf(env, 'PDN_OCR_ENGINE', ['auto', 'tesseract', 'tesseract.js'], 'auto'),
+    ...(tessdataDir === undefined ? {} : { tessdataDir: resolve(tessdataDir) }),
+    maxPages: integer(env, 'PDN_MAX_PAGES', 5000, 1),
+    maxImagePixels: integer(env, 'PDN_MAX_IMAGE_PIXELS', 40_000_000, 1),
+    toolTimeoutMs: integer(env, 'PDN_TOOL_TIMEOUT_MS', 120_000, 1000),
+    jobConcurrency: integer(env, 'PDN_JOB_CONCURRENCY', cpus, 1, 256),
+    ocrPoolSize: integer(env, 'PDN_OCR_POOL_SIZE', cpus, 1, 64),
+    ocrRecycleAfter: integer(env, 'PDN_OCR_RECYCLE_AFTER', 200, 1),
+    uploadLimits: {
+      free: integer(env, 'PDN_UPLOAD_LIMIT_FREE', 10 * MiB, 1),
+      premium: integer(env, 'PDN_UPLOAD_LIMIT_PREMIUM', 100 * MiB, 1),
+      business: integer(env, 'PDN_UPLOAD_LIMIT_BUSINESS', 250 * MiB, 1),
+      enterprise: integer(env, 'PDN_UPLOAD_LIMIT_ENTERPRISE', 1024 * MiB, 1),
+    },
+  };
+}

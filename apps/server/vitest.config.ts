@@ -4,6 +4,6 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     // Unit tests stay quiet; a failing test still shows its own assertion output.
-    env: { PDN_LOG_LEVEL: 'silent' },
+    env: { PDN_LOG_LEVEL: 'quiet' },
   },
 });

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 export type PdfEngineChoice = 'auto' | 'qpdf' | 'pdf-lib';
 export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
 export type OcrEngineChoice = 'auto' | 'tesseract' | 'tesseract.js';
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'quiet';
 
 /** Whole-request upload caps in bytes, per plan (issue #2: Free 10 MiB ... Enterprise 1 GiB). */
 export interface UploadLimits {
@@ -92,7 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: text(env, 'HOST') ?? '127.0.0.1',
     dataDir: resolve(text(env, 'PDN_DATA_DIR') ?? './.pdn-data'),
     ...(signingSecret === undefined ? {} : { signingSecret }),
-    logLevel: oneOf(env, 'PDN_LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'], 'info'),
+    logLevel: oneOf(env, 'PDN_LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'quiet'], 'info'),
     pdfEngine: oneOf(env, 'PDN_PDF_ENGINE', ['auto', 'qpdf', 'pdf-lib'], 'auto'),
     compressEngine: oneOf(env, 'PDN_COMPRESS_ENGINE', ['auto', 'ghostscript', 'pdf-lib'], 'auto'),
     ocrEngine: oneOf(env, 'PDN_OCR_ENGINE', ['auto', 'tesseract', 'tesseract.js'], 'auto'),

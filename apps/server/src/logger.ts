@@ -15,7 +15,7 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, quiet: 100 };
 
 function formatValue(value: unknown): string {
   if (value instanceof Error) {
@@ -28,7 +28,7 @@ function formatValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function formatLine(level: Exclude<LogLevel, 'silent'>, message: string, fields: LogFields): string {
+function formatLine(level: Exclude<LogLevel, 'quiet'>, message: string, fields: LogFields): string {
   const parts = [new Date().toISOString(), level.toUpperCase().padEnd(5), message];
   for (const [key, value] of Object.entries(fields)) {
     if (value !== undefined) parts.push(`${key}=${formatValue(value)}`);
@@ -41,7 +41,7 @@ export function createLogger(
   write: (line: string) => void = (line) => process.stderr.write(line),
   bound: LogFields = {},
 ): Logger {
-  const emit = (lineLevel: Exclude<LogLevel, 'silent'>, message: string, fields: LogFields = {}) => {
+  const emit = (lineLevel: Exclude<LogLevel, 'quiet'>, message: string, fields: LogFields = {}) => {
     if (RANK[lineLevel] < RANK[level]) return;
     write(formatLine(lineLevel, message, { ...bound, ...fields }));
   };

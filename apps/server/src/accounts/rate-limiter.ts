@@ -25,7 +25,7 @@ export class RateLimiter {
   private readonly consumeTx: (userId: number, limit: number, now: number) => RateDecision;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly now: () => number = Date.now,
   ) {
     const prune = db.prepare('DELETE FROM rate_events WHERE user_id = ? AND at <= ?');

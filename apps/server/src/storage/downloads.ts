@@ -1,0 +1,51 @@
+// Turning stored outputs into signed download objects and back (v1 specification, Download object;
+// issue #2 decisions). A URL is valid for 900 seconds; the output is kept exactly that long.
+import type { Download } from '@pdn/api-types';
+import { ExpiredError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { OpenedOutput, OutputStore } from './output-store.js';
+import type { UrlSigner } from './url-signer.js';
+
+export const DOWNLOAD_TTL_SECONDS = 900;
+export const DOWNLOAD_PATH = '/api/get-pdf.php';
+
+export class Downloads {
+  constructor(
+    private readonly store: OutputStore,
+    private readonly signer: UrlSigner,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Stores the file at `path` under `filename` and returns its signed download object. */
+  async publish(path: string, filename: string): Promise<Download> {
+    const exp = Math.floor(this.now() / 1000) + DOWNLOAD_TTL_SECONDS;
+    const output = await this.store.save(path, filename, exp * 1000);
+    const query = new URLSearchParams({
+      file: output.id,
+      exp: String(exp),
+      sig: this.signer.sign(output.id, exp),
+    });
+    return {
+      url: `${DOWNLOAD_PATH}?${query.toString()}`,
+      expires_in: DOWNLOAD_TTL_SECONDS,
+      expires_at: new Date(exp * 1000).toISOString(),
+    };
+  }
+
+  /**
+   * The output a download URL's query names. Order matters: a bad signature is 403 before anything
+   * else is revealed; a good one past `exp` is 410 even when the sweeper already deleted the file;
+   * only a good, unexpired signature can learn that the output is gone (404).
+   */
+  async open(query: Readonly<Record<string, unknown>>): Promise<OpenedOutput> {
+    const verified = this.signer.verify(query);
+    if (!verified.ok) throw new ForbiddenError(`This download link is not valid: ${verified.reason}.`);
+    if (verified.exp * 1000 <= this.now()) {
+      throw new ExpiredError(
+        'This download link has expired (links are valid for 15 minutes); run the operation again.',
+      );
+    }
+    const output = await this.store.open(verified.file);
+    if (!output) throw new NotFoundError('This output no longer exists; run the operation again.');
+    return output;
+  }
+}

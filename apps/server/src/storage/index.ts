@@ -1,0 +1,37 @@
+// The storage door: signed downloads of stored outputs, per-request work folders, and the sweeper.
+import type { Logger } from '../logger.js';
+import { Downloads } from './downloads.js';
+import { OutputStore } from './output-store.js';
+import { loadSigningSecret } from './signing-secret.js';
+import { startSweeper } from './sweeper.js';
+import { UrlSigner } from './url-signer.js';
+import { WorkDirs } from './work-dirs.js';
+
+export { DOWNLOAD_PATH, DOWNLOAD_TTL_SECONDS, Downloads } from './downloads.js';
+export type { OpenedOutput, OutputMeta } from './output-store.js';
+export { WorkDirs } from './work-dirs.js';
+
+export interface Storage {
+  downloads: Downloads;
+  workDirs: WorkDirs;
+  /** Stops the sweeper. */
+  close(): void;
+}
+
+/** How often expired outputs are looked for: a minute past expiry is soon enough to free the disk. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+export async function openStorage(options: {
+  dataDir: string;
+  signingSecret: string | undefined;
+  log: Logger;
+}): Promise<Storage> {
+  const secret = await loadSigningSecret(options.dataDir, options.signingSecret);
+  const store = await OutputStore.open(options.dataDir);
+  const stopSweeper = startSweeper(store, { intervalMs: SWEEP_INTERVAL_MS, log: options.log });
+  return {
+    downloads: new Downloads(store, new UrlSigner(secret)),
+    workDirs: await WorkDirs.open(options.dataDir),
+    close: stopSweeper,
+  };
+}

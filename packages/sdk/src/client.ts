@@ -1,0 +1,235 @@
+// The pdn client (issue #4 "Surface"). Each method checks what the SDK can know without the server
+// (issue #4 "Validation before sending"), builds the multipart form and hands it to the request loop.
+import type { CompressionLevel, Download } from '@pdn/api-types';
+import { ExpiredError, InvalidInputError } from './errors.js';
+import { readEnv } from './internal/env.js';
+import { readEnvelope } from './internal/envelope.js';
+import {
+  type CallOptions,
+  type FormField,
+  type RetryInfo,
+  readBody,
+  send,
+  type Transport,
+} from './internal/request.js';
+import { toUploadPart } from './internal/uploads.js';
+import type { CompressResult, LanguagesResult, MergeResult, OcrResult, SplitResult } from './results.js';
+import type { Uploadable } from './uploads.js';
+
+export interface PdnOptions {
+  /** Defaults to the PDN_API_KEY environment variable. */
+  apiKey?: string | undefined;
+  /** Defaults to PDN_BASE_URL, else the local server of `npm start`, http://127.0.0.1:3000. */
+  baseUrl?: string | undefined;
+  /** Retries after the first attempt, on 429, 5xx and connection errors. Default 2. */
+  maxRetries?: number | undefined;
+  /** Milliseconds per attempt, including reading the answer. Default 600000 (10 minutes). */
+  timeout?: number | undefined;
+  /** Longest Retry-After (seconds) worth waiting for; a longer one fails at once. Default 60. */
+  maxRetryAfter?: number | undefined;
+  /** Defaults to the global fetch, looked up at each call. */
+  fetch?: typeof fetch | undefined;
+  /** Called before each retry's wait, e.g. to log it. */
+  onRetry?: ((info: RetryInfo) => void) | undefined;
+}
+
+export type RequestOptions = CallOptions;
+
+export interface CompressParams extends RequestOptions {
+  file: Uploadable;
+  /** `medium` on the server when omitted. */
+  level?: CompressionLevel | undefined;
+}
+
+export interface MergeParams extends RequestOptions {
+  /** 2 to 20 PDFs, merged in this order. */
+  files: Uploadable[];
+}
+
+export interface SplitParams extends RequestOptions {
+  file: Uploadable;
+  /** `'1-3,4,5-9'` or `['1-3', '4', '5-9']`: one part per item, checked by the server. */
+  ranges: string | string[];
+}
+
+export interface OcrParams extends RequestOptions {
+  image: Uploadable;
+  /** An OCR language code such as `deu`, or several joined by `+`. `eng` on the server when omitted. */
+  language?: string | undefined;
+}
+
+export interface DownloadOptions {
+  signal?: AbortSignal | undefined;
+  /** Replace an existing file at `path`. Default true; when false an existing file is an EEXIST error. */
+  overwrite?: boolean | undefined;
+}
+
+const levels: readonly CompressionLevel[] = ['low', 'medium', 'high'];
+const pdf = 'application/pdf';
+
+export class Pdn {
+  readonly baseUrl: string;
+  readonly #transport: Transport;
+
+  constructor(options: PdnOptions = {}) {
+    const maxRetries = options.maxRetries ?? 2;
+    const timeout = options.timeout ?? 600_000;
+    const maxRetryAfter = options.maxRetryAfter ?? 60;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+      throw new InvalidInputError(`maxRetries must be a whole number >= 0, got ${maxRetries}`);
+    }
+    if (!(timeout > 0))
+      throw new InvalidInputError(`timeout must be a positive number of ms, got ${timeout}`);
+    if (!(maxRetryAfter >= 0))
+      throw new InvalidInputError(`maxRetryAfter must be >= 0 seconds, got ${maxRetryAfter}`);
+    this.baseUrl = (options.baseUrl ?? readEnv('PDN_BASE_URL') ?? 'http://127.0.0.1:3000').replace(
+      /\/+$/,
+      '',
+    );
+    const injected = options.fetch;
+    this.#transport = {
+      fetch: injected ?? ((input, init) => globalThis.fetch(input, init)),
+      baseUrl: this.baseUrl,
+      apiKey: options.apiKey ?? readEnv('PDN_API_KEY'),
+      timeoutMs: timeout,
+      maxRetries,
+      maxRetryAfterMs: maxRetryAfter * 1000,
+      onRetry: options.onRetry,
+    };
+  }
+
+  /** POST /api/v1/compress */
+  compress(params: CompressParams): Promise<CompressResult> {
+    const { file, level, ...options } = params;
+    if (level !== undefined && !levels.includes(level)) {
+      return reject(`level must be one of ${levels.join(', ')}, got ${JSON.stringify(level)}`);
+    }
+    return this.#post('/api/v1/compress', options, () => [
+      { name: 'file', part: toUploadPart(file, { field: 'file', filename: 'document.pdf', type: pdf }) },
+      ...(level === undefined ? [] : [{ name: 'level', value: level }]),
+    ]);
+  }
+
+  /** POST /api/v1/merge */
+  merge(params: MergeParams): Promise<MergeResult> {
+    const { files, ...options } = params;
+    if (!Array.isArray(files) || files.length < 2 || files.length > 20) {
+      return reject(`merge takes 2 to 20 files, got ${Array.isArray(files) ? files.length : 'no list'}`);
+    }
+    return this.#post('/api/v1/merge', options, () =>
+      files.map((file, i) => ({
+        name: 'files[]',
+        part: toUploadPart(file, { field: `files[${i}]`, filename: `document-${i + 1}.pdf`, type: pdf }),
+      })),
+    );
+  }
+
+  /** POST /api/v1/split */
+  split(params: SplitParams): Promise<SplitResult> {
+    const { file, ranges, ...options } = params;
+    const items = typeof ranges === 'string' ? [ranges] : Array.isArray(ranges) ? ranges : [];
+    // Only presence is checked here; the syntax and the page numbers are the server's to judge
+    // (STYLE.md principle 13: one boundary owns page ranges, and it knows the page count).
+    if (items.length === 0 || items.some((item) => typeof item !== 'string' || item.trim() === '')) {
+      return reject(
+        'ranges is required: a string such as "1-3,5" or a list such as ["1-3", "5"] with no empty item',
+      );
+    }
+    return this.#post('/api/v1/split', options, () => [
+      { name: 'file', part: toUploadPart(file, { field: 'file', filename: 'document.pdf', type: pdf }) },
+      { name: 'ranges', value: items.join(',') },
+    ]);
+  }
+
+  /** POST /api/v1/ocr */
+  ocr(params: OcrParams): Promise<OcrResult> {
+    const { image, language, ...options } = params;
+    if (language !== undefined && (typeof language !== 'string' || language.trim() === '')) {
+      return reject('language must be a non-empty language code such as "deu"');
+    }
+    return this.#post('/api/v1/ocr', options, () => [
+      {
+        name: 'image',
+        part: toUploadPart(image, { field: 'image', filename: 'image', type: 'application/octet-stream' }),
+      },
+      ...(language === undefined ? [] : [{ name: 'language', value: language.trim() }]),
+    ]);
+  }
+
+  /** GET /api/v1/languages */
+  languages(options: RequestOptions = {}): Promise<LanguagesResult> {
+    return send(
+      this.#transport,
+      { method: 'GET', url: '/api/v1/languages', authenticated: true, read: (r) => readEnvelope(r) },
+      options,
+    );
+  }
+
+  /**
+   * Fetches an output. With `path`, streams it to that file atomically and resolves to the path;
+   * without, resolves to its bytes. An expired download is refused without calling the server.
+   */
+  download(download: Download, path: string, options?: DownloadOptions): Promise<string>;
+  download(download: Download, path?: undefined, options?: DownloadOptions): Promise<Uint8Array>;
+  async download(
+    download: Download,
+    path?: string,
+    options: DownloadOptions = {},
+  ): Promise<string | Uint8Array> {
+    assertFresh(download);
+    const signal = options.signal;
+    if (path === undefined) {
+      return send(
+        this.#transport,
+        downloadSpec(download, async (r) => new Uint8Array(await readBody(() => r.arrayBuffer()))),
+        { signal },
+      );
+    }
+    const { assertAbsent, writeAtomically } = await import('./internal/download-to-path.js');
+    const overwrite = options.overwrite ?? true;
+    if (!overwrite) await assertAbsent(path);
+    const spec = downloadSpec(download, (r) => writeAtomically(bodyOf(r), path, overwrite));
+    await send(this.#transport, spec, { signal });
+    return path;
+  }
+
+  /** Fetches an output as a stream (e.g. for stdout). Retries apply until the answer starts. */
+  async downloadStream(
+    download: Download,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    assertFresh(download);
+    const spec = { ...downloadSpec(download, async (r: Response) => bodyOf(r)), streamsBody: true };
+    return send(this.#transport, spec, { signal: options.signal });
+  }
+
+  async #post<T extends object>(url: string, options: RequestOptions, form: () => FormField[]): Promise<T> {
+    return send(
+      this.#transport,
+      { method: 'POST', url, authenticated: true, form: form(), read: (r) => readEnvelope<T>(r) },
+      options,
+    );
+  }
+}
+
+function downloadSpec<T>(download: Download, read: (response: Response) => Promise<T>) {
+  return { method: 'GET' as const, url: download.url, authenticated: false, read };
+}
+
+// openapi.yaml `Download.expires_at` exists so clients can tell an expired URL without calling.
+function assertFresh(download: Download): void {
+  const expiresAt = Date.parse(download.expires_at);
+  if (Number.isFinite(expiresAt) && expiresAt <= Date.now()) {
+    throw new ExpiredError(
+      `The download URL expired at ${download.expires_at}; run the operation again for a new one`,
+    );
+  }
+}
+
+function bodyOf(response: Response): ReadableStream<Uint8Array> {
+  return response.body ?? new ReadableStream({ start: (controller) => controller.close() });
+}
+
+function reject(message: string): Promise<never> {
+  return Promise.reject(new InvalidInputError(message));
+}

@@ -1,0 +1,146 @@
+// The SDK's error family (STYLE.md principle 3): one base class, one subclass per wire code of
+// openapi.yaml `ErrorCode`, and three transport errors that never reached an HTTP answer.
+// `errorFromResponse` (internal/error-from-response.ts) is the one factory that picks the subclass.
+import type { ErrorCode } from '@pdn/api-types';
+import type { RateLimitInfo } from './results.js';
+
+/** Every code a `PdnError` can carry: the server's wire codes plus the SDK's transport codes. */
+export type PdnErrorCode = ErrorCode | 'invalid_response' | 'connection_error' | 'timeout' | 'aborted';
+
+/** Base of every error the SDK throws (file system errors of `download(d, path)` excepted). */
+export class PdnError extends Error {
+  override name = 'PdnError';
+  readonly code: PdnErrorCode;
+
+  constructor(code: PdnErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export interface ApiErrorInit {
+  /** HTTP status; `undefined` when the SDK refused the call itself, before sending anything. */
+  status?: number | undefined;
+  requestId?: string | undefined;
+  headers?: Headers | undefined;
+  cause?: unknown;
+}
+
+/**
+ * An error answer from the server, or the same refusal made by the SDK before sending (bad level,
+ * one file for merge, a string as file content, an expired download). Those local refusals use the
+ * same class as the server's, so one `instanceof` or `error.code` check covers both; they are told
+ * apart by `status === undefined` (and have no `requestId`).
+ */
+export class ApiError extends PdnError {
+  override name = 'ApiError';
+  readonly status: number | undefined;
+  readonly requestId: string | undefined;
+  readonly headers: Headers;
+
+  constructor(code: PdnErrorCode, message: string, init: ApiErrorInit = {}) {
+    super(code, message, { cause: init.cause });
+    this.status = init.status;
+    this.requestId = init.requestId;
+    this.headers = init.headers ?? new Headers();
+  }
+}
+
+type SubclassInit = ApiErrorInit;
+
+/** 401 `unauthorized`: the API key is missing, malformed, unknown or revoked. */
+export class AuthenticationError extends ApiError {
+  override name = 'AuthenticationError';
+  constructor(message: string, init?: SubclassInit) {
+    super('unauthorized', message, init);
+  }
+}
+
+/** 400 `invalid_input`: the body or parameters fail validation (server side or in the SDK). */
+export class InvalidInputError extends ApiError {
+  override name = 'InvalidInputError';
+  constructor(message: string, init?: SubclassInit) {
+    super('invalid_input', message, init);
+  }
+}
+
+/** 413 `payload_too_large`: a file or the whole upload exceeds the plan's size limit. */
+export class PayloadTooLargeError extends ApiError {
+  override name = 'PayloadTooLargeError';
+  constructor(message: string, init?: SubclassInit) {
+    super('payload_too_large', message, init);
+  }
+}
+
+/** 5xx `internal_error` (any 5xx status, including proxies' 502/503/504). */
+export class InternalServerError extends ApiError {
+  override name = 'InternalServerError';
+  constructor(message: string, init?: SubclassInit) {
+    super('internal_error', message, init);
+  }
+}
+
+/** 403 `forbidden`: a download URL's signature is missing, malformed or wrong. */
+export class ForbiddenError extends ApiError {
+  override name = 'ForbiddenError';
+  constructor(message: string, init?: SubclassInit) {
+    super('forbidden', message, init);
+  }
+}
+
+/** 404 `not_found`: the output behind a download URL no longer exists (or an unknown route). */
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+  constructor(message: string, init?: SubclassInit) {
+    super('not_found', message, init);
+  }
+}
+
+/** 410 `expired`: the download URL has expired (also refused locally from `expires_at`). */
+export class ExpiredError extends ApiError {
+  override name = 'ExpiredError';
+  constructor(message: string, init?: SubclassInit) {
+    super('expired', message, init);
+  }
+}
+
+/** 429 `rate_limited`: the plan's hourly limit is exceeded, after any retries the SDK made. */
+export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
+  /** Seconds to wait before the next call would be allowed (the `Retry-After` header), if sent. */
+  readonly retryAfter: number | undefined;
+  readonly rateLimit: RateLimitInfo | undefined;
+
+  constructor(
+    message: string,
+    init: SubclassInit & { retryAfter?: number | undefined; rateLimit?: RateLimitInfo | undefined } = {},
+  ) {
+    super('rate_limited', message, init);
+    this.retryAfter = init.retryAfter;
+    this.rateLimit = init.rateLimit;
+  }
+}
+
+/** The request never got an HTTP answer: DNS, refused or reset connection, TLS... Retried. */
+export class ConnectionError extends PdnError {
+  override name = 'ConnectionError';
+  constructor(message: string, options?: { cause?: unknown }, code: PdnErrorCode = 'connection_error') {
+    super(code, message, options);
+  }
+}
+
+/** One attempt took longer than the `timeout` option. A kind of connection failure: retried. */
+export class TimeoutError extends ConnectionError {
+  override name = 'TimeoutError';
+  constructor(timeoutMs: number) {
+    super(`Request timed out after ${timeoutMs} ms`, undefined, 'timeout');
+  }
+}
+
+/** The caller's `signal` aborted the call. Never retried. */
+export class AbortError extends PdnError {
+  override name = 'AbortError';
+  constructor(options?: { cause?: unknown }) {
+    super('aborted', 'Request was aborted', options);
+  }
+}

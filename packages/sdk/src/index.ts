@@ -1,0 +1,47 @@
+// The only public door of @pdn/sdk (STYLE.md principle 2). Everything under internal/ is private.
+export type {
+  CompressionLevel,
+  CompressMethod,
+  Download,
+  ErrorCode,
+  Language,
+  SplitPart,
+} from '@pdn/api-types';
+export {
+  type CompressParams,
+  type DownloadOptions,
+  type MergeParams,
+  type OcrParams,
+  Pdn,
+  type PdnOptions,
+  type RequestOptions,
+  type SplitParams,
+} from './client.js';
+export {
+  AbortError,
+  ApiError,
+  type ApiErrorInit,
+  AuthenticationError,
+  ConnectionError,
+  ExpiredError,
+  ForbiddenError,
+  InternalServerError,
+  InvalidInputError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PdnError,
+  type PdnErrorCode,
+  RateLimitError,
+  TimeoutError,
+} from './errors.js';
+export type { RetryInfo } from './internal/request.js';
+export type {
+  CompressResult,
+  LanguagesResult,
+  MergeResult,
+  OcrResult,
+  RateLimitInfo,
+  SplitResult,
+  WithMeta,
+} from './results.js';
+export { fromPath, NamedUpload, PathFile, toFile, type Uploadable, type UploadOptions } from './uploads.js';

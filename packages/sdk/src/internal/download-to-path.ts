@@ -1,0 +1,50 @@
+// Node only, and loaded with import() by the client so node:fs stays off the main path (issue #4).
+// Writes a download atomically: into a temp file beside the target, flushed, then renamed over it
+// (or hard-linked, which refuses an existing target, when overwriting is not allowed).
+import { randomBytes } from 'node:crypto';
+import { access, link, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { readBody } from './request.js';
+
+/** Fails early, before downloading anything, with the EEXIST the final link would give. */
+export async function assertAbsent(path: string): Promise<void> {
+  const exists = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (exists) {
+    throw Object.assign(new Error(`EEXIST: file already exists, '${path}'`), { code: 'EEXIST', path });
+  }
+}
+
+export async function writeAtomically(
+  body: ReadableStream<Uint8Array>,
+  path: string,
+  overwrite: boolean,
+): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.part`);
+  const file = await open(temp, 'wx');
+  const reader = body.getReader();
+  let closed = false;
+  try {
+    for (;;) {
+      const next = await readBody(() => reader.read());
+      if (next.done) break;
+      await file.write(next.value);
+    }
+    await file.sync();
+    await file.close();
+    closed = true;
+    if (overwrite) {
+      await rename(temp, path);
+    } else {
+      await link(temp, path);
+      await unlink(temp);
+    }
+  } catch (error) {
+    await reader.cancel(error).catch(() => undefined);
+    if (!closed) await file.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,72 @@
+// The one factory that turns an HTTP error answer into the typed error family (STYLE.md principle 3).
+// The subclass follows the status; the code and message come from the error envelope when the body
+// is one (openapi.yaml `ErrorResponse`), so a proxy's HTML 502 still becomes an InternalServerError.
+import type { ErrorCode } from '@pdn/api-types';
+import {
+  ApiError,
+  type ApiErrorInit,
+  AuthenticationError,
+  ExpiredError,
+  ForbiddenError,
+  InternalServerError,
+  InvalidInputError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitError,
+} from '../errors.js';
+import { parseRateLimit } from './rate-limit.js';
+import { parseRetryAfter } from './retry-after.js';
+
+type Subclass = new (message: string, init?: ApiErrorInit) => ApiError;
+
+const byStatus: Record<number, Subclass> = {
+  400: InvalidInputError,
+  401: AuthenticationError,
+  403: ForbiddenError,
+  404: NotFoundError,
+  410: ExpiredError,
+  413: PayloadTooLargeError,
+};
+
+/** `body` is the parsed JSON body, or `undefined` when it was not JSON. */
+export function errorFromResponse(status: number, headers: Headers, body: unknown): ApiError {
+  const envelope = asEnvelope(body);
+  const message = envelope?.message ?? `HTTP ${status} with no error envelope`;
+  const init: ApiErrorInit = {
+    status,
+    headers,
+    requestId: envelope?.requestId ?? headers.get('x-request-id') ?? undefined,
+  };
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfter(headers.get('retry-after'));
+    return new RateLimitError(message, {
+      ...init,
+      retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+      rateLimit: parseRateLimit(headers),
+    });
+  }
+  if (status >= 500) return new InternalServerError(message, init);
+  const Known = byStatus[status];
+  if (Known) return new Known(message, init);
+  // A status the contract gives no class (405 `method_not_allowed`, or something unforeseen).
+  return new ApiError(envelope?.code ?? 'invalid_response', message, init);
+}
+
+interface Envelope {
+  code: ErrorCode | undefined;
+  message: string | undefined;
+  requestId: string | undefined;
+}
+
+function asEnvelope(body: unknown): Envelope | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { error, meta } = body as {
+    error?: { code?: unknown; message?: unknown };
+    meta?: { request_id?: unknown };
+  };
+  return {
+    code: typeof error?.code === 'string' ? (error.code as ErrorCode) : undefined,
+    message: typeof error?.message === 'string' ? error.message : undefined,
+    requestId: typeof meta?.request_id === 'string' ? meta.request_id : undefined,
+  };
+}

@@ -1,0 +1,167 @@
+// The request loop: one attempt = build the body, fetch under a per-attempt timeout and the caller's
+// signal, turn a non-2xx answer into a typed error, read the body. Failed attempts are retried by
+// the policy of retry.ts (issue #4 "Retries"), after an abortable sleep.
+import { AbortError, AuthenticationError, ConnectionError, PdnError, TimeoutError } from '../errors.js';
+import { errorFromResponse } from './error-from-response.js';
+import { encodeMultipart, type MultipartField } from './multipart.js';
+import { retryDelay, shouldRetry } from './retry.js';
+import { sleep } from './sleep.js';
+import { buffered, type UploadPart } from './uploads.js';
+
+export interface RetryInfo {
+  /** Which retry is about to be made: 1 for the first. */
+  attempt: number;
+  /** How long the SDK waits before making it. */
+  delayMs: number;
+  /** Why the previous attempt failed. */
+  error: PdnError;
+}
+
+export interface Transport {
+  fetch: typeof fetch;
+  baseUrl: string;
+  apiKey: string | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  maxRetryAfterMs: number;
+  onRetry: ((info: RetryInfo) => void) | undefined;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  /** Milliseconds per attempt; overrides the client's `timeout`. */
+  timeout?: number | undefined;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number | undefined;
+}
+
+export type FormField = { name: string; value: string } | { name: string; part: UploadPart };
+
+export interface RequestSpec<T> {
+  method: 'GET' | 'POST';
+  /** A path under the base URL (`/api/v1/compress`) or an absolute URL. */
+  url: string;
+  /** Sends the API key; downloads do not, their signature is the credential (openapi.yaml). */
+  authenticated: boolean;
+  form?: FormField[];
+  /** Reads a 2xx response; runs inside the attempt, so the timeout and the signal cover it. */
+  read(response: Response): Promise<T>;
+  /** The result keeps reading the body after `read` returns (a stream): keep the caller's signal on it. */
+  streamsBody?: boolean;
+}
+
+export async function send<T>(
+  transport: Transport,
+  spec: RequestSpec<T>,
+  options: CallOptions = {},
+): Promise<T> {
+  if (spec.authenticated && transport.apiKey === undefined) {
+    throw new AuthenticationError('No API key: pass `apiKey` to new Pdn() or set PDN_API_KEY');
+  }
+  const maxRetries = options.maxRetries ?? transport.maxRetries;
+  const timeoutMs = options.timeout ?? transport.timeoutMs;
+  // One-shot streams are buffered only when they may have to be sent again (README, "Streams and retries").
+  const form =
+    maxRetries > 0 && spec.form
+      ? await Promise.all(
+          spec.form.map(async (f) => ('part' in f ? { ...f, part: await buffered(f.part) } : f)),
+        )
+      : spec.form;
+  const replayable = (form ?? []).every((field) => !('part' in field) || field.part.reusable);
+
+  for (let retry = 1; ; retry++) {
+    try {
+      return await attempt(transport, { ...spec, ...(form ? { form } : {}) }, timeoutMs, options.signal);
+    } catch (error) {
+      if (!replayable || retry > maxRetries || !shouldRetry(error)) throw error;
+      const delayMs = retryDelay(error, retry, transport.maxRetryAfterMs);
+      if (delayMs === undefined) throw error;
+      transport.onRetry?.({ attempt: retry, delayMs, error: error as PdnError });
+      await sleep(delayMs, options.signal);
+    }
+  }
+}
+
+async function attempt<T>(
+  transport: Transport,
+  spec: RequestSpec<T>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  if (signal?.aborted) throw new AbortError({ cause: signal.reason });
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
+  const onAbort = (): void => controller.abort(new AbortError({ cause: signal?.reason }));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let keepSignal = false;
+  try {
+    const init = await requestInit(transport, spec, controller.signal);
+    const url = /^https?:\/\//i.test(spec.url) ? spec.url : `${transport.baseUrl}${spec.url}`;
+    let response: Response;
+    try {
+      response = await transport.fetch(url, init);
+    } catch (cause) {
+      throw new ConnectionError(`Could not reach ${url}: ${describe(cause)}`, { cause });
+    }
+    if (!response.ok) {
+      const body = await readBody(() => response.json()).catch((error: unknown) => {
+        if (error instanceof ConnectionError) throw error;
+        return undefined; // not JSON: the factory falls back to the status
+      });
+      throw errorFromResponse(response.status, response.headers, body);
+    }
+    const result = await spec.read(response);
+    keepSignal = spec.streamsBody === true;
+    return result;
+  } catch (error) {
+    // Once aborted, fetch and body reads fail with whatever they like; the reason says what happened.
+    if (controller.signal.aborted && controller.signal.reason instanceof PdnError)
+      throw controller.signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    if (!keepSignal) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+async function requestInit(
+  transport: Transport,
+  spec: RequestSpec<unknown>,
+  signal: AbortSignal,
+): Promise<RequestInit> {
+  const headers = new Headers({ accept: 'application/json' });
+  if (spec.authenticated) headers.set('authorization', `Bearer ${transport.apiKey}`);
+  if (!spec.form) return { method: spec.method, headers, signal };
+  const fields: MultipartField[] = [];
+  for (const field of spec.form) {
+    if ('value' in field) fields.push(field);
+    else
+      fields.push({
+        name: field.name,
+        filename: field.part.filename,
+        type: field.part.type,
+        content: await field.part.open(),
+      });
+  }
+  const { contentType, body } = encodeMultipart(fields);
+  headers.set('content-type', contentType);
+  // `duplex: 'half'` is what fetch requires of a stream body (Fetch standard, RequestInit.duplex).
+  return { method: spec.method, headers, signal, body, ...(body instanceof Blob ? {} : { duplex: 'half' }) };
+}
+
+/** Reads a response body, calling a dropped connection a ConnectionError (so it is retried). */
+export async function readBody<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (cause) {
+    if (cause instanceof SyntaxError) throw cause;
+    throw new ConnectionError(`Connection lost while reading the response: ${describe(cause)}`, { cause });
+  }
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // undici hides the useful part (ECONNREFUSED, other side closed) in `cause`.
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}

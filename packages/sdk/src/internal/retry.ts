@@ -1,0 +1,40 @@
+// Retry policy as small named functions (STYLE.md principle 6). The loop that applies them is in
+// request.ts. Issue #4: retry 429, 5xx and connection errors; honour Retry-After up to a cap and
+// fail at once beyond it; otherwise exponential backoff with jitter; never retry a caller's abort.
+import { ApiError, ConnectionError } from '../errors.js';
+import { parseRetryAfter } from './retry-after.js';
+
+const initialBackoffMs = 500;
+const maxBackoffMs = 8_000;
+
+/** Whether another attempt could succeed. Timeouts are connection errors (TimeoutError extends it). */
+export function shouldRetry(error: unknown): boolean {
+  if (error instanceof ConnectionError) return true;
+  if (!(error instanceof ApiError) || error.status === undefined) return false;
+  return error.status === 429 || error.status >= 500;
+}
+
+/**
+ * Milliseconds before retry number `retry` (1 for the first): exponential, 0.5 s doubling up to 8 s,
+ * shortened by up to a quarter at random so clients that failed together do not retry in lockstep.
+ */
+export function backoffDelay(retry: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(initialBackoffMs * 2 ** (retry - 1), maxBackoffMs);
+  return Math.round(ceiling * (1 - 0.25 * random()));
+}
+
+/**
+ * The wait before retry number `retry`: the server's Retry-After when it sent one, else backoff.
+ * `undefined` means "do not retry": the server asks for longer than `maxRetryAfterMs` (a Free
+ * plan's 429 can ask for most of an hour, and a caller should learn that now, not in an hour).
+ */
+export function retryDelay(
+  error: unknown,
+  retry: number,
+  maxRetryAfterMs: number,
+  random?: () => number,
+): number | undefined {
+  const asked = error instanceof ApiError ? parseRetryAfter(error.headers.get('retry-after')) : undefined;
+  if (asked === undefined) return backoffDelay(retry, random);
+  return asked <= maxRetryAfterMs ? asked : undefined;
+}

@@ -1,0 +1,35 @@
+// What every API result carries besides its `data`: the request id and the rate-limit state
+// (issue #4: "Rate-limit headers are exposed on every result").
+import type {
+  CompressResult as CompressData,
+  LanguagesResult as LanguagesData,
+  MergeResult as MergeData,
+  OcrResult as OcrData,
+  SplitResult as SplitData,
+} from '@pdn/api-types';
+
+/** The `X-RateLimit-*` headers of a response (openapi.yaml, "Rate limits"). */
+export interface RateLimitInfo {
+  /** Hourly cap of the plan; `null` on Enterprise, whose headers say `unlimited`. */
+  limit: number | null;
+  /** Calls left in the rolling window; `null` when unlimited. */
+  remaining: number | null;
+  /** When the oldest call leaves the window, freeing a slot (now, when nothing is to wait for). */
+  reset: Date;
+}
+
+/**
+ * Attached to every result as non-enumerable properties, so `JSON.stringify(result)` prints the
+ * server's `data` exactly while `result.requestId` and `result.rateLimit` still work.
+ */
+export interface WithMeta {
+  readonly requestId: string;
+  /** `undefined` when the response carried no rate-limit headers. */
+  readonly rateLimit: RateLimitInfo | undefined;
+}
+
+export type CompressResult = CompressData & WithMeta;
+export type MergeResult = MergeData & WithMeta;
+export type SplitResult = SplitData & WithMeta;
+export type OcrResult = OcrData & WithMeta;
+export type LanguagesResult = LanguagesData & WithMeta;

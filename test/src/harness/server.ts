@@ -46,6 +46,8 @@ export interface AdminResult {
 /** The line `pdn-server start` prints once it accepts connections (issue #2, `npm start`). */
 const LISTENING = /pdn server listening on (http:\/\/\S+?)\/?(?:\s|$)/;
 const KEY_FORMAT = /^pdn_(live|test)_[0-9a-f]{32}$/;
+/** Key ids as the accounts module writes them (`key_` + hex), never the secret key itself. */
+const KEY_ID = /\bkey_[0-9a-f]+\b/g;
 /** Output kept for failure messages: enough to see a stack trace, bounded so a chatty server can't grow it. */
 const KEPT_OUTPUT_CHARS = 64 * 1024;
 
@@ -140,6 +142,21 @@ export class TestServer {
       );
     }
     return key;
+  }
+
+  /** Ids of a user's keys (`pdn-server keys list --user NAME`), oldest first. */
+  async keyIds(user: string): Promise<string[]> {
+    const result = await this.admin(['keys', 'list', '--user', user]);
+    if (result.exitCode !== 0)
+      throw new Error(`keys list failed (exit ${result.exitCode}):\n${result.stderr}`);
+    return [...result.stdout.matchAll(KEY_ID)].map((match) => match[0]);
+  }
+
+  /** `pdn-server keys revoke ID`. */
+  async revokeKey(id: string): Promise<void> {
+    const result = await this.admin(['keys', 'revoke', id]);
+    if (result.exitCode !== 0)
+      throw new Error(`keys revoke ${id} failed (exit ${result.exitCode}):\n${result.stderr}`);
   }
 
   /** Stops the process (SIGTERM, then SIGKILL after a grace period) but keeps the data folder. */

@@ -1,0 +1,42 @@
+// "No temp files left behind" (issues #2 and #3), checked on disk: every file under the server's data
+// folder and its TMPDIR is listed before a request and compared after it. The server may remove temp
+// files just after it answers, so the comparison waits (bounded) for them to go before reporting.
+import { readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import type { TestServer } from './server.js';
+
+/** SQLite's journal files come and go with every write; they are the database, not leftovers. */
+const DATABASE_JOURNAL = /-(wal|shm|journal)$/;
+
+/** Every file (not folder) under the server's folders, as paths relative to its root folder. */
+export async function listFiles(server: TestServer): Promise<Set<string>> {
+  const found = new Set<string>();
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else found.add(relative(server.rootDir, path));
+    }
+  };
+  await walk(server.rootDir);
+  return found;
+}
+
+/**
+ * Files that appeared since `before` (a listFiles snapshot) and are still there after waiting up to
+ * `graceMs` for the server's clean-up. Use after requests that must leave nothing behind.
+ */
+export async function filesLeftSince(
+  server: TestServer,
+  before: Set<string>,
+  graceMs = 5_000,
+): Promise<string[]> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const now = await listFiles(server);
+    const left = [...now].filter((path) => !before.has(path) && !DATABASE_JOURNAL.test(path));
+    if (left.length === 0 || Date.now() >= deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,129 @@
+// Rate limits (spec "Limits", issue #2): per user over a rolling hour, Free 10 / Premium 1000 /
+// Enterprise unlimited; exact under concurrency, kept across restarts, checked before the body is
+// read; 429 names the plan and limit and carries Retry-After. Header shapes are checked for every
+// response by the contract validator; these tests check the numbers.
+import { describe, expect, it } from 'vitest';
+import type { CallResult } from './contract/checked-fetch.js';
+import { streamUpload } from './harness/stream-upload.js';
+import { useServer } from './harness/use-server.js';
+
+const ctx = useServer();
+const HOUR = 3600;
+
+/** A cheap authenticated call that counts against the limit. */
+function languages(key: string): Promise<CallResult<{ error?: { message: string } }>> {
+  return ctx.call('/api/v1/languages', { key });
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+describe('Free plan: 10 requests per rolling hour', () => {
+  it('counts down 9..0, then refuses with 429 naming the plan and limit, with Retry-After', async () => {
+    const key = await ctx.server.createKey({ user: 'free-sequential', plan: 'free' });
+    const remaining: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const res = await languages(key);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('10');
+      remaining.push(res.headers.get('x-ratelimit-remaining') ?? '');
+    }
+    expect(remaining).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
+
+    const refused = await languages(key);
+    expect(refused.status).toBe(429);
+    expect(refused.json.error?.message).toMatch(/free/i);
+    expect(refused.json.error?.message).toMatch(/\b10\b/);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    // The oldest of the 10 calls was made moments ago, so the next slot opens about an hour later.
+    expect(retryAfter).toBeGreaterThan(HOUR - 120);
+    expect(retryAfter).toBeLessThanOrEqual(HOUR);
+    const reset = Number(refused.headers.get('x-ratelimit-reset'));
+    expect(Math.abs(reset - (nowSeconds() + retryAfter))).toBeLessThanOrEqual(5);
+  });
+
+  it("counts all of a user's keys together", async () => {
+    const live = await ctx.server.createKey({ user: 'free-two-keys', plan: 'free' });
+    const test = await ctx.server.createKey({ user: 'free-two-keys', plan: 'free', test: true });
+    for (let i = 0; i < 10; i += 1) expect((await languages(i % 2 === 0 ? live : test)).status).toBe(200);
+    expect((await languages(live)).status).toBe(429);
+    expect((await languages(test)).status).toBe(429);
+  });
+
+  it('lets exactly 10 of 50 simultaneous requests from a fresh user through', async () => {
+    const key = await ctx.server.createKey({ user: 'free-burst', plan: 'free' });
+    const results = await Promise.all(Array.from({ length: 50 }, () => languages(key)));
+    const statuses = results.map((res) => res.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(40);
+    const remaining = results
+      .filter((res) => res.status === 200)
+      .map((res) => Number(res.headers.get('x-ratelimit-remaining')));
+    expect(remaining.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('keeps the window across a server restart', async () => {
+    const key = await ctx.server.createKey({ user: 'free-restart', plan: 'free' });
+    for (let i = 0; i < 7; i += 1) expect((await languages(key)).status).toBe(200);
+    await ctx.server.restart();
+    const after = await languages(key);
+    expect(after.status).toBe(200);
+    expect(after.headers.get('x-ratelimit-remaining')).toBe('2');
+    expect((await languages(key)).status).toBe(200);
+    expect((await languages(key)).status).toBe(200);
+    expect((await languages(key)).status).toBe(429);
+    await ctx.server.restart();
+    expect((await languages(key)).status).toBe(429);
+  });
+
+  it("checks the limit before reading the body: an exhausted user's big upload is a 429, not a 413", async () => {
+    const key = await ctx.server.createKey({ user: 'free-exhausted-upload', plan: 'free' });
+    for (let i = 0; i < 10; i += 1) expect((await languages(key)).status).toBe(200);
+    const res = await streamUpload(ctx.server.url('/api/v1/compress'), {
+      key,
+      fileBytes: 64 * 1024 * 1024,
+      declareLength: false,
+    });
+    expect(res.status).toBe(429);
+    expect(res.bytesSent).toBeLessThan(res.bytesTotal);
+  });
+});
+
+describe('other plans', () => {
+  it('Premium: 1000 per hour', async () => {
+    const key = await ctx.server.createKey({ user: 'premium-user', plan: 'premium' });
+    const first = await languages(key);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('999');
+    expect(first.headers.get('ratelimit-policy')).toBe('"hourly";q=1000;w=3600');
+  });
+
+  it('Business: 5000 per hour', async () => {
+    const key = await ctx.server.createKey({ user: 'business-user', plan: 'business' });
+    const first = await languages(key);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('5000');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('4999');
+  });
+
+  it('Enterprise: "unlimited" in the headers and never refused', async () => {
+    const key = await ctx.server.createKey({ user: 'enterprise-user', plan: 'enterprise' });
+    const results = await Promise.all(Array.from({ length: 30 }, () => languages(key)));
+    for (const res of results) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('unlimited');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('unlimited');
+      expect(Math.abs(Number(res.headers.get('x-ratelimit-reset')) - nowSeconds())).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it('a plan change applies to the running server', async () => {
+    const key = await ctx.server.createKey({ user: 'upgraded', plan: 'free' });
+    expect((await languages(key)).headers.get('x-ratelimit-limit')).toBe('10');
+    const result = await ctx.server.admin(['users', 'set-plan', 'upgraded', 'premium']);
+    expect(result.exitCode).toBe(0);
+    const after = await languages(key);
+    expect(after.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(after.headers.get('x-ratelimit-remaining')).toBe('998');
+  });
+});

@@ -1,0 +1,66 @@
+// The service's self-description and its answers to requests it has no operation for (issue #2):
+// /healthz, /openapi.json, /docs served locally, 404 and 405 envelopes, X-Request-Id everywhere.
+import { describe, expect, it } from 'vitest';
+import { openapi } from './contract/openapi-document.js';
+import { useServer } from './harness/use-server.js';
+
+const ctx = useServer();
+
+describe('service endpoints', () => {
+  it('GET /healthz answers without a key and names the engines with their versions', async () => {
+    const res = await ctx.call<{
+      data: { status: string; engines: Record<string, { name: string; version: string }> };
+    }>('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.json.data.status).toBe('ok');
+    for (const engine of Object.values(res.json.data.engines)) expect(engine.version).not.toBe('');
+  });
+
+  it('GET /openapi.json serves the contract the tests validate against', async () => {
+    const res = await ctx.call('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual(openapi);
+  });
+
+  it('GET /docs serves a readable page whose assets are all local (no CDN)', async () => {
+    const res = await ctx.call('/docs');
+    expect(res.status).toBe(200);
+    const html = res.bytes.toString('utf8');
+    expect(html).toMatch(/<html/i);
+    expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//i);
+    // Every script and stylesheet the page names must be served by the server itself.
+    const assets = [...html.matchAll(/(?:src|href)=["']([^"'#]+\.(?:js|css))["']/gi)].map((m) => m[1] ?? '');
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) {
+      const url = new URL(asset, `${ctx.server.baseUrl}/docs/`);
+      const fetched = await fetch(url);
+      expect(fetched.status, url.pathname).toBe(200);
+      await fetched.arrayBuffer();
+    }
+  });
+
+  it.each([
+    ['GET', '/nope'],
+    ['GET', '/api/v1/nope'],
+    ['POST', '/api/v2/compress'],
+  ])('%s %s is a 404 not_found envelope', async (method, path) => {
+    const res = await ctx.call(path, { method });
+    expect(res.status).toBe(404);
+  });
+
+  it.each([
+    ['GET', '/api/v1/merge'],
+    ['PUT', '/api/v1/compress'],
+    ['DELETE', '/api/v1/split'],
+    ['POST', '/healthz'],
+    ['POST', '/api/get-pdf.php'],
+  ])('%s %s is a 405 method_not_allowed envelope', async (method, path) => {
+    const res = await ctx.call(path, method === 'GET' ? { method } : { method, body: '' });
+    expect(res.status).toBe(405);
+  });
+
+  it('gives each response its own request id', async () => {
+    const ids = await Promise.all([1, 2, 3].map(async () => (await ctx.call('/healthz')).requestId));
+    expect(new Set(ids).size).toBe(3);
+  });
+});

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// Entry point of `pdn`: runs the command tree and turns whatever it throws into an exit code, in
+// this one place (issue #5, "Commands throw typed errors; only bin.ts maps them to exit codes";
+// changesets' packages/cli/src/index.ts does the same).
+import { ApiError, AuthenticationError, RateLimitError } from '@pdn/sdk';
+import { type Command, CommanderError } from 'commander';
+import type { GlobalOptions, Io } from './context.js';
+import { MissingApiKeyError, OperationsFailedError, UsageError } from './errors.js';
+import { createProgram } from './program.js';
+import { errorReport } from './report.js';
+import { Reporter } from './reporter.js';
+
+/** Documented in README.md, "Exit codes". */
+const ExitCode = { ok: 0, failed: 1, usage: 2, auth: 3, rateLimited: 4, interrupted: 130 } as const;
+
+const interrupt = new AbortController();
+process.once('SIGINT', () => interrupt.abort(new Error('interrupted (Ctrl-C)')));
+
+const io: Io = {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  signal: interrupt.signal,
+};
+const program = createProgram(io);
+let running: Command = program;
+program.hook('preAction', (_program, action) => {
+  running = action;
+});
+
+let code: number = ExitCode.ok;
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  code = interrupt.signal.aborted ? ExitCode.interrupted : exitCodeFor(error);
+  // Commander has printed its own message; a failed batch has been reported item by item.
+  if (!(error instanceof CommanderError) && !(error instanceof OperationsFailedError)) {
+    reportFatal(error);
+  }
+}
+// Flush stdout before exiting: with `-o -` it may still hold the tail of a PDF in a pipe.
+await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+process.exit(code);
+
+function exitCodeFor(error: unknown): number {
+  // --help and --version arrive as CommanderErrors with exitCode 0; every other is a usage error.
+  if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  if (error instanceof OperationsFailedError) return batchExitCode(error.failures);
+  if (error instanceof UsageError || isLocalRefusal(error)) return ExitCode.usage;
+  if (error instanceof MissingApiKeyError || error instanceof AuthenticationError) return ExitCode.auth;
+  if (error instanceof RateLimitError) return ExitCode.rateLimited;
+  return ExitCode.failed;
+}
+
+/** A failed batch exits for its most telling failure: auth, then rate limit, then usage, else 1. */
+function batchExitCode(failures: readonly unknown[]): number {
+  if (failures.some((error) => error instanceof AuthenticationError)) return ExitCode.auth;
+  if (failures.some((error) => error instanceof RateLimitError)) return ExitCode.rateLimited;
+  if (failures.length > 0 && failures.every(isLocalRefusal)) return ExitCode.usage;
+  return ExitCode.failed;
+}
+
+/** The SDK refused the call before sending it (e.g. one file to merge): the user's arguments are wrong. */
+function isLocalRefusal(error: unknown): boolean {
+  return error instanceof ApiError && error.status === undefined && error.code === 'invalid_input';
+}
+
+function reportFatal(error: unknown): void {
+  const globals = running.optsWithGlobals<GlobalOptions>();
+  const reporter = new Reporter({
+    json: globals.json === true,
+    quiet: globals.quiet === true,
+    verbose: globals.verbose === true,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    env: io.env,
+  });
+  reporter.fatal(commandName(running), errorReport(error));
+  if (globals.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+}
+
+/** `config get` rather than `get`: the names from the root down, without `pdn`. */
+function commandName(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent; current = current.parent)
+    names.unshift(current.name());
+  return names.join(' ');
+}

@@ -1,0 +1,100 @@
+// `pdn compress <files...>` (issue #5): one request per file, run as a batch; outputs are
+// `<name>.compressed.pdf` next to each input or in DIR; per-file sizes and saving, and a total.
+import type { CompressResult } from '@pdn/sdk';
+import { type Command, Option } from 'commander';
+import { CommandContext, type Io } from '../context.js';
+import { deliver } from '../deliver.js';
+import { describeOutput, formatBytes, formatSaving } from '../format.js';
+import { examples } from '../help.js';
+import { checkInputs, UploadSource } from '../inputs.js';
+import { compressedName, outputPath } from '../output-naming.js';
+import { assertDistinct, type OutputFlags, planTarget } from '../output-plan.js';
+import { assertCanWrite } from '../output-writer.js';
+import type { HumanView } from '../reporter.js';
+import { runOperations } from '../run-operations.js';
+
+interface CompressFlags extends OutputFlags {
+  level?: 'low' | 'medium' | 'high';
+}
+
+export function registerCompress(program: Command, io: Io): void {
+  program
+    .command('compress')
+    .summary('compress PDFs')
+    .description(
+      'Compress one or more PDFs. Each output is <name>.compressed.pdf next to its input, or in DIR with -o.',
+    )
+    .argument('<files...>', 'PDF files; - reads one from stdin')
+    .addOption(
+      new Option('-l, --level <level>', 'compression preset (server default: medium)').choices([
+        'low',
+        'medium',
+        'high',
+      ]),
+    )
+    .option('-o, --output <path>', 'output DIR; or FILE for a single input; or - for stdout')
+    .option('-f, --force', 'overwrite existing output files', false)
+    .option('--no-download', 'print signed download URLs instead of downloading the outputs')
+    .addHelpText(
+      'after',
+      examples(
+        'pdn compress report.pdf',
+        'pdn compress scans/*.pdf --level high -o small/',
+        'cat big.pdf | pdn compress - -o - > small.pdf',
+        'pdn compress *.pdf --json > results.json',
+      ),
+    )
+    .action(async (files: string[], flags: CompressFlags, command: Command) => {
+      await compress(CommandContext.of(command, io), files, flags);
+    });
+}
+
+async function compress(ctx: CommandContext, files: string[], flags: CompressFlags): Promise<void> {
+  await checkInputs(files);
+  const target = await planTarget(ctx, flags, files.length);
+  const paths = new Map(files.map((file) => [file, outputPath(target, file, compressedName(file))]));
+  if (flags.download) assertDistinct([...paths.values()]);
+  const client = await ctx.connect();
+  const uploads = new UploadSource(ctx.io.stdin);
+
+  await runOperations(ctx, {
+    command: 'compress',
+    items: files,
+    input: (file) => file,
+    work: async (file, progress) => {
+      const path = flags.download ? paths.get(file) : undefined;
+      await assertCanWrite(path, flags.force);
+      const upload = await uploads.upload(file, 'stdin.pdf');
+      progress('compressing');
+      const result = await client.pdn.compress({
+        file: upload,
+        ...(flags.level !== undefined ? { level: flags.level } : {}),
+        signal: ctx.io.signal,
+      });
+      ctx.reporter.verbose(`${file}: request ${result.requestId}`);
+      const output = await deliver(ctx, client, result.download, path, flags.force, progress);
+      return { requestId: result.requestId, data: { ...result }, outputs: [output] };
+    },
+    view: compressView,
+  });
+}
+
+const compressView: HumanView = {
+  succeeded(item, style) {
+    const data = item.data as CompressResult;
+    const sizes = `${formatBytes(data.original_size)} → ${formatBytes(data.compressed_size)}`;
+    const saving = formatSaving(data.original_size, data.compressed_size);
+    return `${style.green('✔')} ${item.input} → ${describeOutput(item.outputs[0])}  ${sizes}  ${style.bold(saving)} ${style.dim(`(${data.method})`)}`;
+  },
+  total(report, style) {
+    const done = report.results
+      .filter((item) => item.status === 'succeeded')
+      .map((item) => item.data as CompressResult);
+    if (done.length < 2) return undefined;
+    const before = done.reduce((sum, data) => sum + data.original_size, 0);
+    const after = done.reduce((sum, data) => sum + data.compressed_size, 0);
+    return style.bold(
+      `total: ${done.length} files  ${formatBytes(before)} → ${formatBytes(after)}  ${formatSaving(before, after)}`,
+    );
+  },
+};

@@ -1,0 +1,81 @@
+// `pdn merge <files...> -o out.pdf` (issue #5): one request joining 2-20 PDFs in the order given.
+// The SDK refuses fewer than 2 or more than 20 files before sending (bin.ts exits 2 for that).
+import type { MergeResult } from '@pdn/sdk';
+import type { Command } from 'commander';
+import { CommandContext, type Io } from '../context.js';
+import { deliver } from '../deliver.js';
+import { UsageError } from '../errors.js';
+import { describeOutput, formatBytes } from '../format.js';
+import { examples } from '../help.js';
+import { checkInputs, UploadSource } from '../inputs.js';
+import { STDIO } from '../output-naming.js';
+import { claimStdout, type OutputFlags } from '../output-plan.js';
+import { assertCanWrite } from '../output-writer.js';
+import type { HumanView } from '../reporter.js';
+import { runOperations } from '../run-operations.js';
+
+export function registerMerge(program: Command, io: Io): void {
+  program
+    .command('merge')
+    .summary('merge 2-20 PDFs into one')
+    .description('Merge 2 to 20 PDFs into one document, pages in the order the files are given.')
+    .argument('<files...>', 'PDF files in page order; - reads one from stdin')
+    .option('-o, --output <file>', 'the merged PDF (required unless --no-download); - for stdout')
+    .option('-f, --force', 'overwrite the output file if it exists', false)
+    .option('--no-download', 'print the signed download URL instead of downloading the result')
+    .addHelpText(
+      'after',
+      examples(
+        'pdn merge cover.pdf body.pdf appendix.pdf -o book.pdf',
+        'pdn merge a.pdf b.pdf -o - | lpr',
+        'pdn merge a.pdf b.pdf --no-download --json',
+      ),
+    )
+    .action(async (files: string[], flags: OutputFlags, command: Command) => {
+      await merge(CommandContext.of(command, io), files, flags);
+    });
+}
+
+async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): Promise<void> {
+  await checkInputs(files);
+  const path = outputFile(flags);
+  if (path === STDIO) claimStdout(ctx);
+  const client = await ctx.connect();
+  const uploads = new UploadSource(ctx.io.stdin);
+
+  await runOperations(ctx, {
+    command: 'merge',
+    items: [files],
+    input: (inputs) => inputs,
+    work: async (inputs, progress) => {
+      await assertCanWrite(path, flags.force);
+      const files = await Promise.all(inputs.map((input) => uploads.upload(input, 'stdin.pdf')));
+      progress('merging');
+      const result = await client.pdn.merge({ files, signal: ctx.io.signal });
+      ctx.reporter.verbose(`merge: request ${result.requestId}`);
+      const output = await deliver(ctx, client, result.download, path, flags.force, progress);
+      return { requestId: result.requestId, data: { ...result }, outputs: [output] };
+    },
+    view: mergeView,
+  });
+}
+
+/** `-o` is the file; with --no-download there is none (and `-o` would be misleading). */
+function outputFile(flags: OutputFlags): string | undefined {
+  if (!flags.download) {
+    if (flags.output !== undefined)
+      throw new UsageError('--no-download prints a signed URL and writes no file; drop -o');
+    return undefined;
+  }
+  if (flags.output === undefined)
+    throw new UsageError('merge needs -o FILE (or -o - for stdout, or --no-download)');
+  return flags.output;
+}
+
+const mergeView: HumanView = {
+  succeeded(item, style) {
+    const data = item.data as MergeResult;
+    const inputs = Array.isArray(item.input) ? item.input.join(' + ') : '';
+    return `${style.green('✔')} ${inputs} → ${describeOutput(item.outputs[0])}  ${data.page_count} pages, ${formatBytes(data.size)}`;
+  },
+};

@@ -1,0 +1,108 @@
+// `pdn ocr <images...> [--language CODE] [-o FILE|DIR]` (issue #5): text to stdout by default, or
+// to `<name>.txt` files. One request per image, run as a batch.
+import type { OcrResult } from '@pdn/sdk';
+import type { Command } from 'commander';
+import { CommandContext, type Io } from '../context.js';
+import { describeOutput } from '../format.js';
+import { examples } from '../help.js';
+import { checkInputs, UploadSource } from '../inputs.js';
+import { type OutputTarget, ocrTextName, outputPath, STDIO } from '../output-naming.js';
+import { planTarget } from '../output-plan.js';
+import { assertCanWrite, writeOutput } from '../output-writer.js';
+import type { OutputReport } from '../report.js';
+import type { HumanView } from '../reporter.js';
+import { runOperations } from '../run-operations.js';
+
+interface OcrFlags {
+  language?: string;
+  output?: string;
+  force: boolean;
+}
+
+export function registerOcr(program: Command, io: Io): void {
+  program
+    .command('ocr')
+    .summary('extract text from images')
+    .description(
+      'Extract text from images (PNG, JPEG, TIFF, WebP, BMP). Prints the text, or writes <name>.txt files with -o.',
+    )
+    .argument('<images...>', 'image files; - reads one from stdin')
+    .option(
+      '-l, --language <code>',
+      'OCR language, e.g. deu, or several joined by + (see `pdn languages`); server default eng',
+    )
+    .option(
+      '-o, --output <path>',
+      'text FILE for a single image, or DIR for <name>.txt files; default stdout',
+    )
+    .option('-f, --force', 'overwrite existing text files', false)
+    .addHelpText(
+      'after',
+      examples(
+        'pdn ocr scan.png',
+        'pdn ocr page-*.png --language deu -o text/',
+        'pdn ocr scan.png --json | jq -r .results[0].data.text',
+      ),
+    )
+    .action(async (images: string[], flags: OcrFlags, command: Command) => {
+      await ocr(CommandContext.of(command, io), images, flags);
+    });
+}
+
+async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Promise<void> {
+  await checkInputs(images);
+  // Text goes to stdout unless -o names a file or folder; stdout text is printed in input order at the end.
+  const target: OutputTarget =
+    flags.output === undefined || flags.output === STDIO
+      ? { kind: 'stdout' }
+      : await planTarget(ctx, { ...flags, output: flags.output, download: true }, images.length);
+  const client = await ctx.connect();
+  const uploads = new UploadSource(ctx.io.stdin);
+
+  await runOperations(ctx, {
+    command: 'ocr',
+    items: images,
+    input: (image) => image,
+    work: async (image, progress) => {
+      const path = outputPath(target, image, ocrTextName(image));
+      await assertCanWrite(path, flags.force);
+      const upload = await uploads.upload(image, 'stdin');
+      progress('reading');
+      const result = await client.pdn.ocr({
+        image: upload,
+        ...(flags.language !== undefined ? { language: flags.language } : {}),
+        signal: ctx.io.signal,
+      });
+      ctx.reporter.verbose(`${image}: request ${result.requestId}`);
+      const output: OutputReport =
+        path === STDIO
+          ? { kind: 'stdout', bytes: Buffer.byteLength(result.text) }
+          : {
+              kind: 'file',
+              path,
+              bytes: await writeOutput(path, result.text, { force: flags.force, signal: ctx.io.signal }),
+            };
+      return { requestId: result.requestId, data: { ...result }, outputs: [output] };
+    },
+    view: ocrView(target, images.length),
+  });
+}
+
+function ocrView(target: OutputTarget, count: number): HumanView {
+  if (target.kind !== 'stdout') {
+    return {
+      succeeded(item, style) {
+        const data = item.data as OcrResult;
+        return `${style.green('✔')} ${item.input} → ${describeOutput(item.outputs[0])}  ${data.text.length} characters, ${data.language}, ${Math.round(data.confidence)}% confidence`;
+      },
+    };
+  }
+  return {
+    essential: true,
+    succeeded(item) {
+      const text = (item.data as OcrResult).text.replace(/\s+$/, '');
+      // Several images: a header per image, as `head` and `tail` do for several files.
+      return count > 1 ? `==> ${item.input} <==\n${text}\n` : text;
+    },
+  };
+}

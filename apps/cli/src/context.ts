@@ -1,0 +1,77 @@
+// What every command receives: the global flags, the process's streams, the reporter, and a way to
+// build the SDK client (only when a command actually calls the API, so `pdn config` needs no key).
+import { Pdn } from '@pdn/sdk';
+import type { Command } from 'commander';
+import { configPath, readConfig } from './config-file.js';
+import { MissingApiKeyError } from './errors.js';
+import { type OutputStream, Reporter } from './reporter.js';
+import { resolveConnection } from './settings.js';
+
+/** The process around the CLI; tests and bin.ts pass the real one. */
+export interface Io {
+  stdin: NodeJS.ReadableStream;
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on Ctrl-C: in-flight requests stop, no new work starts, temp files are removed. */
+  signal: AbortSignal;
+}
+
+/** Global flags (issue #5, "Global"), as commander parses them. */
+export interface GlobalOptions {
+  apiKey?: string;
+  baseUrl?: string;
+  json: boolean;
+  concurrency: number;
+  maxRetries?: number;
+  quiet: boolean;
+  verbose: boolean;
+}
+
+export interface Client {
+  pdn: Pdn;
+  /** Absolute URL of a signed download path, for --no-download. */
+  absoluteUrl(path: string): string;
+}
+
+export class CommandContext {
+  readonly reporter: Reporter;
+
+  constructor(
+    readonly io: Io,
+    readonly globals: GlobalOptions,
+  ) {
+    this.reporter = new Reporter({
+      json: globals.json,
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      env: io.env,
+    });
+  }
+
+  static of(command: Command, io: Io): CommandContext {
+    return new CommandContext(io, command.optsWithGlobals<GlobalOptions>());
+  }
+
+  get configPath(): string {
+    return configPath(this.io.env);
+  }
+
+  /** The SDK client for the key and base URL from flags, environment or config file, in that order. */
+  async connect(): Promise<Client> {
+    const connection = resolveConnection(this.globals, this.io.env, await readConfig(this.configPath));
+    if (connection.apiKey === undefined) throw new MissingApiKeyError();
+    const pdn = new Pdn({
+      apiKey: connection.apiKey,
+      ...(connection.baseUrl !== undefined ? { baseUrl: connection.baseUrl } : {}),
+      ...(this.globals.maxRetries !== undefined ? { maxRetries: this.globals.maxRetries } : {}),
+      onRetry: ({ attempt, delayMs, error }) => {
+        const why = error instanceof Error ? error.message : String(error);
+        this.reporter.verbose(`retry ${attempt} in ${Math.round(delayMs)} ms: ${why}`);
+      },
+    });
+    return { pdn, absoluteUrl: (path) => new URL(path, `${pdn.baseUrl}/`).toString() };
+  }
+}

@@ -1,0 +1,35 @@
+// Values as a person reads them in human output (never in --json, which keeps raw values).
+import type { OutputReport } from './report.js';
+
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
+
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const digits = unit === 0 || value >= 100 ? 0 : 1;
+  return `${value.toFixed(digits)} ${UNITS[unit]}`;
+}
+
+/** Saving of `after` against `before` as `-33.3%`; `0%` when nothing was saved. */
+export function formatSaving(before: number, after: number): string {
+  if (before <= 0 || after >= before) return '0%';
+  return `-${(((before - after) / before) * 100).toFixed(1)}%`;
+}
+
+/** Where an output went: its path, `stdout`, or its signed URL and expiry. */
+export function describeOutput(output: OutputReport | undefined): string {
+  switch (output?.kind) {
+    case undefined:
+      return '';
+    case 'file':
+      return output.path;
+    case 'stdout':
+      return 'stdout';
+    case 'url':
+      return `${output.url} (expires ${output.expires_at})`;
+  }
+}

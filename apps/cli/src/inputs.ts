@@ -1,0 +1,46 @@
+// Turns command-line inputs into SDK uploads. Every path is checked before any request is made, so
+// a typo costs no rate-limited call and exits 2 (issue #5: "usage error (bad flags, missing files)").
+import { stat } from 'node:fs/promises';
+import { buffer } from 'node:stream/consumers';
+import { fromPath, toFile, type Uploadable } from '@pdn/sdk';
+import { UsageError } from './errors.js';
+import { STDIO } from './output-naming.js';
+
+/** Fails with one UsageError naming every input that is missing or not a regular file. */
+export async function checkInputs(inputs: readonly string[]): Promise<void> {
+  if (inputs.filter((input) => input === STDIO).length > 1) {
+    throw new UsageError('stdin (-) can be read only once; give - at most one time');
+  }
+  const problems: string[] = [];
+  await Promise.all(
+    inputs.map(async (input) => {
+      if (input === STDIO) return;
+      try {
+        if (!(await stat(input)).isFile()) problems.push(`${input}: not a file`);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        problems.push(`${input}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+      }
+    }),
+  );
+  if (problems.length > 0) throw new UsageError(problems.sort().join('\n'));
+}
+
+/**
+ * Files are streamed from disk by the SDK. Stdin is read whole, once: a pipe cannot be re-read, and
+ * the SDK resends the same bytes when it retries.
+ */
+export class UploadSource {
+  #stdin: Promise<Buffer> | undefined;
+
+  constructor(private readonly stdin: NodeJS.ReadableStream) {}
+
+  /** `stdinName` is the file name the server sees for `-` (it names outputs after it). */
+  async upload(input: string, stdinName: string): Promise<Uploadable> {
+    if (input !== STDIO) return fromPath(input);
+    this.#stdin ??= buffer(this.stdin);
+    const bytes = await this.#stdin;
+    if (bytes.length === 0) throw new UsageError('stdin (-) is empty');
+    return toFile(bytes, stdinName);
+  }
+}

@@ -1,0 +1,51 @@
+// Checks done once per command before any request: what -o means, whether outputs would collide,
+// and whether stdout is free for the output (issue #5: `-o -`, "Nothing but results on stdout").
+import { stat } from 'node:fs/promises';
+import type { CommandContext } from './context.js';
+import { UsageError } from './errors.js';
+import { type OutputTarget, outputTarget, STDIO, sharedPaths } from './output-naming.js';
+
+export interface OutputFlags {
+  output?: string;
+  force: boolean;
+  /** False for --no-download. */
+  download: boolean;
+}
+
+/** Resolves `-o` for `outputCount` outputs and claims stdout when it is the target. */
+export async function planTarget(
+  ctx: CommandContext,
+  flags: OutputFlags,
+  outputCount: number,
+): Promise<OutputTarget> {
+  if (!flags.download && flags.output !== undefined) {
+    throw new UsageError('--no-download prints signed URLs and writes no file; drop -o');
+  }
+  const target = outputTarget(flags.output, { outputCount, isDirectory: await isDirectory(flags.output) });
+  if (target.kind === 'stdout') claimStdout(ctx);
+  return target;
+}
+
+/** `-o -` and --json would both write stdout. */
+export function claimStdout(ctx: CommandContext): void {
+  if (ctx.globals.json) throw new UsageError('--json and -o - both write to stdout; use one of them');
+  ctx.reporter.useStdoutForData();
+}
+
+export function assertDistinct(paths: readonly string[]): void {
+  const shared = sharedPaths(paths);
+  if (shared.length > 0) {
+    throw new UsageError(
+      `several inputs would write the same output: ${shared.join(', ')}; use -o DIR per group`,
+    );
+  }
+}
+
+async function isDirectory(path: string | undefined): Promise<boolean> {
+  if (path === undefined || path === STDIO) return false;
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,63 @@
+// The `pdn` command tree (issue #5, "Commands" and "Global"). Built per run so tests can parse
+// arguments without a process; bin.ts runs it and maps errors to exit codes.
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { registerCompress } from './commands/compress.js';
+import { registerConfig } from './commands/config.js';
+import { registerLanguages } from './commands/languages.js';
+import { registerMerge } from './commands/merge.js';
+import { registerOcr } from './commands/ocr.js';
+import { registerSplit } from './commands/split.js';
+import type { Io } from './context.js';
+import { examples } from './help.js';
+import { parseNonNegativeInt, parsePositiveInt } from './options.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+export function createProgram(io: Io): Command {
+  const program = new Command('pdn')
+    .description('Compress, merge, split and OCR documents with the pdn API.')
+    .version(version, '-V, --version')
+    // Settings made before .command() are inherited by every subcommand.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .option('--api-key <key>', 'API key (default: $PDN_API_KEY, then the config file)')
+    .option(
+      '--base-url <url>',
+      'API base URL (default: $PDN_BASE_URL, then the config file, then http://127.0.0.1:3000)',
+    )
+    .option('--json', 'print one JSON document with every result on stdout', false)
+    .option('-c, --concurrency <n>', 'files processed in parallel', parsePositiveInt, 4)
+    .option(
+      '--max-retries <n>',
+      'retries per request after 429, 5xx or network errors (default: 2)',
+      parseNonNegativeInt,
+    )
+    .addOption(new Option('-q, --quiet', 'print only results and errors').default(false).conflicts('verbose'))
+    .addOption(new Option('-v, --verbose', 'also print request ids and retries on stderr').default(false))
+    .addHelpText(
+      'after',
+      `${examples(
+        'export PDN_API_KEY=pdn_live_…',
+        'pdn compress *.pdf --level high',
+        'pdn merge a.pdf b.pdf -o ab.pdf',
+        'pdn split ab.pdf --ranges 1,2-3',
+        'pdn ocr scan.png',
+      )}
+Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
+            3 authentication error, 4 rate limited after retries.
+`,
+    );
+  registerCompress(program, io);
+  registerMerge(program, io);
+  registerSplit(program, io);
+  registerOcr(program, io);
+  registerLanguages(program, io);
+  registerConfig(program, io);
+  return program;
+}

@@ -1,0 +1,109 @@
+// The one document `--json` prints on stdout (issue #5: "every file's result or error (code,
+// message, request id). Stable; documented in the README"). Field names are snake_case like the API.
+import { ApiError, PdnError, RateLimitError } from '@pdn/sdk';
+import type { Outcome } from './batch.js';
+import { CliError } from './errors.js';
+
+export type ItemStatus = 'succeeded' | 'failed' | 'not_processed';
+
+export type OutputReport =
+  | { kind: 'file'; path: string; bytes: number }
+  | { kind: 'stdout'; bytes: number }
+  | { kind: 'url'; url: string; expires_at: string };
+
+export interface ErrorReport {
+  /** The API's wire code (`invalid_input`, `rate_limited`...), the SDK's transport code
+   * (`connection_error`, `timeout`, `aborted`) or the CLI's own (`output_exists`, `missing_api_key`...). */
+  code: string;
+  message: string;
+  /** HTTP status, or null when no HTTP answer was involved. */
+  status: number | null;
+  request_id: string | null;
+  /** Seconds until the server accepts calls again; only for `rate_limited`. */
+  retry_after?: number;
+}
+
+export interface ItemReport {
+  /** The input as given (`-` for stdin); merge lists all its inputs; null for `languages`. */
+  input: string | string[] | null;
+  status: ItemStatus;
+  request_id: string | null;
+  /** The API's `data` object, unchanged, when the call succeeded. */
+  data: unknown;
+  outputs: OutputReport[];
+  /** Why it failed, or for `not_processed`, the error that stopped the batch. */
+  error: ErrorReport | null;
+}
+
+export interface CommandReport {
+  command: string;
+  ok: boolean;
+  summary: { total: number; succeeded: number; failed: number; not_processed: number };
+  results: ItemReport[];
+  /** An error that stopped the command before any item ran (e.g. no API key), else null. */
+  error: ErrorReport | null;
+}
+
+/** What a command's work function returns for one succeeded item. */
+export interface ItemSuccess {
+  requestId: string | null;
+  data: unknown;
+  outputs: OutputReport[];
+}
+
+export function itemReport(input: ItemReport['input'], outcome: Outcome<ItemSuccess>): ItemReport {
+  switch (outcome.status) {
+    case 'succeeded':
+      return {
+        input,
+        status: 'succeeded',
+        request_id: outcome.value.requestId,
+        data: outcome.value.data,
+        outputs: outcome.value.outputs,
+        error: null,
+      };
+    case 'failed': {
+      const error = errorReport(outcome.error);
+      return { input, status: 'failed', request_id: error.request_id, data: null, outputs: [], error };
+    }
+    case 'not_processed':
+      return {
+        input,
+        status: 'not_processed',
+        request_id: null,
+        data: null,
+        outputs: [],
+        error: outcome.reason === undefined ? null : errorReport(outcome.reason),
+      };
+  }
+}
+
+export function commandReport(command: string, results: ItemReport[]): CommandReport {
+  const count = (status: ItemStatus) => results.filter((item) => item.status === status).length;
+  const summary = {
+    total: results.length,
+    succeeded: count('succeeded'),
+    failed: count('failed'),
+    not_processed: count('not_processed'),
+  };
+  return { command, ok: summary.succeeded === summary.total, summary, results, error: null };
+}
+
+export function errorReport(error: unknown): ErrorReport {
+  if (error instanceof ApiError) {
+    const report: ErrorReport = {
+      code: error.code,
+      message: error.message,
+      status: error.status ?? null,
+      request_id: error.requestId ?? null,
+    };
+    if (error instanceof RateLimitError && error.retryAfter !== undefined)
+      report.retry_after = error.retryAfter;
+    return report;
+  }
+  if (error instanceof PdnError || error instanceof CliError) {
+    return { code: error.code, message: error.message, status: null, request_id: null };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'unexpected_error', message, status: null, request_id: null };
+}

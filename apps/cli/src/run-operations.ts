@@ -1,0 +1,61 @@
+// The shape every API command shares: run the items through the batch runner with progress, report
+// them (human or --json), and throw when any failed so bin.ts can pick the exit code.
+import { AuthenticationError, RateLimitError } from '@pdn/sdk';
+import { runBatch } from './batch.js';
+import type { CommandContext } from './context.js';
+import { OperationsFailedError } from './errors.js';
+import { commandReport, type ItemReport, type ItemSuccess, itemReport } from './report.js';
+import type { HumanView } from './reporter.js';
+
+export interface Operations<I> {
+  command: string;
+  items: readonly I[];
+  /** The `input` field of each item's report. */
+  input: (item: I) => ItemReport['input'];
+  work: (item: I, progress: (phase: string) => void) => Promise<ItemSuccess>;
+  view: HumanView;
+}
+
+/**
+ * A 401 fails every later call too, and a RateLimitError reaching the CLI means the SDK would not
+ * wait (Retry-After beyond its cap) or ran out of retries: starting more work would only burn calls
+ * (issue #5: "stops starting new work and reports which files were not processed").
+ */
+export function stopsBatch(error: unknown): boolean {
+  return error instanceof AuthenticationError || error instanceof RateLimitError;
+}
+
+export async function runOperations<I>(ctx: CommandContext, operations: Operations<I>): Promise<void> {
+  const { command, items, input, work, view } = operations;
+  const total = items.length;
+  let done = 0;
+  const show = (text: string) =>
+    ctx.reporter.progress(total > 1 ? `${command} ${done}/${total} · ${text}` : text);
+  const outcomes = await runBatch(
+    items,
+    (item) => work(item, (phase) => show(`${phase} ${label(input(item))}`)),
+    {
+      concurrency: ctx.globals.concurrency,
+      stopsBatch,
+      signal: ctx.io.signal,
+      onSettled: (settled) => {
+        done = settled;
+        show('working');
+      },
+    },
+  );
+  const report = commandReport(
+    command,
+    outcomes.map((outcome, index) => itemReport(input(items[index] as I), outcome)),
+  );
+  ctx.reporter.finish(report, view);
+  if (!report.ok) {
+    const failures = outcomes.flatMap((outcome) => (outcome.status === 'failed' ? [outcome.error] : []));
+    throw new OperationsFailedError(failures, report.summary.not_processed);
+  }
+}
+
+function label(input: ItemReport['input']): string {
+  if (Array.isArray(input)) return `${input.length} files`;
+  return input === '-' ? 'stdin' : (input ?? '');
+}

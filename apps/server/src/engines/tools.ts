@@ -1,0 +1,74 @@
+// Which external tools this machine has, found once at start-up (issue #2: "the choice is detected at
+// start-up ... and visible in logs"). Engines pick qpdf/Ghostscript/tesseract only when present here.
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { runTool } from './run-tool.js';
+
+export interface ToolInfo {
+  /** Absolute path of the binary, so later runs do not depend on PATH lookups. */
+  path: string;
+  version: string;
+}
+
+export interface DetectedTools {
+  qpdf?: ToolInfo;
+  ghostscript?: ToolInfo;
+  tesseract?: ToolInfo;
+}
+
+/** `--version` answers within a second; anything slower is a broken install, not a tool to rely on. */
+const VERSION_TIMEOUT_MS = 10_000;
+
+/** Each tool's binary name and how to read its version from `--version` output. */
+const KNOWN_TOOLS = {
+  // "qpdf version 11.3.0"
+  qpdf: { binary: 'qpdf', version: /qpdf version (\S+)/ },
+  // "10.00.0"
+  ghostscript: { binary: 'gs', version: /^(\d+\.\d+(?:\.\d+)?)/ },
+  // "tesseract 5.3.0"
+  tesseract: { binary: 'tesseract', version: /tesseract v?(\S+)/ },
+} as const satisfies Record<keyof DetectedTools, { binary: string; version: RegExp }>;
+
+async function findOnPath(binary: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, binary);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not in this folder.
+    }
+  }
+  return undefined;
+}
+
+async function detect(binary: string, versionPattern: RegExp): Promise<ToolInfo | undefined> {
+  const path = await findOnPath(binary);
+  if (path === undefined) return undefined;
+  try {
+    const result = await runTool(path, ['--version'], { cwd: tmpdir(), timeoutMs: VERSION_TIMEOUT_MS });
+    const version = versionPattern.exec(`${result.stdout}\n${result.stderr}`.trim())?.[1];
+    // A binary that cannot say its version is not one we trust to run jobs.
+    if (result.exitCode !== 0 || version === undefined) return undefined;
+    return { path, version };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Looks for qpdf, Ghostscript and tesseract on PATH and asks each for its version. Call once. */
+export async function detectTools(): Promise<DetectedTools> {
+  const entries = await Promise.all(
+    Object.entries(KNOWN_TOOLS).map(
+      async ([name, tool]) => [name, await detect(tool.binary, tool.version)] as const,
+    ),
+  );
+  const tools: DetectedTools = {};
+  for (const [name, info] of entries) {
+    if (info !== undefined) tools[name as keyof DetectedTools] = info;
+  }
+  return tools;
+}

@@ -1,0 +1,27 @@
+// System tools some suites need (qpdf, Ghostscript, native tesseract). CI installs them all (.ci/run);
+// on a machine without one, the suites that force it are skipped and say why, rather than failing
+// for a reason that has nothing to do with the code (brief: "a test that needs a system tool says so
+// when it skips").
+import { execFileSync } from 'node:child_process';
+
+function installed(command: string, versionFlag: string): boolean {
+  try {
+    execFileSync(command, [versionFlag], { stdio: 'ignore', timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const tools = {
+  qpdf: installed('qpdf', '--version'),
+  ghostscript: installed('gs', '--version'),
+  tesseract: installed('tesseract', '--version'),
+} as const;
+
+/** True when `tool` is missing; logs that the named tests are skipped for that reason. */
+export function missing(tool: keyof typeof tools, what: string): boolean {
+  if (tools[tool]) return false;
+  console.warn(`[e2e] skipping ${what}: ${tool} is not installed on this machine`);
+  return true;
+}

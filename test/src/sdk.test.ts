@@ -1,0 +1,202 @@
+// @pdn/sdk against the real server (issue #4 "Tests"): every operation, the download helpers, and
+// the error family as the server really triggers it. The SDK gets a fetch that contract-checks every
+// response it receives, so these tests also validate what the SDK saw.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { labelledPdf, notAPdf, pageLabels } from '@pdn/fixtures';
+import {
+  AuthenticationError,
+  ExpiredError,
+  ForbiddenError,
+  fromPath,
+  InvalidInputError,
+  NotFoundError,
+  PayloadTooLargeError,
+  Pdn,
+  RateLimitError,
+} from '@pdn/sdk';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CheckedFetch, checkedFetch } from './contract/checked-fetch.js';
+import { signedDownloadUrl } from './harness/sign-download.js';
+import { useServer } from './harness/use-server.js';
+
+const MiB = 1024 * 1024;
+const ctx = useServer({ env: { PDN_UPLOAD_LIMIT_FREE: String(1 * MiB) } });
+let checked: CheckedFetch;
+let workDir: string;
+let premiumKey: string;
+
+function client(apiKey: string, options: { maxRetries?: number } = {}): Pdn {
+  return new Pdn({ apiKey, baseUrl: ctx.server.baseUrl, fetch: checked.fetch, ...options });
+}
+
+beforeAll(async () => {
+  checked = checkedFetch();
+  workDir = await mkdtemp(join(tmpdir(), 'pdn-e2e-sdk-'));
+  premiumKey = await ctx.server.createKey({ user: 'sdk-user', plan: 'premium' });
+});
+
+afterEach(() => checked.assertConforms());
+
+afterAll(async () => {
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('operations', () => {
+  it('compresses a file from a path and downloads it to a path and to bytes', async () => {
+    const source = join(workDir, 'report.pdf');
+    await writeFile(source, await labelledPdf('R', 3));
+    const pdn = client(premiumKey);
+    const result = await pdn.compress({ file: fromPath(source), level: 'high' });
+    expect(result.filename).toBe('report.compressed.pdf');
+    expect(result.page_count).toBe(3);
+    expect(result.requestId).toBe(checked.exchanges.at(-1)?.headers.get('x-request-id'));
+    expect(result.rateLimit?.limit).toBe(1000);
+
+    const target = join(workDir, 'small.pdf');
+    expect(await pdn.download(result.download, target)).toBe(target);
+    const onDisk = await readFile(target);
+    expect(onDisk.length).toBe(result.compressed_size);
+    const bytes = await pdn.download(result.download);
+    expect(Buffer.from(bytes).equals(onDisk)).toBe(true);
+  });
+
+  it('merges a path, a Buffer and a Blob in that order', async () => {
+    const first = join(workDir, 'first.pdf');
+    await writeFile(first, await labelledPdf('P', 1));
+    const buffer = Buffer.from(await labelledPdf('Q', 2));
+    const blob = new Blob([await labelledPdf('S', 1)], { type: 'application/pdf' });
+    const pdn = client(premiumKey);
+    const result = await pdn.merge({ files: [fromPath(first), buffer, blob] });
+    expect(result).toMatchObject({ page_count: 4, input_count: 3 });
+    expect(await pageLabels(await pdn.download(result.download))).toEqual(['P-1', 'Q-1', 'Q-2', 'S-1']);
+  });
+
+  it.each([
+    ['a list', ['3-4', '1']],
+    ['a string', '3-4,1'],
+  ])('splits with ranges given as %s', async (_name, ranges) => {
+    const pdn = client(premiumKey);
+    const result = await pdn.split({ file: await labelledPdf('B', 4), ranges });
+    expect(result.parts.map((part) => part.pages)).toEqual(['3-4', '1']);
+    const [first] = result.parts;
+    if (!first) throw new Error('no parts');
+    expect(await pageLabels(await pdn.download(first.download))).toEqual(['B-3', 'B-4']);
+  });
+
+  it('lists the OCR languages', async () => {
+    const result = await client(premiumKey).languages();
+    expect(result.default).toBe('eng');
+    expect(result.languages.map((language) => language.code)).toContain('deu');
+  });
+});
+
+describe('errors', () => {
+  it('AuthenticationError for an unknown key, with status and request id', async () => {
+    const error = await client(`pdn_live_${'0'.repeat(32)}`)
+      .languages()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ status: 401, code: 'unauthorized' });
+    expect((error as AuthenticationError).requestId).toBe(
+      checked.exchanges.at(-1)?.headers.get('x-request-id'),
+    );
+  });
+
+  it('InvalidInputError from the server for a file that is not a PDF', async () => {
+    const error = await client(premiumKey)
+      .compress({ file: notAPdf() })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ status: 400, code: 'invalid_input' });
+  });
+
+  it('InvalidInputError before sending anything for one file to merge', async () => {
+    const sent = checked.exchanges.length;
+    const error = await client(premiumKey)
+      .merge({ files: [await labelledPdf('X', 1)] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).status).toBeUndefined();
+    expect(checked.exchanges.length).toBe(sent);
+  });
+
+  it('PayloadTooLargeError when the upload exceeds the plan', async () => {
+    const key = await ctx.server.createKey({ user: 'sdk-small-plan', plan: 'free' });
+    const big = new Uint8Array(3 * MiB).fill(0x20);
+    big.set(Buffer.from('%PDF-1.7\n'));
+    const error = await client(key, { maxRetries: 0 })
+      .compress({ file: big })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect(error).toMatchObject({ status: 413, code: 'payload_too_large' });
+  });
+
+  it('RateLimitError with retryAfter on an exhausted Free key, without waiting an hour', async () => {
+    const key = await ctx.server.createKey({ user: 'sdk-free', plan: 'free' });
+    const pdn = client(key);
+    for (let i = 0; i < 10; i += 1) await pdn.languages();
+    const sent = checked.exchanges.length;
+    const error = await pdn.languages().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    const limited = error as RateLimitError;
+    expect(limited).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(limited.message).toMatch(/free/i);
+    expect(limited.retryAfter).toBeGreaterThan(60);
+    expect(limited.rateLimit).toMatchObject({ limit: 10, remaining: 0 });
+    // Retry-After is beyond the SDK's 60 s cap, so it fails at once instead of retrying.
+    expect(checked.exchanges.length - sent).toBe(1);
+  });
+
+  describe('downloads', () => {
+    let issued: { url: string; expires_in: number; expires_at: string };
+    beforeAll(async () => {
+      const result = await client(premiumKey).merge({
+        files: [await labelledPdf('D', 1), await labelledPdf('E', 1)],
+      });
+      issued = result.download;
+    });
+
+    it('ForbiddenError for a tampered URL', async () => {
+      const url = issued.url.replace(/sig=([0-9a-f])/, (_m, c: string) => `sig=${c === '0' ? '1' : '0'}`);
+      const error = await client(premiumKey)
+        .download({ ...issued, url })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ForbiddenError);
+      expect(error).toMatchObject({ status: 403 });
+    });
+
+    it('NotFoundError for a validly signed URL to an output that does not exist', async () => {
+      const exp = Math.floor(Date.now() / 1000) + 600;
+      const url = signedDownloadUrl(ctx.server.signingSecret, 'AAAAAAAAAAAAAAAAAAAAAAAA', exp);
+      const error = await client(premiumKey)
+        .download({ ...issued, url })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error).toMatchObject({ status: 404 });
+    });
+
+    it('ExpiredError from the server for a validly signed expired URL', async () => {
+      const exp = Math.floor(Date.now() / 1000) - 60;
+      const file = new URL(issued.url, 'http://x').searchParams.get('file') ?? '';
+      const url = signedDownloadUrl(ctx.server.signingSecret, file, exp);
+      // expires_at still in the future so the SDK asks the server, which knows better.
+      const error = await client(premiumKey)
+        .download({ ...issued, url })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ExpiredError);
+      expect(error).toMatchObject({ status: 410 });
+    });
+
+    it('ExpiredError without calling the server when expires_at has passed', async () => {
+      const sent = checked.exchanges.length;
+      const stale = { ...issued, expires_in: 0, expires_at: new Date(Date.now() - 1000).toISOString() };
+      const error = await client(premiumKey)
+        .download(stale)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ExpiredError);
+      expect(checked.exchanges.length).toBe(sent);
+    });
+  });
+});

@@ -1,0 +1,117 @@
+// The OCR languages this server accepts and where each one's data lives (issue #3, OCR): the
+// `@tesseract.js-data/<code>` packages the server depends on (`bundled`), plus the `.traineddata` files an
+// operator puts in PDN_TESSDATA_DIR (`system`). Requests name languages as `eng` or `eng+deu`; every code
+// is checked here before any worker exists, because tesseract.js waits forever on a language it cannot
+// load (issue #3).
+import { constants } from 'node:fs';
+import { access, readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { InvalidInputError } from '../../errors.js';
+import type { EngineLog, Language } from '../types.js';
+import { traineddataProblem } from './traineddata-file.js';
+
+export interface LanguageData {
+  code: string;
+  source: Language['source'];
+  /** The traineddata file: gzip-compressed for bundled languages, plain for system ones. */
+  file: string;
+}
+
+const DATA_PACKAGE_PREFIX = '@tesseract.js-data/';
+/** Codes are lower-case words (`eng`, `chi_sim`), joined by `+` in a request (OpenAPI `ocr` operation). */
+const CODE = /^[a-z_]+$/;
+
+export class LanguageRegistry {
+  readonly #byCode: ReadonlyMap<string, LanguageData>;
+
+  constructor(languages: readonly LanguageData[]) {
+    this.#byCode = new Map(languages.map((language) => [language.code, language]));
+  }
+
+  /** Sorted by code, as `GET /api/v1/languages` lists them. */
+  list(): Language[] {
+    return [...this.#byCode.values()]
+      .map(({ code, source }) => ({ code, source }))
+      .sort((a, b) => a.code.localeCompare(b.code));
+  }
+
+  has(code: string): boolean {
+    return this.#byCode.has(code);
+  }
+
+  /** Parses the raw `language` field (`"eng"`, `"eng+deu"`) into the data of each code, in order. */
+  select(raw: string): LanguageData[] {
+    const codes = raw.split('+');
+    const selected: LanguageData[] = [];
+    for (const code of codes) {
+      if (!CODE.test(code)) {
+        throw new InvalidInputError(
+          `language "${raw}" is not a language code or codes joined by "+" (e.g. "eng" or "eng+deu")`,
+        );
+      }
+      const language = this.#byCode.get(code);
+      if (language === undefined) {
+        throw new InvalidInputError(
+          `unknown OCR language "${code}": GET /api/v1/languages lists the codes this server accepts`,
+        );
+      }
+      if (selected.includes(language))
+        throw new InvalidInputError(`language "${code}" is listed twice in "${raw}"`);
+      selected.push(language);
+    }
+    return selected;
+  }
+}
+
+/** The `@tesseract.js-data/*` dependencies of @pdn/server, each resolved like an import would be. */
+async function bundledLanguages(): Promise<LanguageData[]> {
+  // src/engines/ocr and dist/engines/ocr sit at the same depth below the package root.
+  const manifest = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  const require = createRequire(import.meta.url);
+  const names = Object.keys(manifest.dependencies ?? {}).filter((name) =>
+    name.startsWith(DATA_PACKAGE_PREFIX),
+  );
+  return Promise.all(
+    names.map(async (name): Promise<LanguageData> => {
+      const code = name.slice(DATA_PACKAGE_PREFIX.length);
+      // The LSTM-only integer models: what tesseract.js fetches by default for OEM 1, and small.
+      const folder = join(dirname(require.resolve(`${name}/package.json`)), '4.0.0_best_int');
+      const file = join(folder, `${code}.traineddata.gz`);
+      // A broken install fails the start-up here rather than hanging a worker later.
+      await access(file, constants.R_OK);
+      return { code, source: 'bundled', file };
+    }),
+  );
+}
+
+/** Usable `<code>.traineddata` files of `dir`; a file tesseract.js could not initialise is skipped. */
+async function systemLanguages(dir: string, log: EngineLog): Promise<LanguageData[]> {
+  const names = await readdir(dir);
+  const languages: LanguageData[] = [];
+  for (const name of names.sort()) {
+    const code = name.endsWith('.traineddata') ? name.slice(0, -'.traineddata'.length) : '';
+    if (!CODE.test(code)) continue;
+    const file = join(dir, name);
+    const problem = await traineddataProblem(file);
+    if (problem === undefined) languages.push({ code, source: 'system', file });
+    else log.warn('OCR language skipped', { file, reason: problem });
+  }
+  return languages;
+}
+
+/**
+ * Bundled languages plus those of `tessdataDir`. A code present in both stays bundled: the npm data is
+ * the one the tests cover, and the folder is for adding languages (issue #3), not replacing them.
+ */
+export async function loadLanguageRegistry(o: {
+  tessdataDir?: string;
+  log: EngineLog;
+}): Promise<LanguageRegistry> {
+  const bundled = await bundledLanguages();
+  const codes = new Set(bundled.map((language) => language.code));
+  const system = o.tessdataDir === undefined ? [] : await systemLanguages(o.tessdataDir, o.log);
+  return new LanguageRegistry([...bundled, ...system.filter((language) => !codes.has(language.code))]);
+}

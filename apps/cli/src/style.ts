@@ -1,6 +1,6 @@
 // Colour for human output (issue #5): off for NO_COLOR (no-color.org: set and not empty), for a
 // stream that is not a terminal, and for --json; FORCE_COLOR (chalk's convention) turns it on for a
-// pipe, and NO_COLOR wins over it.
+// pipe (FORCE_COLOR=0 off on a terminal), and NO_COLOR wins over it.
 import { Chalk, type ChalkInstance } from 'chalk';
 
 export interface ColourFacts {
@@ -12,7 +12,8 @@ export interface ColourFacts {
 export function colourEnabled({ env, isTTY, json }: ColourFacts): boolean {
   if (json) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
   return isTTY;
 }
 

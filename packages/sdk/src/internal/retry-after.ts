@@ -39,7 +39,7 @@ function parseHttpDate(text: string, now: number): number | undefined {
     return utc(year, m[2], m[1], m[4], m[5], m[6]);
   }
   m = asctimeDate.exec(text);
-  if (m) return utc(Number(m[7]), m[1], m[2]?.trim(), m[3], m[4], m[5]);
+  if (m) return utc(Number(m[6]), m[1], m[2]?.trim(), m[3], m[4], m[5]);
   return undefined;
 }
 

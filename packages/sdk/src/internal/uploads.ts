@@ -103,13 +103,14 @@ function oneShot(
 
 async function openPath(path: string, field: string): Promise<Blob> {
   // Loaded here, not at the top: node:fs must stay off the main path (issue #4).
-  const { openAsBlob } = await import('node:fs');
-  try {
-    return await openAsBlob(path);
-  } catch (cause) {
-    const reason = (cause as { code?: unknown }).code ?? (cause as Error).message;
-    throw new InvalidInputError(`${field}: cannot read ${path} (${String(reason)})`, { cause });
-  }
+  const { openAsBlob, promises } = await import('node:fs');
+  // stat first: openAsBlob reports a missing file as a bare ERR_INVALID_ARG_VALUE and accepts a
+  // directory, failing only later while the body is being sent.
+  const stats = await promises.stat(path).catch((cause: NodeJS.ErrnoException) => {
+    throw new InvalidInputError(`${field}: cannot read ${path} (${cause.code ?? cause.message})`, { cause });
+  });
+  if (!stats.isFile()) throw new InvalidInputError(`${field}: ${path} is not a file`);
+  return openAsBlob(path);
 }
 
 function streamFromIterable(iterable: AsyncIterable<Uint8Array | string>): ReadableStream<Uint8Array> {

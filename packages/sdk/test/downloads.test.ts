@@ -1,0 +1,162 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HttpResponse, http } from 'msw';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConnectionError, ExpiredError, ForbiddenError, NotFoundError, Pdn } from '../src/index.js';
+import { apiKey, baseUrl, client, download, type ErrorClass, fail, sent, server, useMsw } from './msw.js';
+
+useMsw();
+
+const pdfBytes = new TextEncoder().encode('%PDF-1.7 the output %%EOF');
+
+function serve(
+  respond: () => Response = () =>
+    new HttpResponse(pdfBytes, { headers: { 'content-type': 'application/pdf' } }),
+): void {
+  server.use(http.get(`${baseUrl}/api/get-pdf.php`, respond));
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pdn-sdk-downloads-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe('download to bytes', () => {
+  it('returns the bytes, fetched without the API key (the signature is the credential)', async () => {
+    serve();
+    const bytes = await client().download(download());
+    expect(bytes).toEqual(pdfBytes);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.url).toBe(`${baseUrl}/api/get-pdf.php?file=out1&exp=1800000000&sig=abc`);
+    expect(sent[0]?.headers.get('authorization')).toBeNull();
+  });
+
+  it('resolves the relative URL under a base URL with a path', async () => {
+    server.use(http.get(`${baseUrl}/pdn/api/get-pdf.php`, () => new HttpResponse(pdfBytes)));
+    const bytes = await new Pdn({ apiKey, baseUrl: `${baseUrl}/pdn/` }).download(download());
+    expect(bytes).toEqual(pdfBytes);
+  });
+});
+
+describe('download to a path', () => {
+  it('writes the file and leaves no temp file behind', async () => {
+    serve();
+    const target = join(dir, 'out.pdf');
+    await expect(client().download(download(), target)).resolves.toBe(target);
+    expect(await readFile(target)).toEqual(Buffer.from(pdfBytes));
+    expect(await readdir(dir)).toEqual(['out.pdf']);
+  });
+
+  it('replaces an existing file by default', async () => {
+    serve();
+    const target = join(dir, 'out.pdf');
+    await writeFile(target, 'old');
+    await client().download(download(), target);
+    expect(await readFile(target, 'utf8')).toBe('%PDF-1.7 the output %%EOF');
+  });
+
+  it('with overwrite: false, refuses an existing file with EEXIST before downloading', async () => {
+    serve();
+    const target = join(dir, 'out.pdf');
+    await writeFile(target, 'old');
+    const error = await client()
+      .download(download(), target, { overwrite: false })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'EEXIST' });
+    expect(sent).toHaveLength(0);
+    expect(await readFile(target, 'utf8')).toBe('old');
+  });
+
+  it('with overwrite: false, writes a new file', async () => {
+    serve();
+    const target = join(dir, 'new.pdf');
+    await client().download(download(), target, { overwrite: false });
+    expect(await readFile(target)).toEqual(Buffer.from(pdfBytes));
+    expect(await readdir(dir)).toEqual(['new.pdf']);
+  });
+
+  it('a connection lost mid-body leaves the old file intact and no temp file', async () => {
+    serve(() => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(pdfBytes.subarray(0, 5));
+          controller.error(new Error('socket hang up'));
+        },
+      });
+      return new HttpResponse(body);
+    });
+    const target = join(dir, 'out.pdf');
+    await writeFile(target, 'old');
+    const error = await client({ maxRetries: 0 })
+      .download(download(), target)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(await readFile(target, 'utf8')).toBe('old');
+    expect(await readdir(dir)).toEqual(['out.pdf']);
+  });
+
+  it('an abort mid-body leaves no temp file', async () => {
+    const controller = new AbortController();
+    serve(() => {
+      const body = new ReadableStream<Uint8Array>({
+        start(stream) {
+          stream.enqueue(pdfBytes.subarray(0, 5));
+        },
+        pull() {
+          controller.abort(); // the rest never comes
+        },
+      });
+      return new HttpResponse(body);
+    });
+    const error = await client()
+      .download(download(), join(dir, 'out.pdf'), { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'AbortError' });
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('download errors', () => {
+  const table: Array<[string, { status: number; code: string; want: ErrorClass }]> = [
+    ['403 bad signature', { status: 403, code: 'forbidden', want: ForbiddenError }],
+    ['404 output gone', { status: 404, code: 'not_found', want: NotFoundError }],
+    ['410 expired', { status: 410, code: 'expired', want: ExpiredError }],
+  ];
+  it.each(table)('%s', async (_name, { status, code, want }) => {
+    serve(() => fail(status, code));
+    const error = await client()
+      .download(download(), join(dir, 'out.pdf'))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(want);
+    expect(error).toMatchObject({ status, code, requestId: `req_${status}` });
+    expect(sent).toHaveLength(1); // not retried
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('an expired download object is refused without calling the server', async () => {
+    serve();
+    const expired = download({ expires_at: new Date(Date.now() - 1000).toISOString(), expires_in: 0 });
+    const error = await client()
+      .download(expired)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExpiredError);
+    expect(error).toMatchObject({ code: 'expired', status: undefined });
+    await expect(client().downloadStream(expired)).rejects.toBeInstanceOf(ExpiredError);
+    expect(sent).toHaveLength(0);
+  });
+});
+
+describe('downloadStream', () => {
+  it('gives the body as a stream', async () => {
+    serve();
+    const stream = await client().downloadStream(download());
+    expect(new Uint8Array(await new Response(stream).arrayBuffer())).toEqual(pdfBytes);
+  });
+
+  it('maps errors like download', async () => {
+    serve(() => fail(404, 'not_found'));
+    await expect(client().downloadStream(download())).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

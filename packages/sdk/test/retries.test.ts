@@ -1,0 +1,177 @@
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  AbortError,
+  InternalServerError,
+  InvalidInputError,
+  RateLimitError,
+  type RetryInfo,
+} from '../src/index.js';
+import { baseUrl, client, type ErrorClass, fail, flush, ok, sent, server, settle, useMsw } from './msw.js';
+
+useMsw();
+
+const languages = { default: 'eng', languages: [{ code: 'eng', source: 'bundled' }] };
+
+/** Answers the listed responses in turn, then repeats the last one. */
+function answers(...responses: Array<() => Response>): void {
+  let call = 0;
+  server.use(
+    http.get(`${baseUrl}/api/v1/languages`, () => {
+      const respond = responses[Math.min(call++, responses.length - 1)];
+      return respond?.() ?? HttpResponse.error();
+    }),
+  );
+}
+
+describe('retry counts', () => {
+  const serverError = () => fail(500, 'internal_error');
+  const success = () => ok(languages);
+  const table: Array<
+    [
+      string,
+      { responses: Array<() => Response>; maxRetries?: number; calls: number; want: 'ok' | ErrorClass },
+    ]
+  > = [
+    ['5xx, then success', { responses: [serverError, serverError, success], calls: 3, want: 'ok' }],
+    [
+      '5xx every time: 1 + maxRetries attempts',
+      { responses: [serverError], calls: 3, want: InternalServerError },
+    ],
+    [
+      'maxRetries 0: one attempt',
+      { responses: [serverError], maxRetries: 0, calls: 1, want: InternalServerError },
+    ],
+    ['maxRetries 5', { responses: [serverError], maxRetries: 5, calls: 6, want: InternalServerError }],
+    [
+      'connection error, then success',
+      { responses: [() => HttpResponse.error(), success], calls: 2, want: 'ok' },
+    ],
+    [
+      '429 without Retry-After backs off',
+      { responses: [() => fail(429, 'rate_limited'), success], calls: 2, want: 'ok' },
+    ],
+    [
+      '400 is not retried',
+      { responses: [() => fail(400, 'invalid_input')], calls: 1, want: InvalidInputError },
+    ],
+  ];
+  it.each(table)('%s', async (_name, { responses, maxRetries, calls, want }) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    answers(...responses);
+    const result = await settle(client(maxRetries === undefined ? {} : { maxRetries }).languages());
+    expect(sent).toHaveLength(calls);
+    if (want === 'ok') expect(result.status).toBe('fulfilled');
+    else expect(result.status === 'rejected' && result.reason).toBeInstanceOf(want);
+  });
+
+  it('a per-call maxRetries overrides the client', async () => {
+    answers(() => fail(500, 'internal_error'));
+    await expect(client({ maxRetries: 3 }).languages({ maxRetries: 0 })).rejects.toBeInstanceOf(
+      InternalServerError,
+    );
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe('Retry-After', () => {
+  it('waits as long as the server asks when that is within the cap', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    answers(
+      () => fail(429, 'rate_limited', { 'Retry-After': '30' }),
+      () => ok(languages),
+    );
+    const call = client().languages();
+    await flush();
+    await vi.advanceTimersByTimeAsync(29_999);
+    await flush();
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(sent).toHaveLength(2);
+    await expect(call).resolves.toMatchObject({ default: 'eng' });
+  });
+
+  it('beyond the cap, fails at once with RateLimitError telling when to retry', async () => {
+    answers(() =>
+      fail(429, 'rate_limited', {
+        'Retry-After': '3541',
+        'X-RateLimit-Limit': '10',
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': '1800000000',
+      }),
+    );
+    const retries: RetryInfo[] = [];
+    const error = await client({ onRetry: (info) => retries.push(info) })
+      .languages()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error).toMatchObject({ retryAfter: 3541, rateLimit: { limit: 10, remaining: 0 } });
+    expect(sent).toHaveLength(1);
+    expect(retries).toEqual([]);
+  });
+
+  it('the cap is configurable (maxRetryAfter, seconds)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    answers(
+      () => fail(429, 'rate_limited', { 'Retry-After': '120' }),
+      () => ok(languages),
+    );
+    const result = await settle(client({ maxRetryAfter: 120 }).languages());
+    expect(result.status).toBe('fulfilled');
+    expect(sent).toHaveLength(2);
+  });
+
+  it('after the last retry the RateLimitError still carries retryAfter', async () => {
+    answers(() => fail(429, 'rate_limited', { 'Retry-After': '0' }));
+    const error = await client({ maxRetries: 2 })
+      .languages()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'RateLimitError', retryAfter: 0 });
+    expect(sent).toHaveLength(3);
+  });
+});
+
+describe('exponential backoff', () => {
+  it('waits 0.5 s, then 1 s, and tells onRetry each time', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    answers(() => fail(503, 'internal_error'));
+    const retries: RetryInfo[] = [];
+    const call = client({ onRetry: (info) => retries.push(info) })
+      .languages()
+      .catch((e: unknown) => e);
+    await flush();
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(499);
+    await flush();
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(999);
+    await flush();
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(sent).toHaveLength(3);
+    expect(await call).toBeInstanceOf(InternalServerError);
+    expect(retries.map(({ attempt, delayMs }) => ({ attempt, delayMs }))).toEqual([
+      { attempt: 1, delayMs: 500 },
+      { attempt: 2, delayMs: 1000 },
+    ]);
+    expect(retries[0]?.error).toMatchObject({ status: 503 });
+  });
+
+  it('an abort during the wait ends the call at once with AbortError', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    answers(() => fail(500, 'internal_error'));
+    const controller = new AbortController();
+    const call = client({ onRetry: () => controller.abort() })
+      .languages({ signal: controller.signal })
+      .catch((e: unknown) => e);
+    await flush();
+    expect(await call).toBeInstanceOf(AbortError);
+    expect(sent).toHaveLength(1);
+  });
+});

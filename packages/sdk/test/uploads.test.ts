@@ -1,0 +1,251 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { http } from 'msw';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromPath, InternalServerError, InvalidInputError, toFile, type Uploadable } from '../src/index.js';
+import { baseUrl, client, compressData, fail, ok, sent, server, useMsw } from './msw.js';
+
+useMsw();
+
+interface Part {
+  name: string;
+  filename?: string;
+  type?: string;
+  bytes?: string;
+  value?: string;
+}
+
+/** Records, per request, the multipart body exactly as a server would parse it. */
+function receive(path: string, ...statuses: number[]): Part[][] {
+  const bodies: Part[][] = [];
+  server.use(
+    http.post(`${baseUrl}${path}`, async ({ request }) => {
+      const parts: Part[] = [];
+      for (const [name, value] of await request.formData()) {
+        if (typeof value === 'string') parts.push({ name, value });
+        else parts.push({ name, filename: value.name, type: value.type, bytes: await value.text() });
+      }
+      bodies.push(parts);
+      const status = statuses[bodies.length - 1] ?? 200;
+      return status === 200 ? ok(compressData) : fail(status, 'internal_error');
+    }),
+  );
+  return bodies;
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pdn-sdk-uploads-'));
+  await writeFile(join(dir, 'report.pdf'), '%PDF-from-disk');
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('each kind of upload reaches the server with its name and bytes', () => {
+  const pdf = 'application/pdf';
+  const table: Array<[string, { given: () => Uploadable; want: Omit<Part, 'name'> }]> = [
+    [
+      'fromPath',
+      {
+        given: () => fromPath(join(dir, 'report.pdf')),
+        want: { filename: 'report.pdf', type: pdf, bytes: '%PDF-from-disk' },
+      },
+    ],
+    [
+      'Buffer',
+      {
+        given: () => Buffer.from('%PDF-buffer'),
+        want: { filename: 'document.pdf', type: pdf, bytes: '%PDF-buffer' },
+      },
+    ],
+    [
+      'a Uint8Array viewing part of a larger buffer',
+      {
+        given: () => new TextEncoder().encode('xx%PDF-viewyy').subarray(2, 11),
+        want: { filename: 'document.pdf', type: pdf, bytes: '%PDF-view' },
+      },
+    ],
+    [
+      'ArrayBuffer',
+      {
+        given: () => new TextEncoder().encode('%PDF-ab').buffer,
+        want: { filename: 'document.pdf', type: pdf, bytes: '%PDF-ab' },
+      },
+    ],
+    [
+      'Blob with a type',
+      {
+        given: () => new Blob(['%PDF-blob'], { type: 'application/x-pdf' }),
+        want: { filename: 'document.pdf', type: 'application/x-pdf', bytes: '%PDF-blob' },
+      },
+    ],
+    [
+      'File keeps its name',
+      {
+        given: () => new File(['%PDF-file'], 'scan.pdf'),
+        want: { filename: 'scan.pdf', type: pdf, bytes: '%PDF-file' },
+      },
+    ],
+    [
+      'web ReadableStream',
+      {
+        given: () => new Blob(['%PDF-web']).stream(),
+        want: { filename: 'document.pdf', type: pdf, bytes: '%PDF-web' },
+      },
+    ],
+    [
+      'Node Readable',
+      {
+        given: () => Readable.from([Buffer.from('%PDF-'), 'node']),
+        want: { filename: 'document.pdf', type: pdf, bytes: '%PDF-node' },
+      },
+    ],
+    [
+      'fs.createReadStream keeps its filename',
+      {
+        given: () => createReadStream(join(dir, 'report.pdf')),
+        want: { filename: 'report.pdf', type: pdf, bytes: '%PDF-from-disk' },
+      },
+    ],
+    [
+      'Response',
+      {
+        given: () => new Response('%PDF-response', { headers: { 'content-type': pdf } }),
+        want: { filename: 'document.pdf', type: pdf, bytes: '%PDF-response' },
+      },
+    ],
+    [
+      'toFile names content',
+      {
+        given: () => toFile(Buffer.from('%PDF-named'), 'named.pdf'),
+        want: { filename: 'named.pdf', type: pdf, bytes: '%PDF-named' },
+      },
+    ],
+    [
+      'toFile names a stream',
+      {
+        given: () => toFile(Readable.from(['%PDF-stdin']), 'stdin.pdf'),
+        want: { filename: 'stdin.pdf', type: pdf, bytes: '%PDF-stdin' },
+      },
+    ],
+    [
+      'fromPath with a filename',
+      {
+        given: () => fromPath(join(dir, 'report.pdf'), { filename: 'other.pdf' }),
+        want: { filename: 'other.pdf', type: pdf, bytes: '%PDF-from-disk' },
+      },
+    ],
+  ];
+  it.each(table)('%s', async (_name, { given, want }) => {
+    const bodies = receive('/api/v1/compress');
+    await client().compress({ file: given(), level: 'high' });
+    expect(bodies).toEqual([
+      [
+        { name: 'file', ...want },
+        { name: 'level', value: 'high' },
+      ],
+    ]);
+  });
+});
+
+describe('form fields of each operation', () => {
+  it('merge sends files[] in the order given', async () => {
+    const bodies = receive('/api/v1/merge');
+    await client().merge({
+      files: [fromPath(join(dir, 'report.pdf')), Buffer.from('%PDF-2'), new Blob(['%PDF-3'])],
+    });
+    expect(bodies[0]?.map(({ name, filename, bytes }) => [name, filename, bytes])).toEqual([
+      ['files[]', 'report.pdf', '%PDF-from-disk'],
+      ['files[]', 'document-2.pdf', '%PDF-2'],
+      ['files[]', 'document-3.pdf', '%PDF-3'],
+    ]);
+  });
+
+  it('split joins a list of ranges with commas', async () => {
+    const bodies = receive('/api/v1/split');
+    await client().split({ file: Buffer.from('%PDF-'), ranges: ['1-3', '4', '5-9'] });
+    expect(bodies[0]?.[1]).toEqual({ name: 'ranges', value: '1-3,4,5-9' });
+  });
+
+  it('split passes a ranges string as it is', async () => {
+    const bodies = receive('/api/v1/split');
+    await client().split({ file: Buffer.from('%PDF-'), ranges: '1-3, 4' });
+    expect(bodies[0]?.[1]).toEqual({ name: 'ranges', value: '1-3, 4' });
+  });
+
+  it('ocr sends image and language, the image typed by its Blob', async () => {
+    const bodies = receive('/api/v1/ocr');
+    await client().ocr({
+      image: new File(['png-bytes'], 'scan.png', { type: 'image/png' }),
+      language: 'deu',
+    });
+    expect(bodies).toEqual([
+      [
+        { name: 'image', filename: 'scan.png', type: 'image/png', bytes: 'png-bytes' },
+        { name: 'language', value: 'deu' },
+      ],
+    ]);
+  });
+
+  it('omits level and language when not given, leaving the defaults to the server', async () => {
+    const bodies = receive('/api/v1/ocr');
+    await client().ocr({ image: Buffer.from('png') });
+    expect(bodies[0]?.map((part) => part.name)).toEqual(['image']);
+  });
+});
+
+describe('refused before sending', () => {
+  const table: Array<[string, { given: unknown; message: RegExp }]> = [
+    [
+      'a string (a path is not content)',
+      { given: 'report.pdf', message: /a string is not file content.*fromPath\("report.pdf"\)/ },
+    ],
+    ['nothing', { given: undefined, message: /file is required/ }],
+    ['a number', { given: 42, message: /expected a Blob.*got number/ }],
+    ['a plain object', { given: { path: 'a.pdf' }, message: /got Object/ }],
+    [
+      'a missing file',
+      {
+        given: fromPath('/nonexistent/pdn/a.pdf'),
+        message: /cannot read \/nonexistent\/pdn\/a.pdf \(ENOENT\)/,
+      },
+    ],
+    ['a directory', { given: fromPath(tmpdir()), message: /is not a file/ }],
+  ];
+  it.each(table)('%s', async (_name, { given, message }) => {
+    const error = await client()
+      .compress({ file: given as Uploadable })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ code: 'invalid_input', status: undefined, requestId: undefined });
+    expect((error as Error).message).toMatch(message);
+    expect(sent).toHaveLength(0);
+  });
+});
+
+describe('retries resend the same content', () => {
+  it('a path is opened again for the retry', async () => {
+    const bodies = receive('/api/v1/compress', 500, 200);
+    await client({ onRetry: () => undefined }).compress({ file: fromPath(join(dir, 'report.pdf')) });
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect(bodies[1]?.[0]?.bytes).toBe('%PDF-from-disk');
+  });
+
+  it('a one-shot stream is buffered when retries are enabled, and resent whole', async () => {
+    const bodies = receive('/api/v1/compress', 500, 200);
+    await client({ maxRetries: 1 }).compress({ file: toFile(Readable.from(['%PDF-', 'once']), 'in.pdf') });
+    expect(bodies.map((parts) => parts[0]?.bytes)).toEqual(['%PDF-once', '%PDF-once']);
+  });
+
+  it('with retries off, a stream is sent as it comes, once, and a failure is final', async () => {
+    const bodies = receive('/api/v1/compress', 500, 200);
+    const error = await client({ maxRetries: 0 })
+      .compress({ file: Readable.from(['%PDF-', 'streamed']) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(bodies.map((parts) => parts[0]?.bytes)).toEqual(['%PDF-streamed']);
+  });
+});

@@ -38,7 +38,13 @@ describe('RateLimiter', () => {
       [true, 0],
       [false, 0],
     ]);
-    expect(seen[3]).toMatchObject({ limit: 3, resetAt: (T0 + WINDOW_MS) / 1000, retryAfter: 3597 });
+    expect(seen[3]).toMatchObject({
+      limit: 3,
+      resetAt: (T0 + WINDOW_MS) / 1000,
+      resetIn: 3597,
+      retryAfter: 3597,
+    });
+    expect(seen[0]).toMatchObject({ resetAt: (T0 + WINDOW_MS) / 1000, resetIn: 3600 });
     expect(seen[0]?.retryAfter).toBeUndefined();
   });
 
@@ -83,6 +89,6 @@ describe('RateLimiter', () => {
 
   it('treats an unlimited plan as always allowed, resetting now', () => {
     const decision = consume(null);
-    expect(decision).toEqual({ allowed: true, limit: null, remaining: null, resetAt: T0 / 1000 });
+    expect(decision).toEqual({ allowed: true, limit: null, remaining: null, resetAt: T0 / 1000, resetIn: 0 });
   });
 });

@@ -17,8 +17,15 @@ export interface RateDecision {
   remaining: number | null;
   /** Unix seconds at which the oldest request in the window leaves it (now when nothing is in it). */
   resetAt: number;
+  /** Whole seconds from now until resetAt (the IETF RateLimit header's `t`). */
+  resetIn: number;
   /** Whole seconds until a request would be admitted; only when refused. */
   retryAfter?: number;
+}
+
+/** Reset time in Unix seconds, and the seconds until then, both rounded up to whole seconds. */
+function resetOf(atMs: number, nowMs: number): { resetAt: number; resetIn: number } {
+  return { resetAt: Math.ceil(atMs / 1000), resetIn: Math.ceil((atMs - nowMs) / 1000) };
 }
 
 export class RateLimiter {
@@ -43,7 +50,7 @@ export class RateLimiter {
           allowed: false,
           limit,
           remaining: 0,
-          resetAt: Math.ceil(freedAt / 1000),
+          ...resetOf(freedAt, now),
           retryAfter: Math.max(1, Math.ceil((freedAt - now) / 1000)),
         };
       }
@@ -52,7 +59,7 @@ export class RateLimiter {
         allowed: true,
         limit,
         remaining: limit - used - 1,
-        resetAt: Math.ceil(((oldest ?? now) + WINDOW_MS) / 1000),
+        ...resetOf((oldest ?? now) + WINDOW_MS, now),
       };
     });
     // IMMEDIATE takes the write lock before reading, so the count cannot go stale before the insert.
@@ -63,7 +70,7 @@ export class RateLimiter {
   consume(userId: number, limit: number | null): RateDecision {
     const now = this.now();
     if (limit === null) {
-      return { allowed: true, limit: null, remaining: null, resetAt: Math.floor(now / 1000) };
+      return { allowed: true, limit: null, remaining: null, ...resetOf(now, now) };
     }
     return this.consumeTx(userId, limit, now);
   }

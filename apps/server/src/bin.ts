@@ -1,0 +1,173 @@
+#!/usr/bin/env node
+// `pdn-server`: starts the server and is the "account area" of the v1 specification (issue #2):
+// users, plans and API keys, managed on the same data folder while the server runs. Commands throw;
+// this entry point alone turns failures into exit codes (2: usage, 1: anything else).
+import { parseArgs } from 'node:util';
+import {
+  type Accounts,
+  InvalidUserNameError,
+  isPlan,
+  openAccounts,
+  PLANS,
+  type Plan,
+} from './accounts/index.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { serveUntilSignalled } from './main.js';
+
+const USAGE = `Usage: pdn-server <command>
+
+Commands:
+  start                                    Start the HTTP server (PORT, HOST, PDN_DATA_DIR, ...)
+  keys create --user NAME [--plan PLAN] [--test]
+                                           Create an API key (and the user, on PLAN, if new);
+                                           the key is the last line printed
+  keys list [--user NAME]                  List keys (never the keys themselves)
+  keys revoke ID                           Revoke a key by its id (key_...)
+  users set-plan NAME PLAN                 Change a user's plan
+  --help                                   Show this help
+
+PLAN is one of ${PLANS.join(', ')} (default premium for new users).
+All commands use the data folder PDN_DATA_DIR (default ./.pdn-data), also while the server runs.`;
+
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        user: { type: 'string' },
+        plan: { type: 'string' },
+        test: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function planArg(value: string | undefined): Plan | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlan(value)) throw new UsageError(`unknown plan '${value}': use one of ${PLANS.join(', ')}`);
+  return value;
+}
+
+function day(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function keysCreate(
+  accounts: Accounts,
+  userName: string | undefined,
+  plan: Plan | undefined,
+  test: boolean,
+): void {
+  if (userName === undefined) throw new UsageError('keys create needs --user NAME');
+  const { user, created } = accounts.users.ensure(userName, plan ?? 'premium');
+  if (created) console.log(`Created user ${user.name} on the ${user.plan} plan.`);
+  else if (plan !== undefined && plan !== user.plan) {
+    console.error(
+      `Note: ${user.name} stays on the ${user.plan} plan; change it with: pdn-server users set-plan ${user.name} ${plan}`,
+    );
+  }
+  const { key, record } = accounts.keys.create(user, test ? 'test' : 'live');
+  console.log(
+    `Created ${record.kind} key ${record.id} for ${user.name}. Keep it safe: it is shown only once.`,
+  );
+  console.log(key);
+}
+
+function keysList(accounts: Accounts, userName: string | undefined): void {
+  const rows = accounts.keys
+    .list(userName)
+    .map((key) => [
+      key.id,
+      key.userName,
+      key.kind,
+      key.prefix,
+      day(key.createdAt),
+      day(key.lastUsedAt),
+      day(key.revokedAt),
+    ]);
+  const table = [['ID', 'USER', 'KIND', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], ...rows];
+  const widths =
+    table[0]?.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length))) ?? [];
+  for (const row of table)
+    console.log(
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
+function runAdmin(command: string, positionals: string[], values: ReturnType<typeof parse>['values']): void {
+  const accounts = openAccounts(loadConfig().dataDir);
+  try {
+    const [id, name, plan] = [positionals[0], positionals[0], positionals[1]];
+    switch (command) {
+      case 'keys create':
+        keysCreate(accounts, values.user, planArg(values.plan), values.test === true);
+        return;
+      case 'keys list':
+        keysList(accounts, values.user);
+        return;
+      case 'keys revoke':
+        if (id === undefined || positionals.length !== 1)
+          throw new UsageError('keys revoke needs exactly one key ID');
+        if (!accounts.keys.revoke(id))
+          throw new Error(`no active key with id ${id} (see pdn-server keys list)`);
+        console.log(`Revoked key ${id}.`);
+        return;
+      case 'users set-plan': {
+        const newPlan = planArg(plan);
+        if (name === undefined || newPlan === undefined || positionals.length !== 2) {
+          throw new UsageError('users set-plan needs NAME and PLAN');
+        }
+        if (!accounts.users.setPlan(name, newPlan)) throw new Error(`no user named ${name}`);
+        console.log(`${name} is now on the ${newPlan} plan.`);
+        return;
+      }
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } finally {
+    accounts.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv);
+  const [group, action, ...rest] = positionals;
+  if (values.help || group === 'help' || group === undefined) {
+    console.log(USAGE);
+    if (group === undefined && !values.help) process.exitCode = 2;
+    return;
+  }
+  if (group === 'start') {
+    if (positionals.length > 1) throw new UsageError('start takes no arguments');
+    const config = loadConfig();
+    await serveUntilSignalled(config, createLogger(config.logLevel));
+    return;
+  }
+  runAdmin(`${group} ${action ?? ''}`.trim(), rest, values);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`pdn-server: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (error instanceof ConfigError || error instanceof InvalidUserNameError) {
+    console.error(`pdn-server: ${error.message}`);
+    process.exitCode = 2;
+  } else {
+    console.error(`pdn-server: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
+});

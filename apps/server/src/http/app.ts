@@ -1,0 +1,72 @@
+// createApp(deps) -> Koa: the HTTP face of the server, with no port of its own (main.ts listens;
+// tests may drive app.callback()). Order matters: the request id wraps everything so even a 500 has
+// one; the error envelope wraps every route; on /api/v1, auth runs before the rate limit, and the
+// rate limit before the body is read (issue #2).
+import { Router } from '@koa/router';
+import Koa, { type Middleware } from 'koa';
+import { DOWNLOAD_PATH } from '../storage/index.js';
+import type { AppDeps } from './deps.js';
+import { auth } from './middleware/auth.js';
+import { errorEnvelope } from './middleware/error-envelope.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import { unmatched } from './middleware/unmatched.js';
+import { type PartsSpec, uploads } from './middleware/uploads.js';
+import { compressParts, compressRoute } from './routes/compress.js';
+import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
+import { downloadRoute } from './routes/download.js';
+import { healthRoute } from './routes/health.js';
+import { languagesRoute } from './routes/languages.js';
+import { mergeParts, mergeRoute } from './routes/merge.js';
+import { ocrParts, ocrRoute } from './routes/ocr.js';
+import { openapiRoute } from './routes/openapi.js';
+import { splitParts, splitRoute } from './routes/split.js';
+import type { AppState } from './state.js';
+
+export type { AppDeps } from './deps.js';
+
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const { config, accounts, storage, engines, log } = deps;
+  const app = new Koa<AppState>();
+  const router = new Router<AppState>();
+
+  const authenticated: Middleware<AppState>[] = [auth(accounts), rateLimit(accounts, config.uploadLimits)];
+  const multipart = (parts: PartsSpec) =>
+    uploads(parts, { workDirs: storage.workDirs, uploadLimits: config.uploadLimits });
+
+  router.post(
+    '/api/v1/compress',
+    ...authenticated,
+    multipart(compressParts),
+    compressRoute(engines.compress, storage.downloads),
+  );
+  router.post(
+    '/api/v1/merge',
+    ...authenticated,
+    multipart(mergeParts),
+    mergeRoute(engines.pdf, storage.downloads),
+  );
+  router.post(
+    '/api/v1/split',
+    ...authenticated,
+    multipart(splitParts),
+    splitRoute(engines.pdf, storage.downloads),
+  );
+  router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
+  router.get('/api/v1/languages', ...authenticated, languagesRoute(engines.ocr));
+  router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
+  router.get('/healthz', healthRoute(engines));
+  router.get('/openapi.json', openapiRoute());
+  router.get('/docs', docsPageRoute());
+  for (const asset of Object.keys(DOCS_ASSETS) as DocsAsset[])
+    router.get(`/docs/${asset}`, docsAssetRoute(asset));
+
+  app.use(requestId(log));
+  app.use(errorEnvelope());
+  app.use(router.routes());
+  app.use(unmatched());
+  // Errors Koa sees itself (a download stream failing after its headers went out) are logged here
+  // instead of by Koa's default console handler.
+  app.on('error', (error: unknown) => log.warn('response failed after it started', { error }));
+  return app;
+}

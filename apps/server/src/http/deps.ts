@@ -1,0 +1,14 @@
+// Everything createApp() needs, built by main.ts (or a test): the app opens nothing itself.
+import type { Accounts } from '../accounts/index.js';
+import type { Config } from '../config.js';
+import type { Engines } from '../engines/types.js';
+import type { Logger } from '../logger.js';
+import type { Storage } from '../storage/index.js';
+
+export interface AppDeps {
+  config: Config;
+  accounts: Accounts;
+  storage: Storage;
+  engines: Engines;
+  log: Logger;
+}

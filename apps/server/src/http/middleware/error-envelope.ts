@@ -1,0 +1,43 @@
+// The only place error envelopes are built (v1 specification, Errors): `{ error: { code, message },
+// meta: { request_id } }`. ApiErrors carry their own status, code, client-facing message and headers;
+// anything else is a bug: a 500 with a generic message, the cause going to the log only (Koa's
+// `ctx.onerror` does the same split between exposed 4xx and hidden 5xx). When the client is already
+// gone nobody reads the answer, so that is logged as an abort, not as a bug.
+import type { ErrorResponse } from '@pdn/api-types';
+import type { Middleware } from 'koa';
+import { ApiError } from '../../errors.js';
+import type { AppContext, AppState } from '../state.js';
+
+const GENERIC_500 = 'The server hit an unexpected error; it is safe to retry with backoff.';
+
+function clientGone(ctx: AppContext): boolean {
+  return ctx.req.destroyed && !ctx.res.writableFinished;
+}
+
+export function errorEnvelope(): Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const known = error instanceof ApiError ? error : undefined;
+      if (clientGone(ctx)) {
+        ctx.state.log.info('client went away before the answer', { reason: (error as Error).message });
+      } else if (!known || known.status >= 500) {
+        ctx.state.log.error('request failed', { error, cause: known?.cause });
+      }
+      const body: ErrorResponse = {
+        error: {
+          code: known?.code ?? 'internal_error',
+          message: known?.status === 500 ? GENERIC_500 : (known?.message ?? GENERIC_500),
+        },
+        meta: { request_id: ctx.state.requestId },
+      };
+      // Headers already set for this request (X-Request-Id, rate limits) stay; a half-prepared download's don't.
+      ctx.remove('Content-Disposition');
+      ctx.remove('Cache-Control');
+      ctx.status = known?.status ?? 500;
+      ctx.set(known?.headers ?? {});
+      ctx.body = body;
+    }
+  };
+}

@@ -1,0 +1,46 @@
+// Per-user hourly limits (v1 specification, Limits; issue #2). Runs after auth and before the body is
+// read, so a refused request costs no upload. Every authenticated /api/v1 response, errors included,
+// carries X-RateLimit-Limit/-Remaining/-Reset and the IETF draft RateLimit-Policy/RateLimit headers
+// (draft-ietf-httpapi-ratelimit-headers); Enterprise shows as documented in openapi.yaml's
+// info.description: `unlimited`, reset = now, no IETF headers.
+import type { Middleware } from 'koa';
+import { type Accounts, planLimits, planTitle, type RateDecision } from '../../accounts/index.js';
+import type { UploadLimits } from '../../config.js';
+import { RateLimitedError } from '../../errors.js';
+import type { AppState } from '../state.js';
+
+function headersFor(decision: RateDecision): Record<string, string> {
+  if (decision.limit === null || decision.remaining === null) {
+    return {
+      'X-RateLimit-Limit': 'unlimited',
+      'X-RateLimit-Remaining': 'unlimited',
+      'X-RateLimit-Reset': String(decision.resetAt),
+    };
+  }
+  return {
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(decision.resetAt),
+    'RateLimit-Policy': `"hourly";q=${decision.limit};w=3600`,
+    RateLimit: `"hourly";r=${decision.remaining};t=${decision.resetIn}`,
+  };
+}
+
+export function rateLimit(accounts: Accounts, uploadLimits: UploadLimits): Middleware<AppState> {
+  return async (ctx, next) => {
+    const principal = ctx.state.principal;
+    if (!principal) throw new Error('rateLimit needs the auth middleware in front of it');
+    const { requestsPerHour } = planLimits(principal.plan, uploadLimits);
+    const decision = accounts.rateLimiter.consume(principal.userId, requestsPerHour);
+    ctx.set(headersFor(decision));
+    if (!decision.allowed) {
+      const retryAfter = decision.retryAfter ?? 1;
+      throw new RateLimitedError(
+        `Rate limit exceeded: the ${planTitle(principal.plan)} plan allows ${requestsPerHour} requests per hour. ` +
+          `Try again in ${retryAfter} seconds.`,
+        { headers: { 'Retry-After': String(retryAfter) } },
+      );
+    }
+    await next();
+  };
+}

@@ -1,0 +1,139 @@
+// Multipart uploads (issue #2): parsed by formidable straight to disk inside a fresh per-request work
+// folder under the data folder, with the plan's whole-request cap enforced while the body streams
+// (formidable counts file bytes per chunk). The folder is removed in `finally` after the route has
+// answered, on success, on error and on client abort alike, so nothing an upload brings is left behind.
+// Only the parts an operation declares are accepted; anything else is a 400 naming what is expected.
+import formidable, { type Fields, type Files } from 'formidable';
+import type { Middleware } from 'koa';
+import { planLimits, planTitle } from '../../accounts/index.js';
+import type { UploadLimits } from '../../config.js';
+import { InvalidInputError, PayloadTooLargeError } from '../../errors.js';
+import type { WorkDirs } from '../../storage/index.js';
+import type { AppContext, AppState } from '../state.js';
+import type { UploadedFile } from '../upload.js';
+
+/** The parts of one operation's multipart body, as its OpenAPI requestBody declares them. */
+export interface PartsSpec {
+  /** e.g. "POST /api/v1/merge takes 2 to 20 PDFs in the repeated part `files[]`" */
+  summary: string;
+  files: readonly string[];
+  fields: readonly string[];
+}
+
+/** Far above any route's own count check (merge's 2-20), so that check gives the message, not this. */
+const MAX_FILES = 64;
+const MAX_FIELDS = 16;
+const MAX_FIELDS_BYTES = 64 * 1024;
+
+/** formidable's error codes (formidable/src/FormidableError.js) that we answer specially. */
+const ABORTED = 1002;
+const TOO_MANY = new Set([1007, 1015]);
+
+interface FormidableFailure {
+  code: number;
+  httpCode: number;
+  message: string;
+}
+
+function isFormidableFailure(error: unknown): error is FormidableFailure {
+  const candidate = error as Partial<FormidableFailure> | null;
+  return (
+    typeof candidate?.httpCode === 'number' && typeof candidate.code === 'number' && candidate.code >= 1000
+  );
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+}
+
+/** Abort signal for the engines: fires when the client disconnects before the answer is sent. */
+function clientAbortSignal(ctx: AppContext): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort(new Error('client closed the connection'));
+  });
+  return controller.signal;
+}
+
+export function uploads(
+  spec: PartsSpec,
+  deps: { workDirs: WorkDirs; uploadLimits: UploadLimits },
+): Middleware<AppState> {
+  const accepted = `${spec.summary}.`;
+  return async (ctx, next) => {
+    const principal = ctx.state.principal;
+    if (!principal) throw new Error('uploads needs the auth middleware in front of it');
+    if (!ctx.is('multipart/form-data')) {
+      throw new InvalidInputError(`Send the request body as multipart/form-data: ${accepted}`);
+    }
+    const limit = planLimits(principal.plan, deps.uploadLimits).uploadBytes;
+    const tooLarge = () =>
+      new PayloadTooLargeError(
+        `The upload exceeds the ${mebibytes(limit)} limit of the ${planTitle(principal.plan)} plan for a whole request.`,
+      );
+    // An honest Content-Length already tells us: refuse before a byte of the body is read.
+    if (Number(ctx.get('Content-Length')) > limit) {
+      ctx.req.resume();
+      throw tooLarge();
+    }
+
+    const workDir = await deps.workDirs.create();
+    try {
+      const unexpected = new Set<string>();
+      const form = formidable({
+        uploadDir: workDir,
+        maxFileSize: limit,
+        maxTotalFileSize: limit,
+        maxFiles: MAX_FILES,
+        maxFields: MAX_FIELDS,
+        maxFieldsSize: MAX_FIELDS_BYTES,
+        // Empty files reach the engines, which explain what is wrong with them in the route's terms.
+        allowEmptyFiles: true,
+        minFileSize: 0,
+        filter: (part) => {
+          if (part.name !== null && spec.files.includes(part.name)) return true;
+          unexpected.add(part.name ?? '(unnamed)');
+          return false;
+        },
+      });
+      let parsed: [Fields, Files];
+      try {
+        parsed = await form.parse(ctx.req);
+      } catch (error) {
+        // After an error formidable stops reading; drain the rest so the client gets to read the answer.
+        ctx.req.resume();
+        if (!isFormidableFailure(error)) throw error;
+        if (error.httpCode === 413 && !TOO_MANY.has(error.code)) throw tooLarge();
+        if (error.code === ABORTED)
+          throw new InvalidInputError('The upload was aborted before it was complete.');
+        throw new InvalidInputError(`Unreadable multipart body (${error.message}): ${accepted}`, {
+          cause: error,
+        });
+      }
+      const [fields, files] = parsed;
+      for (const name of Object.keys(fields)) if (!spec.fields.includes(name)) unexpected.add(name);
+      if (unexpected.size > 0) {
+        const names = [...unexpected].map((name) => `\`${name}\``).join(', ');
+        throw new InvalidInputError(`Unexpected part ${names}: ${accepted}`);
+      }
+      ctx.state.upload = {
+        workDir,
+        signal: clientAbortSignal(ctx),
+        files: new Map(
+          Object.entries(files).map(([name, list]): [string, UploadedFile[]] => [
+            name,
+            (list ?? []).map((file) => ({
+              path: file.filepath,
+              name: file.originalFilename ?? '',
+              size: file.size,
+            })),
+          ]),
+        ),
+        fields: new Map(Object.entries(fields).map(([name, list]): [string, string[]] => [name, list ?? []])),
+      };
+      await next();
+    } finally {
+      await deps.workDirs.remove(workDir);
+    }
+  };
+}

@@ -1,0 +1,18 @@
+// GET /api/get-pdf.php (openapi.yaml operation `downloadPdf`; issue #2): no Authorization, not rate
+// limited; the signature is the credential. Streams the stored PDF as an attachment under its name.
+import type { Middleware } from 'koa';
+import type { Downloads } from '../../storage/index.js';
+import type { AppState } from '../state.js';
+
+export function downloadRoute(downloads: Downloads): Middleware<AppState> {
+  return async (ctx) => {
+    const { meta, handle } = await downloads.open(ctx.query);
+    ctx.status = 200;
+    ctx.attachment(meta.filename, { fallback: true });
+    ctx.type = 'application/pdf';
+    ctx.length = meta.size;
+    // A signed URL is a bearer credential: keep the file out of shared caches.
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.body = handle.createReadStream();
+  };
+}

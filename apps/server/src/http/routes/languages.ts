@@ -1,0 +1,12 @@
+// GET /api/v1/languages (openapi.yaml operation `listLanguages`; issue #3).
+import type { LanguagesResult } from '@pdn/api-types';
+import type { Middleware } from 'koa';
+import type { OcrEngine } from '../../engines/types.js';
+import { sendData } from '../respond.js';
+import type { AppState } from '../state.js';
+
+export function languagesRoute(engine: OcrEngine): Middleware<AppState> {
+  return (ctx) => {
+    sendData<LanguagesResult>(ctx, { default: 'eng', languages: [...engine.languages()] });
+  };
+}

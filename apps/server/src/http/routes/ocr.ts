@@ -1,0 +1,30 @@
+// POST /api/v1/ocr (openapi.yaml operation `ocr`; issue #3): one image in `image`, optional
+// `language` defaulting to `eng`. The engine checks the image's bytes, its pixel count and the
+// language codes; the route only gathers the parts.
+import type { OcrResult } from '@pdn/api-types';
+import type { Middleware } from 'koa';
+import type { OcrEngine } from '../../engines/types.js';
+import type { PartsSpec } from '../middleware/uploads.js';
+import { sendData } from '../respond.js';
+import type { AppState } from '../state.js';
+import { optionalField, singleFile } from '../upload.js';
+import { inputFile, jobOf, uploadOf } from './job.js';
+
+const DEFAULT_LANGUAGE = 'eng';
+
+export const ocrParts: PartsSpec = {
+  summary:
+    'POST /api/v1/ocr takes one image (PNG, JPEG, TIFF, WebP or BMP) in the part `image` and optionally `language` (see GET /api/v1/languages)',
+  files: ['image'],
+  fields: ['language'],
+};
+
+export function ocrRoute(engine: OcrEngine): Middleware<AppState> {
+  return async (ctx) => {
+    const upload = uploadOf(ctx);
+    const image = singleFile(upload, 'image', 'the image to read');
+    const language = optionalField(upload, 'language') ?? DEFAULT_LANGUAGE;
+    const result = await engine.recognize(inputFile(image), language, jobOf(upload));
+    sendData<OcrResult>(ctx, { text: result.text, language: result.language, confidence: result.confidence });
+  };
+}

@@ -1,0 +1,163 @@
+// Wires the server together and listens: the only place that binds a port (STYLE.md). Reads nothing
+// from the environment itself; bin.ts hands it a validated Config.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Accounts, openAccounts } from './accounts/index.js';
+import type { Config } from './config.js';
+import { createCompressEngine } from './engines/compress/index.js';
+import { JobQueue } from './engines/job-queue.js';
+import { createOcrEngine } from './engines/ocr/index.js';
+import { createPdfEngine } from './engines/pdf/index.js';
+import { detectTools } from './engines/tools.js';
+import type { Engines } from './engines/types.js';
+import { createApp } from './http/app.js';
+import type { Logger } from './logger.js';
+import { openStorage } from './storage/index.js';
+
+export interface RunningServer {
+  /** `http://127.0.0.1:3000`: the address actually bound (the real port when PORT=0). */
+  url: string;
+  /** Stops accepting, lets in-flight requests finish (bounded), then closes engines and the database. */
+  close(): Promise<void>;
+}
+
+/** How long shutdown waits for in-flight requests before cutting their connections. */
+const DRAIN_MS = 5_000;
+
+/**
+ * Node's HTTP timeouts, set deliberately (issue #2: slow clients must not hold sockets forever):
+ * - headersTimeout: a client gets 20 s to send its request line and headers (slowloris).
+ * - requestTimeout: the whole request, body included, must arrive within 10 minutes; enough for a
+ *   1 GiB Enterprise upload at ~15 Mbit/s, finite for a client that trickles bytes.
+ * - keepAliveTimeout: an idle kept-alive socket is closed after 5 s.
+ * - timeout: a socket with no traffic either way for 10 minutes (e.g. a client that stopped reading a
+ *   download) is destroyed; processing is bounded well below that by the engines' tool timeouts.
+ */
+function applyTimeouts(server: Server): void {
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 10 * 60_000;
+  server.keepAliveTimeout = 5_000;
+  server.timeout = 10 * 60_000;
+}
+
+async function buildEngines(config: Config, log: Logger): Promise<Engines> {
+  const tools = await detectTools();
+  log.info('tools detected', {
+    qpdf: tools.qpdf?.version ?? 'absent',
+    ghostscript: tools.ghostscript?.version ?? 'absent',
+    tesseract: tools.tesseract?.version ?? 'absent',
+  });
+  const queue = new JobQueue(config.jobConcurrency);
+  const common = { tools, queue, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
+  const pdf = createPdfEngine({ ...common, choice: config.pdfEngine });
+  const compress = createCompressEngine({ ...common, choice: config.compressEngine });
+  const ocr = await createOcrEngine({
+    choice: config.ocrEngine,
+    tools,
+    ...(config.tessdataDir === undefined ? {} : { tessdataDir: config.tessdataDir }),
+    maxImagePixels: config.maxImagePixels,
+    poolSize: config.ocrPoolSize,
+    recycleAfter: config.ocrRecycleAfter,
+    timeoutMs: config.toolTimeoutMs,
+    log,
+  });
+  const describe = (info: { name: string; version: string }) => `${info.name} ${info.version}`;
+  log.info('engines chosen', {
+    pdf: describe(pdf.info),
+    compress: describe(compress.info),
+    ocr: describe(ocr.info),
+  });
+  return { pdf, compress, ocr };
+}
+
+/** On the very first start (no users at all) create `dev` on Premium with one test key (issue #2). */
+function firstStartBanner(accounts: Accounts, url: string): string | undefined {
+  if (accounts.users.count() > 0) return undefined;
+  const { user } = accounts.users.ensure('dev', 'premium');
+  const { key } = accounts.keys.create(user, 'test');
+  return [
+    '',
+    'First start: created user "dev" (premium plan) with this test API key:',
+    '',
+    `  ${key}`,
+    '',
+    'Try it (merges two PDFs; the answer holds a download URL valid for 15 minutes):',
+    '',
+    `  curl -H "Authorization: Bearer ${key}" -F "files[]=@a.pdf" -F "files[]=@b.pdf" ${url}/api/v1/merge`,
+    '',
+    'More keys: pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
+    '',
+  ].join('\n');
+}
+
+function urlOf(server: Server): string {
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+export async function startServer(
+  config: Config,
+  log: Logger,
+  print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
+): Promise<RunningServer> {
+  const accounts = openAccounts(config.dataDir);
+  const cleanups: (() => Promise<void> | void)[] = [() => accounts.close()];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  try {
+    const storage = await openStorage({ dataDir: config.dataDir, signingSecret: config.signingSecret, log });
+    cleanups.push(() => storage.close());
+    const engines = await buildEngines(config, log);
+    cleanups.push(() => engines.ocr.close());
+
+    const server = createServer(createApp({ config, accounts, storage, engines, log }).callback());
+    applyTimeouts(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const url = urlOf(server);
+    const banner = firstStartBanner(accounts, url);
+    if (banner !== undefined) print(banner);
+    // Tests and scripts wait for exactly this line (with the real port when PORT=0).
+    print(`pdn server listening on ${url}`);
+
+    return {
+      url,
+      close: async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const drainTimer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+        await closed;
+        clearTimeout(drainTimer);
+        await cleanUp();
+      },
+    };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+/** Starts the server and stops it gracefully on SIGINT or SIGTERM; resolves once it has stopped. */
+export async function serveUntilSignalled(config: Config, log: Logger): Promise<void> {
+  const running = await startServer(config, log);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      log.info('shutting down', { signal });
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      running.close().then(resolve, (error: unknown) => {
+        log.error('shutdown failed', { error });
+        resolve();
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

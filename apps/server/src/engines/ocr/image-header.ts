@@ -90,20 +90,21 @@ async function tiffSize(reader: HeaderReader, littleEndian: boolean): Promise<Di
 // WebP: RIFF container whose first chunk is VP8 (lossy), VP8L (lossless) or VP8X (extended); each
 // stores the size differently (RFC 9649 sections 2.5-2.7, RFC 6386 section 9.1).
 async function webpSize(reader: HeaderReader): Promise<Dimensions> {
-  const chunk = await reader.bytes(12, 18);
-  const kind = chunk.toString('latin1', 0, 4);
+  const kind = (await reader.bytes(12, 4)).toString('latin1');
   if (kind === 'VP8 ') {
     // Frame tag (3 bytes), start code 9D 01 2A, then 14-bit width and height.
-    return { width: chunk.readUInt16LE(14) & 0x3fff, height: chunk.readUInt16LE(16) & 0x3fff };
+    const frame = await reader.bytes(20, 10);
+    return { width: frame.readUInt16LE(6) & 0x3fff, height: frame.readUInt16LE(8) & 0x3fff };
   }
   if (kind === 'VP8L') {
     // Signature 0x2F, then width-1 and height-1 as 14-bit fields.
-    const bits = chunk.readUInt32LE(9);
+    const bits = (await reader.bytes(21, 4)).readUInt32LE(0);
     return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
   }
   if (kind === 'VP8X') {
     // Flags (4 bytes), then canvas width-1 and height-1 as 24-bit fields.
-    return { width: chunk.readUIntLE(12, 3) + 1, height: chunk.readUIntLE(15, 3) + 1 };
+    const canvas = await reader.bytes(24, 6);
+    return { width: canvas.readUIntLE(0, 3) + 1, height: canvas.readUIntLE(3, 3) + 1 };
   }
   throw reader.truncated();
 }

@@ -1,0 +1,223 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../errors.js';
+import { checkPixelCap, type ImageHeader, readImageHeader } from './image-header.js';
+
+// Headers built byte by byte from each format's specification: only the header is ever read.
+const u16be = (n: number) => Buffer.from([n >> 8, n & 0xff]);
+const u32be = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+};
+
+function png(width: number, height: number): Buffer {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const ihdr = Buffer.concat([u32be(width), u32be(height), Buffer.from([8, 2, 0, 0, 0])]);
+  return Buffer.concat([signature, u32be(13), Buffer.from('IHDR'), ihdr, Buffer.alloc(4)]);
+}
+
+function jpeg(width: number, height: number, sof = 0xc0): Buffer {
+  const app0 = Buffer.concat([Buffer.from([0xff, 0xe0]), u16be(16), Buffer.from('JFIF\0'), Buffer.alloc(9)]);
+  const sof0 = Buffer.concat([
+    Buffer.from([0xff, sof]),
+    u16be(11),
+    Buffer.from([8]),
+    u16be(height),
+    u16be(width),
+  ]);
+  // A DHT before the frame header must be skipped, not read as one (0xC4 sits among the SOF codes).
+  const dht = Buffer.concat([Buffer.from([0xff, 0xc4]), u16be(4), Buffer.alloc(2)]);
+  return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, Buffer.from([0xff]), dht, sof0, Buffer.alloc(8)]);
+}
+
+function tiff(width: number, height: number, littleEndian: boolean, type: 3 | 4): Buffer {
+  const b = Buffer.alloc(8 + 2 + 3 * 12 + 4);
+  const u16 = (v: number, at: number) => (littleEndian ? b.writeUInt16LE(v, at) : b.writeUInt16BE(v, at));
+  const u32 = (v: number, at: number) => (littleEndian ? b.writeUInt32LE(v, at) : b.writeUInt32BE(v, at));
+  b.write(littleEndian ? 'II' : 'MM', 0, 'latin1');
+  u16(42, 2);
+  u32(8, 4);
+  u16(3, 8);
+  const entries: [number, number][] = [
+    [254, 0],
+    [256, width],
+    [257, height],
+  ];
+  entries.forEach(([tag, value], i) => {
+    const at = 10 + i * 12;
+    u16(tag, at);
+    u16(type, at + 2);
+    u32(1, at + 4);
+    if (type === 3) u16(value, at + 8);
+    else u32(value, at + 8);
+  });
+  return b;
+}
+
+function riff(chunk: string, payload: Buffer): Buffer {
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(4 + 8 + payload.length);
+  const chunkSize = Buffer.alloc(4);
+  chunkSize.writeUInt32LE(payload.length);
+  return Buffer.concat([
+    Buffer.from('RIFF'),
+    size,
+    Buffer.from('WEBP'),
+    Buffer.from(chunk),
+    chunkSize,
+    payload,
+  ]);
+}
+
+function webpLossy(width: number, height: number): Buffer {
+  const frame = Buffer.alloc(10);
+  frame.set([0x9d, 0x01, 0x2a], 3);
+  frame.writeUInt16LE(width, 6);
+  frame.writeUInt16LE(height, 8);
+  return riff('VP8 ', frame);
+}
+
+function webpLossless(width: number, height: number): Buffer {
+  const payload = Buffer.alloc(5);
+  payload[0] = 0x2f;
+  payload.writeUInt32LE((width - 1) | ((height - 1) << 14), 1);
+  return riff('VP8L', payload);
+}
+
+function webpExtended(width: number, height: number): Buffer {
+  const payload = Buffer.alloc(10);
+  payload.writeUIntLE(width - 1, 4, 3);
+  payload.writeUIntLE(height - 1, 7, 3);
+  return riff('VP8X', payload);
+}
+
+function bmp(width: number, height: number, core = false): Buffer {
+  const b = Buffer.alloc(core ? 26 : 54);
+  b.write('BM', 0, 'latin1');
+  if (core) {
+    b.writeUInt32LE(12, 14);
+    b.writeUInt16LE(width, 18);
+    b.writeUInt16LE(height, 20);
+  } else {
+    b.writeUInt32LE(40, 14);
+    b.writeInt32LE(width, 18);
+    b.writeInt32LE(height, 22);
+  }
+  return b;
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pdn-image-header-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function headerOf(bytes: Buffer, label = 'scan.img'): Promise<ImageHeader> {
+  const path = join(dir, `${Math.random().toString(36).slice(2)}.img`);
+  await writeFile(path, bytes);
+  return readImageHeader({ path, label });
+}
+
+describe('readImageHeader', () => {
+  const recognised: [string, { given: Buffer; want: ImageHeader }][] = [
+    ['PNG', { given: png(640, 480), want: { format: 'png', width: 640, height: 480 } }],
+    [
+      'PNG declaring 20000x20000',
+      { given: png(20000, 20000), want: { format: 'png', width: 20000, height: 20000 } },
+    ],
+    [
+      'baseline JPEG after APP0, fill byte and DHT',
+      { given: jpeg(1024, 768), want: { format: 'jpeg', width: 1024, height: 768 } },
+    ],
+    [
+      'progressive JPEG (SOF2)',
+      { given: jpeg(300, 200, 0xc2), want: { format: 'jpeg', width: 300, height: 200 } },
+    ],
+    [
+      'little-endian TIFF, SHORT sizes',
+      { given: tiff(800, 600, true, 3), want: { format: 'tiff', width: 800, height: 600 } },
+    ],
+    [
+      'big-endian TIFF, LONG sizes',
+      { given: tiff(70000, 5, false, 4), want: { format: 'tiff', width: 70000, height: 5 } },
+    ],
+    ['lossy WebP (VP8)', { given: webpLossy(500, 250), want: { format: 'webp', width: 500, height: 250 } }],
+    [
+      'lossless WebP (VP8L)',
+      { given: webpLossless(16383, 2), want: { format: 'webp', width: 16383, height: 2 } },
+    ],
+    [
+      'extended WebP (VP8X)',
+      { given: webpExtended(20000, 20000), want: { format: 'webp', width: 20000, height: 20000 } },
+    ],
+    [
+      'BMP with a bottom-up info header',
+      { given: bmp(320, 240), want: { format: 'bmp', width: 320, height: 240 } },
+    ],
+    [
+      'BMP with a top-down info header',
+      { given: bmp(320, -240), want: { format: 'bmp', width: 320, height: 240 } },
+    ],
+    ['OS/2 BMP core header', { given: bmp(64, 32, true), want: { format: 'bmp', width: 64, height: 32 } }],
+  ];
+  it.each(recognised)('reads %s', async (_name, { given, want }) => {
+    expect(await headerOf(given)).toEqual(want);
+  });
+
+  const refused: [string, { given: Buffer; want: RegExp }][] = [
+    [
+      'an empty file',
+      {
+        given: Buffer.alloc(0),
+        want: /scan\.img is not a supported image: send PNG, JPEG, TIFF, WebP or BMP/,
+      },
+    ],
+    [
+      'a PDF',
+      { given: Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n'), want: /not a supported image/ },
+    ],
+    ['a GIF', { given: Buffer.from('GIF89a\x10\x00\x10\x00\x00\x00\x00'), want: /not a supported image/ }],
+    [
+      'plain text',
+      { given: Buffer.from('hello, this is not an image at all'), want: /not a supported image/ },
+    ],
+    ['a PNG signature alone', { given: png(1, 1).subarray(0, 12), want: /scan\.img is truncated/ }],
+    ['a JPEG cut before its frame header', { given: jpeg(10, 10).subarray(0, 30), want: /truncated/ }],
+    [
+      'a JPEG whose scan starts before any frame',
+      { given: Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2, 0, 0, 0, 0, 0, 0]), want: /truncated/ },
+    ],
+    [
+      'a TIFF whose directory lies past the end',
+      { given: tiff(10, 10, true, 3).subarray(0, 12), want: /truncated/ },
+    ],
+    ['a WebP of an unknown chunk', { given: riff('ABCD', Buffer.alloc(10)), want: /truncated/ }],
+    ['a PNG of 0x10 pixels', { given: png(0, 10), want: /declares an empty image \(0x10 pixels\)/ }],
+  ];
+  it.each(refused)('refuses %s with a clear message', async (_name, { given, want }) => {
+    const error = await headerOf(given).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as Error).message).toMatch(want);
+  });
+});
+
+describe('checkPixelCap', () => {
+  const header = (width: number, height: number): ImageHeader => ({ format: 'png', width, height });
+
+  it('accepts an image at the cap', () => {
+    expect(() => checkPixelCap(header(8000, 5000), 40_000_000, 'a.png')).not.toThrow();
+  });
+
+  it('refuses an image above the cap, stating its size and the limit', () => {
+    expect(() => checkPixelCap(header(20000, 20000), 40_000_000, 'huge.png')).toThrow(
+      new InvalidInputError(
+        'huge.png is 20000x20000 pixels (400,000,000); this server reads images of at most 40,000,000 pixels',
+      ),
+    );
+  });
+});

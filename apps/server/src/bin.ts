@@ -161,7 +161,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
-    console.error(`pdn-server: ${error.message}\n\n${USAGE}`);
+    console.error(`pdn-server: ${error.message}\nRun pdn-server --help for usage.`);
     process.exitCode = 2;
   } else if (error instanceof ConfigError || error instanceof InvalidUserNameError) {
     console.error(`pdn-server: ${error.message}`);

@@ -152,10 +152,16 @@ export async function serveUntilSignalled(config: Config, log: Logger): Promise<
       log.info('shutting down', { signal });
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      running.close().then(resolve, (error: unknown) => {
-        log.error('shutdown failed', { error });
-        resolve();
-      });
+      running.close().then(
+        () => {
+          log.info('stopped');
+          resolve();
+        },
+        (error: unknown) => {
+          log.error('shutdown failed', { error });
+          resolve();
+        },
+      );
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

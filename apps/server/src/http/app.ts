@@ -21,7 +21,7 @@ import { mergeParts, mergeRoute } from './routes/merge.js';
 import { ocrParts, ocrRoute } from './routes/ocr.js';
 import { openapiRoute } from './routes/openapi.js';
 import { splitParts, splitRoute } from './routes/split.js';
-import type { AppState } from './state.js';
+import type { AppContext, AppState } from './state.js';
 
 export type { AppDeps } from './deps.js';
 
@@ -65,8 +65,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(errorEnvelope());
   app.use(router.routes());
   app.use(unmatched());
-  // Errors Koa sees itself (a download stream failing after its headers went out) are logged here
-  // instead of by Koa's default console handler.
-  app.on('error', (error: unknown) => log.warn('response failed after it started', { error }));
+  // Errors Koa sees itself (the connection failing under a response, a download stream breaking
+  // after its headers went out) are logged here instead of by Koa's console handler. A client that
+  // hung up is routine, not a server fault.
+  app.on('error', (error: unknown, ctx?: AppContext) => {
+    const fields = { request_id: ctx?.state.requestId, reason: (error as Error).message };
+    if (ctx?.req.destroyed) log.info('connection closed by the client', fields);
+    else log.warn('response failed after it started', { ...fields, error });
+  });
   return app;
 }

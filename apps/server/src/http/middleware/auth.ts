@@ -31,7 +31,12 @@ export function auth(accounts: Accounts): Middleware<AppState> {
       );
     }
     ctx.state.principal = principal;
-    ctx.state.log = ctx.state.log.child({ user: principal.userName, key: principal.keyId });
+    // Test and live keys are told apart in the logs (v1 specification, Authentication).
+    ctx.state.log = ctx.state.log.child({
+      user: principal.userName,
+      key: principal.keyId,
+      key_kind: principal.keyKind,
+    });
     await next();
   };
 }

@@ -24,8 +24,6 @@ export function requestId(log: Logger): Middleware<AppState> {
         path: ctx.path,
         status: ctx.status,
         ms: Math.round(performance.now() - started),
-        user: ctx.state.principal?.userName,
-        key: ctx.state.principal?.keyKind,
       });
     }
   };

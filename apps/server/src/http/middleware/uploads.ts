@@ -96,6 +96,11 @@ export function uploads(
           return false;
         },
       });
+      // formidable lists each field's files in the order their disk writes finish, not the order they
+      // were sent (measured: 20 files to merge came back shuffled); merge keeps upload order (spec), so
+      // remember where each file part began.
+      const position = new Map<object, number>();
+      form.on('fileBegin', (_name, file) => position.set(file, position.size));
       let parsed: [Fields, Files];
       try {
         parsed = await form.parse(ctx.req);
@@ -122,11 +127,13 @@ export function uploads(
         files: new Map(
           Object.entries(files).map(([name, list]): [string, UploadedFile[]] => [
             name,
-            (list ?? []).map((file) => ({
-              path: file.filepath,
-              name: file.originalFilename ?? '',
-              size: file.size,
-            })),
+            [...(list ?? [])]
+              .sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0))
+              .map((file) => ({
+                path: file.filepath,
+                name: file.originalFilename ?? '',
+                size: file.size,
+              })),
           ]),
         ),
         fields: new Map(Object.entries(fields).map(([name, list]): [string, string[]] => [name, list ?? []])),

@@ -1,0 +1,80 @@
+// The contract between the engines (files in, files out; no HTTP) and the code that wires and serves
+// them. Routes in src/http/routes/ call exactly these methods; src/main.ts builds them at start-up.
+import type { CompressionLevel, CompressMethod, EngineInfo, Language } from '@pdn/api-types';
+
+export type { CompressionLevel, CompressMethod, EngineInfo, Language };
+
+/** Operators' log, as much as engines need of it (tool detection, recycling, slow jobs). */
+export interface EngineLog {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** An uploaded file already on disk, with the name a person would recognise in an error message. */
+export interface InputFile {
+  path: string;
+  /** e.g. `"report.pdf"` or, for merge, `"file 3 (report.pdf)"`. */
+  label: string;
+}
+
+/** Every engine call runs inside a per-request temp folder that the caller removes afterwards. */
+export interface JobContext {
+  workDir: string;
+  /** Aborted when the client goes away: the engine kills its tools and stops. */
+  signal: AbortSignal;
+}
+
+export interface PdfOutput {
+  path: string;
+  pageCount: number;
+  size: number;
+}
+
+export interface SplitOutput extends PdfOutput {
+  /** The range as normalised text: `"3-5"` or `"7"`. */
+  pages: string;
+}
+
+/** Merge and split (issue #2): qpdf when installed, pdf-lib in worker threads otherwise. */
+export interface PdfEngine {
+  readonly info: EngineInfo;
+  /** Joins `inputs` in order into one PDF inside `job.workDir`. */
+  merge(inputs: readonly InputFile[], job: JobContext): Promise<PdfOutput>;
+  /** `ranges` is the raw `ranges` form field; invalid ranges are `InvalidInputError`. */
+  split(input: InputFile, ranges: string, job: JobContext): Promise<SplitOutput[]>;
+}
+
+export interface CompressOutput extends PdfOutput {
+  method: CompressMethod;
+}
+
+/** Compress (issue #3): Ghostscript + qpdf when installed, pdf-lib otherwise. */
+export interface CompressEngine {
+  readonly info: EngineInfo;
+  compress(input: InputFile, level: CompressionLevel, job: JobContext): Promise<CompressOutput>;
+}
+
+export interface OcrOutput {
+  text: string;
+  /** Mean word confidence, 0-100. */
+  confidence: number;
+  language: string;
+}
+
+/** OCR (issue #3): tesseract.js worker pools, or the native tesseract binary when installed. */
+export interface OcrEngine {
+  readonly info: EngineInfo;
+  languages(): readonly Language[];
+  /** `language` is the raw form field (`"eng"`, `"eng+deu"`); unknown codes are `InvalidInputError`. */
+  recognize(image: InputFile, language: string, job: JobContext): Promise<OcrOutput>;
+  /** Terminates pooled workers (server shutdown, tests). */
+  close(): Promise<void>;
+}
+
+/** Engines throw src/errors.ts errors: `InvalidInputError` for a bad file, `InternalError` for a
+ * tool that failed on a file that looked good. Everything else they throw is a bug (a 500). */
+export interface Engines {
+  pdf: PdfEngine;
+  compress: CompressEngine;
+  ocr: OcrEngine;
+}

@@ -62,7 +62,11 @@ function appendCapped(buffer: Buffer, chunk: Buffer): Buffer {
  * Rejects with ToolTimeoutError or ToolAbortedError after killing the whole process group, or with
  * the spawn error when the binary cannot be started.
  */
-export function runTool(command: string, args: readonly string[], options: RunToolOptions): Promise<ToolResult> {
+export function runTool(
+  command: string,
+  args: readonly string[],
+  options: RunToolOptions,
+): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(new ToolAbortedError(command));
@@ -87,7 +91,10 @@ export function runTool(command: string, args: readonly string[], options: RunTo
         // The group is already gone.
       }
     };
-    const timer = setTimeout(() => killGroup(new ToolTimeoutError(command, options.timeoutMs)), options.timeoutMs);
+    const timer = setTimeout(
+      () => killGroup(new ToolTimeoutError(command, options.timeoutMs)),
+      options.timeoutMs,
+    );
     const onAbort = () => killGroup(new ToolAbortedError(command));
     options.signal?.addEventListener('abort', onAbort, { once: true });
 

@@ -1,0 +1,60 @@
+// The tools pdn wraps, run alone on the same files: every ratio in the report is pdn against one of
+// these, measured in the same run (issue #6).
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PDFDocument } from 'pdf-lib';
+
+const run = promisify(execFile);
+
+export const GHOSTSCRIPT_PRESETS = ['/screen', '/ebook', '/printer'] as const;
+export type GhostscriptPreset = (typeof GHOSTSCRIPT_PRESETS)[number];
+
+export async function ghostscript(input: string, output: string, preset: GhostscriptPreset): Promise<void> {
+  await run('gs', [
+    '-dSAFER',
+    '-dBATCH',
+    '-dNOPAUSE',
+    '-dQUIET',
+    '-sDEVICE=pdfwrite',
+    `-dPDFSETTINGS=${preset}`,
+    `-sOutputFile=${output}`,
+    input,
+  ]);
+}
+
+/** qpdf's lossless rewrite, as pdn's own pass runs it: object streams, flate level 9. */
+export async function qpdfRewrite(input: string, output: string): Promise<void> {
+  await run('qpdf', ['--object-streams=generate', '--compression-level=9', input, output]).catch((error) => {
+    // Exit code 3 means "succeeded with warnings".
+    if (error.code !== 3) throw error;
+  });
+}
+
+export async function pdfLibResave(input: string, output: string): Promise<void> {
+  const document = await PDFDocument.load(await readFile(input));
+  await writeFile(output, await document.save({ useObjectStreams: true }));
+}
+
+export async function qpdfMerge(inputs: readonly string[], output: string): Promise<void> {
+  await run('qpdf', ['--empty', '--pages', ...inputs, '--', output]);
+}
+
+export async function qpdfSplit(input: string, ranges: readonly string[], outDir: string): Promise<void> {
+  for (const [index, range] of ranges.entries()) {
+    await run('qpdf', [input, '--pages', '.', range, '--', join(outDir, `part-${index + 1}.pdf`)]);
+  }
+}
+
+/** Native tesseract with one thread, as issue #6 asks (`OMP_THREAD_LIMIT=1`). */
+export async function tesseractCli(image: string, language: string, tessdataDir: string): Promise<string> {
+  const { stdout } = await run(
+    'tesseract',
+    [image, 'stdout', '-l', language, '--tessdata-dir', tessdataDir],
+    {
+      env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+    },
+  );
+  return stdout;
+}

@@ -1,0 +1,39 @@
+// What the figures were measured on (issue #6: "Report the machine at the top of the results").
+import { execFile } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface Machine {
+  cpus: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  tools: Record<string, string>;
+}
+
+async function versionOf(command: string, args: string[]): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(command, args);
+    return (stdout || stderr).split('\n')[0]?.trim() || 'unknown';
+  } catch {
+    return 'not installed';
+  }
+}
+
+export async function describeMachine(): Promise<Machine> {
+  const cpuList = cpus();
+  return {
+    cpus: cpuList[0]?.model ?? 'unknown',
+    cores: cpuList.length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    tools: {
+      ghostscript: await versionOf('gs', ['--version']),
+      qpdf: await versionOf('qpdf', ['--version']),
+      tesseract: await versionOf('tesseract', ['--version']),
+      pdftoppm: await versionOf('pdftoppm', ['-v']),
+    },
+  };
+}

@@ -8,15 +8,22 @@ import type { TestServer } from './server.js';
 /** SQLite's journal files come and go with every write; they are the database, not leftovers. */
 const DATABASE_JOURNAL = /-(wal|shm|journal)$/;
 
-/** Every file (not folder) under the server's folders, as paths relative to its root folder. */
+/**
+ * Every file and folder under the server's folders, as paths relative to its root folder (folders end
+ * in `/`: a per-request work folder left empty is a leftover too).
+ */
 export async function listFiles(server: TestServer): Promise<Set<string>> {
   const found = new Set<string>();
   const walk = async (dir: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else found.add(relative(server.rootDir, path));
+      if (entry.isDirectory()) {
+        found.add(`${relative(server.rootDir, path)}/`);
+        await walk(path);
+      } else {
+        found.add(relative(server.rootDir, path));
+      }
     }
   };
   await walk(server.rootDir);

@@ -1,0 +1,39 @@
+// One Ghostscript pdfwrite run at a level's preset. Ghostscript 10.0 exits 0 with a blank one-page PDF
+// for inputs it cannot read (issue #3), so its exit code proves little: callers inspect the input
+// before and check the output's page count after.
+import { resolve } from 'node:path';
+import { InternalError } from '../../errors.js';
+import { runTool, ToolAbortedError } from '../run-tool.js';
+import type { ToolInfo } from '../tools.js';
+import type { CompressionLevel, JobContext } from '../types.js';
+import { ghostscriptArgs } from './presets.js';
+
+/**
+ * Rewrites `inputPath` into `outputName` inside the job's folder and returns its path. A client abort
+ * stays a ToolAbortedError; a timeout, a crash or a failing exit is an InternalError, because the input
+ * already passed inspection.
+ */
+export async function runGhostscript(
+  gs: ToolInfo,
+  level: CompressionLevel,
+  inputPath: string,
+  outputName: string,
+  job: JobContext,
+  timeoutMs: number,
+): Promise<string> {
+  const args = ghostscriptArgs(level, resolve(inputPath), outputName);
+  let exitCode: number;
+  let stderr: string;
+  try {
+    ({ exitCode, stderr } = await runTool(gs.path, args, {
+      cwd: job.workDir,
+      timeoutMs,
+      signal: job.signal,
+    }));
+  } catch (error) {
+    if (error instanceof ToolAbortedError) throw error;
+    throw new InternalError(`Ghostscript failed to run: ${(error as Error).message}`, { cause: error });
+  }
+  if (exitCode !== 0) throw new InternalError(`Ghostscript exited with ${exitCode}: ${stderr.trim()}`);
+  return resolve(job.workDir, outputName);
+}

@@ -1,0 +1,40 @@
+// Picks the compress engine at start-up (issue #3: Ghostscript + qpdf when installed, pdf-lib
+// otherwise; PDN_COMPRESS_ENGINE=auto|ghostscript|pdf-lib to force), and says which in the log.
+import type { JobQueue } from '../job-queue.js';
+import type { DetectedTools } from '../tools.js';
+import type { CompressEngine, EngineLog } from '../types.js';
+import { createGhostscriptEngine } from './ghostscript-engine.js';
+import { createPdfLibCompressEngine } from './pdf-lib-engine.js';
+
+export interface CompressEngineOptions {
+  choice: 'auto' | 'ghostscript' | 'pdf-lib';
+  tools: DetectedTools;
+  queue: JobQueue;
+  maxPages: number;
+  timeoutMs: number;
+  log: EngineLog;
+}
+
+/** Throws at start-up when Ghostscript is forced but not installed: better than failing every request. */
+export function createCompressEngine(o: CompressEngineOptions): CompressEngine {
+  const { ghostscript: gs, qpdf } = o.tools;
+  if (o.choice === 'ghostscript' && gs === undefined) {
+    throw new Error(
+      'The compress engine is set to Ghostscript (PDN_COMPRESS_ENGINE=ghostscript), but gs was not found ' +
+        'on PATH. Install Ghostscript, or set PDN_COMPRESS_ENGINE to auto or pdf-lib.',
+    );
+  }
+  const { queue, maxPages, timeoutMs } = o;
+  const engine =
+    o.choice !== 'pdf-lib' && gs !== undefined
+      ? createGhostscriptEngine({ gs, tools: o.tools, queue, maxPages, timeoutMs })
+      : createPdfLibCompressEngine({ queue, maxPages, timeoutMs });
+  o.log.info(`Compress engine: ${engine.info.name} ${engine.info.version}`, {
+    choice: o.choice,
+    engine: engine.info.name,
+    version: engine.info.version,
+    // Without qpdf, Ghostscript's output goes out without the lossless pass.
+    qpdfPass: engine.info.name === 'ghostscript' && qpdf !== undefined,
+  });
+  return engine;
+}

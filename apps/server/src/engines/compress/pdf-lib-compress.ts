@@ -1,0 +1,79 @@
+// The pdf-lib fallback (issue #3: "object streams, dropping unused objects and metadata that the level
+// allows"), run as a task of the pdf-lib worker thread (../pdf/pdf-lib-tasks.ts), never on the main
+// thread. Everything here is lossless: pdf-lib cannot resample images.
+import { deflateSync } from 'node:zlib';
+import {
+  PDFArray,
+  type PDFContext,
+  PDFDict,
+  PDFName,
+  type PDFObject,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+} from 'pdf-lib';
+import { loadPdf, savePdf } from '../pdf/pdf-lib-io.js';
+import type { InputFile } from '../types.js';
+
+export interface PdfLibCompressArgs {
+  input: InputFile;
+  outputPath: string;
+  maxPages: number;
+  /** The document information dictionary and XMP stream: dropped at `medium` and `high`. */
+  dropMetadata: boolean;
+}
+
+/** Indirect objects reachable from the trailer; everything else is dead weight an editor left behind. */
+function reachableRefs(context: PDFContext): Set<PDFRef> {
+  const seen = new Set<PDFRef>();
+  // An explicit stack, not recursion: long /Next chains would overflow the worker's stack.
+  const { Root, Info } = context.trailerInfo;
+  const stack = [Root, Info].filter((object): object is PDFObject => object !== undefined);
+  for (let object = stack.pop(); object !== undefined; object = stack.pop()) {
+    if (object instanceof PDFRef) {
+      if (seen.has(object)) continue;
+      seen.add(object);
+      const target = context.lookup(object);
+      if (target !== undefined) stack.push(target);
+    } else if (object instanceof PDFDict) {
+      stack.push(...object.values());
+    } else if (object instanceof PDFStream) {
+      stack.push(object.dict);
+    } else if (object instanceof PDFArray) {
+      stack.push(...object.asArray());
+    }
+  }
+  return seen;
+}
+
+function dropUnreachableObjects(context: PDFContext): void {
+  const reachable = reachableRefs(context);
+  for (const [ref] of context.enumerateIndirectObjects()) {
+    if (!reachable.has(ref)) context.delete(ref);
+  }
+}
+
+/** Deflates streams stored without any filter, where that makes them smaller. */
+function deflateUnfilteredStreams(context: PDFContext): void {
+  for (const [ref, object] of context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream) || object.dict.has(PDFName.of('Filter'))) continue;
+    const packed = deflateSync(object.contents, { level: 9 });
+    if (packed.length >= object.contents.length) continue;
+    const dict = object.dict.clone(context);
+    dict.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
+    context.assign(ref, PDFRawStream.of(dict, packed));
+  }
+}
+
+export async function compressWithPdfLib(args: PdfLibCompressArgs): Promise<{ pageCount: number }> {
+  const { doc, pageCount } = await loadPdf(args.input, args.maxPages);
+  if (args.dropMetadata) {
+    doc.catalog.delete(PDFName.of('Metadata'));
+    delete doc.context.trailerInfo.Info;
+  }
+  dropUnreachableObjects(doc.context);
+  deflateUnfilteredStreams(doc.context);
+  // pdf-lib's save() packs objects into object streams by default; savePdf re-reads and counts pages.
+  await savePdf(doc, args.outputPath, pageCount);
+  return { pageCount };
+}

@@ -1,0 +1,44 @@
+// Compress when Ghostscript is not installed, or the operator forced pdf-lib (issue #3). pdf-lib works
+// in a worker thread and can only tidy losslessly, so on image-heavy files `original` is common.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { JobQueue } from '../job-queue.js';
+import { PDF_LIB_VERSION } from '../pdf/pdf-lib-engine.js';
+import { runPdfLibTask } from '../pdf/run-pdf-lib-task.js';
+import { checkPdfBytes } from '../pdf-inspect.js';
+import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, JobContext } from '../types.js';
+import { candidate, keepOriginal, smallest } from './candidates.js';
+
+export interface PdfLibCompressEngineOptions {
+  queue: JobQueue;
+  maxPages: number;
+  timeoutMs: number;
+}
+
+export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): CompressEngine {
+  async function compress(
+    input: InputFile,
+    level: CompressionLevel,
+    job: JobContext,
+  ): Promise<CompressOutput> {
+    // The bytes here; encryption, page count and the cap inside the worker as it loads the file
+    // (pdf-lib-io.ts loadPdf), with the same verdicts as inspectPdf.
+    await checkPdfBytes(input);
+    const inputSize = (await stat(input.path)).size;
+    const outputPath = join(job.workDir, 'pdf-lib.pdf');
+    // The task re-reads its output and proves the page count before it returns.
+    const { pageCount } = await runPdfLibTask(
+      'compress',
+      { input, outputPath, maxPages: o.maxPages, dropMetadata: level !== 'low' },
+      { timeoutMs: o.timeoutMs, signal: job.signal },
+    );
+    const best = smallest(inputSize, [await candidate(outputPath, 'pdf-lib')]);
+    if (best === undefined) return { ...(await keepOriginal(input.path, job.workDir, inputSize)), pageCount };
+    return { ...best, pageCount };
+  }
+
+  return {
+    info: { name: 'pdf-lib', version: PDF_LIB_VERSION },
+    compress: (input, level, job) => o.queue.run(() => compress(input, level, job), job.signal),
+  };
+}

@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  deepPageTreePdf,
+  emptyFile,
+  encryptedPdf,
+  labelledPdf,
+  manyPagesPdf,
+  notAPdf,
+  postscriptAsPdf,
+  truncatedPdf,
+  writeFixture,
+  zeroPagePdf,
+} from '@pdn/fixtures';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { InvalidInputError } from '../errors.js';
+import { inspectPdf } from './pdf-inspect.js';
+import { type DetectedTools, detectTools } from './tools.js';
+
+// pdf-lib needs seconds to parse the 100,000-page file, more when test files run in parallel: this
+// is a guard against a hang, not a speed assertion (speed is measured in bench/).
+vi.setConfig({ testTimeout: 60_000 });
+
+const detected = await detectTools();
+if (detected.qpdf === undefined)
+  console.warn('qpdf is not installed: inspectPdf tests with qpdf are skipped');
+if (!existsSync(new URL('../../dist/engines/pdf/pdf-lib-worker.js', import.meta.url))) {
+  throw new Error('The pdf-lib worker runs from dist/: build @pdn/server before running these tests');
+}
+
+// [name, tools]: with qpdf, inspection asks qpdf; without it, pdf-lib answers in a worker thread.
+const branches: [string, DetectedTools, boolean][] = [
+  ['with qpdf', detected.qpdf === undefined ? {} : { qpdf: detected.qpdf }, detected.qpdf === undefined],
+  ['with pdf-lib (no qpdf)', {}, false],
+];
+
+const LABEL = 'file 2 (upload.pdf)';
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pdn-inspect-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.each(branches)('inspectPdf %s', (branch, tools, skip) => {
+  const inspect = async (name: string, bytes: Uint8Array | Promise<Uint8Array>, maxPages = 5000) => {
+    const path = await writeFixture(dir, `${branch}-${name}.pdf`, await bytes);
+    return inspectPdf({ path, label: LABEL }, { maxPages, tools, timeoutMs: 60_000 });
+  };
+
+  it.skipIf(skip)('counts the pages of a good PDF', async () => {
+    await expect(inspect('good', labelledPdf('A', 3))).resolves.toEqual({ pageCount: 3 });
+  });
+
+  it.skipIf(skip)('accepts a header preceded by junk within the first 1024 bytes', async () => {
+    const good = await labelledPdf('A', 2);
+    const prefixed = Buffer.concat([Buffer.from('x'.repeat(500)), good]);
+    await expect(inspect('prefixed', prefixed)).resolves.toEqual({ pageCount: 2 });
+  });
+
+  it.skipIf(skip)('reads a page tree nested 10,000 deep', async () => {
+    await expect(inspect('deep', deepPageTreePdf(10_000))).resolves.toEqual({ pageCount: 1 });
+  });
+
+  // [name, bytes, maxPages, message fragment]
+  const refusals: [string, () => Uint8Array | Promise<Uint8Array>, number, RegExp][] = [
+    ['an empty file', emptyFile, 5000, /is empty \(0 bytes\)/],
+    ['a PNG named .pdf', notAPdf, 5000, /is not a PDF/],
+    ['PostScript named .pdf', postscriptAsPdf, 5000, /is not a PDF/],
+    [
+      'a header too far in',
+      async () => Buffer.concat([Buffer.alloc(1100, 32), await labelledPdf('A', 1)]),
+      5000,
+      /is not a PDF/,
+    ],
+    ['a truncated PDF', truncatedPdf, 5000, /is damaged or truncated/],
+    ['a password-encrypted PDF', encryptedPdf, 5000, /is encrypted/],
+    ['a PDF with zero pages', zeroPagePdf, 5000, /has no pages/],
+    [
+      'one page over the cap',
+      () => labelledPdf('A', 6),
+      5,
+      /has 6 pages; this server accepts at most 5 pages/,
+    ],
+    ['100,000 pages, by the cap before anything else', () => manyPagesPdf(100_000), 5000, /has 100000 pages/],
+  ];
+  it.skipIf(skip).each(refusals)('refuses %s, naming the file', async (name, bytes, maxPages, message) => {
+    const result = inspect(name.replaceAll(/\W/g, '-'), bytes(), maxPages);
+    await expect(result).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(result).rejects.toThrow(message);
+    await expect(result).rejects.toThrow(LABEL);
+  });
+});
+
+describe('inspectPdf with qpdf', () => {
+  it.skipIf(detected.qpdf === undefined)('says a password is needed, which pdf-lib cannot tell', async () => {
+    const path = await writeFixture(dir, 'encrypted.pdf', await encryptedPdf());
+    const result = inspectPdf({ path, label: LABEL }, { maxPages: 5000, tools: detected, timeoutMs: 60_000 });
+    await expect(result).rejects.toThrow(`${LABEL} is encrypted with a password.`);
+  });
+});

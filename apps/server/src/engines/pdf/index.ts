@@ -1,0 +1,43 @@
+// Picks the merge/split engine at start-up (issue #2: "qpdf when it is installed and pdf-lib when it is
+// not; ... overridable by PDN_PDF_ENGINE=auto|qpdf|pdf-lib, and visible in logs").
+import type { JobQueue } from '../job-queue.js';
+import type { DetectedTools } from '../tools.js';
+import type { EngineLog, PdfEngine } from '../types.js';
+import { createPdfLibEngine } from './pdf-lib-engine.js';
+import { createQpdfEngine } from './qpdf-engine.js';
+
+export interface PdfEngineOptions {
+  choice: 'auto' | 'qpdf' | 'pdf-lib';
+  tools: DetectedTools;
+  queue: JobQueue;
+  maxPages: number;
+  timeoutMs: number;
+  log: EngineLog;
+}
+
+/** Throws at start-up when qpdf is forced but not installed: better than failing every request. */
+export function createPdfEngine(o: PdfEngineOptions): PdfEngine {
+  const { qpdf } = o.tools;
+  if (o.choice === 'qpdf' && qpdf === undefined) {
+    throw new Error(
+      'The PDF engine is set to qpdf (PDN_PDF_ENGINE=qpdf), but qpdf was not found on PATH. ' +
+        'Install qpdf, or set PDN_PDF_ENGINE to auto or pdf-lib.',
+    );
+  }
+  const engine =
+    o.choice !== 'pdf-lib' && qpdf !== undefined
+      ? createQpdfEngine({
+          qpdf,
+          tools: o.tools,
+          queue: o.queue,
+          maxPages: o.maxPages,
+          timeoutMs: o.timeoutMs,
+        })
+      : createPdfLibEngine({ queue: o.queue, maxPages: o.maxPages, timeoutMs: o.timeoutMs });
+  o.log.info(`PDF engine: ${engine.info.name} ${engine.info.version}`, {
+    choice: o.choice,
+    engine: engine.info.name,
+    version: engine.info.version,
+  });
+  return engine;
+}

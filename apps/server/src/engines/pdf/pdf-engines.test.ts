@@ -1,0 +1,244 @@
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  deepPageTreePdf,
+  emptyFile,
+  encryptedPdf,
+  labelledPdf,
+  manyPagesPdf,
+  notAPdf,
+  pageLabels,
+  truncatedPdf,
+  writeFixture,
+  zeroPagePdf,
+} from '@pdn/fixtures';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { InternalError, InvalidInputError } from '../../errors.js';
+import { JobQueue } from '../job-queue.js';
+import { ToolAbortedError } from '../run-tool.js';
+import { detectTools } from '../tools.js';
+import type { EngineLog, InputFile, JobContext, PdfEngine } from '../types.js';
+import { createPdfEngine } from './index.js';
+
+// pdf-lib needs seconds to parse the 100,000-page file, more when test files run in parallel: this
+// is a guard against a hang, not a speed assertion (speed is measured in bench/).
+vi.setConfig({ testTimeout: 60_000 });
+
+const tools = await detectTools();
+if (tools.qpdf === undefined)
+  console.warn('qpdf is not installed: the qpdf engine tests are skipped (apt-get install qpdf)');
+
+const silent: EngineLog = { info: () => {}, warn: () => {} };
+const MAX_PAGES = 50;
+
+// [engine, skip]: both engines answer the same table; qpdf's rows need qpdf installed.
+const engines: ['qpdf' | 'pdf-lib', boolean][] = [
+  ['qpdf', tools.qpdf === undefined],
+  ['pdf-lib', false],
+];
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pdn-pdf-engines-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function upload(
+  name: string,
+  bytes: Uint8Array | Promise<Uint8Array>,
+  label = name,
+): Promise<InputFile> {
+  return { path: await writeFixture(join(dir, 'uploads'), name, await bytes), label };
+}
+
+async function newJob(signal = new AbortController().signal): Promise<JobContext> {
+  return { workDir: await mkdtemp(join(dir, 'job-')), signal };
+}
+
+describe.each(engines)('%s engine', (choice, skip) => {
+  let engine: PdfEngine;
+  beforeAll(() => {
+    engine = createPdfEngine({
+      choice,
+      tools,
+      queue: new JobQueue(2),
+      maxPages: MAX_PAGES,
+      timeoutMs: 60_000,
+      log: silent,
+    });
+  });
+
+  it.skipIf(skip)('names itself', () => {
+    expect(engine.info.name).toBe(choice);
+    expect(engine.info.version).toMatch(/^\d+\.\d+/);
+  });
+
+  it.skipIf(skip)('merges in upload order with exact page counts', async () => {
+    const inputs = [
+      await upload('b.pdf', labelledPdf('B', 2), 'file 1 (b.pdf)'),
+      await upload('a.pdf', labelledPdf('A', 3), 'file 2 (a.pdf)'),
+      await upload('c.pdf', labelledPdf('C', 1), 'file 3 (c.pdf)'),
+      await upload('b-again.pdf', labelledPdf('B', 2), 'file 4 (b-again.pdf)'),
+    ];
+    const job = await newJob();
+    const output = await engine.merge(inputs, job);
+    expect(output.path).toBe(join(job.workDir, 'merged.pdf'));
+    expect(output.pageCount).toBe(8);
+    expect(output.size).toBe((await stat(output.path)).size);
+    expect(await pageLabels(await readFile(output.path))).toEqual([
+      'B-1',
+      'B-2',
+      'A-1',
+      'A-2',
+      'A-3',
+      'C-1',
+      'B-1',
+      'B-2',
+    ]);
+  });
+
+  it.skipIf(skip)('splits into one part per range, in the order given', async () => {
+    const input = await upload('doc.pdf', labelledPdf('D', 6));
+    const job = await newJob();
+    const parts = await engine.split(input, ' 4-6 , 1,2-2,1-6, 4-6', job);
+    expect(parts.map(({ pages, pageCount }) => ({ pages, pageCount }))).toEqual([
+      { pages: '4-6', pageCount: 3 },
+      { pages: '1', pageCount: 1 },
+      { pages: '2', pageCount: 1 },
+      { pages: '1-6', pageCount: 6 },
+      { pages: '4-6', pageCount: 3 },
+    ]);
+    const labels = await Promise.all(parts.map(async (part) => pageLabels(await readFile(part.path))));
+    expect(labels).toEqual([
+      ['D-4', 'D-5', 'D-6'],
+      ['D-1'],
+      ['D-2'],
+      ['D-1', 'D-2', 'D-3', 'D-4', 'D-5', 'D-6'],
+      ['D-4', 'D-5', 'D-6'],
+    ]);
+    for (const part of parts) expect(part.size).toBe((await stat(part.path)).size);
+    expect(new Set(parts.map((part) => part.path)).size).toBe(parts.length);
+  });
+
+  it.skipIf(skip)('merges and splits a page tree nested 10,000 deep', async () => {
+    const deep = await upload('deep.pdf', deepPageTreePdf(10_000));
+    const other = await upload('one.pdf', labelledPdf('O', 1));
+    expect((await engine.merge([other, deep], await newJob())).pageCount).toBe(2);
+    expect((await engine.split(deep, '1', await newJob())).map((part) => part.pageCount)).toEqual([1]);
+  });
+
+  // [name, bytes, message fragment]: each bad file is the second of three inputs, so the message
+  // must name it, and nothing may be written for it.
+  const badInputs: [string, () => Uint8Array | Promise<Uint8Array>, RegExp][] = [
+    ['not a PDF', notAPdf, /is not a PDF/],
+    ['empty', emptyFile, /is empty/],
+    ['truncated', truncatedPdf, /is damaged or truncated/],
+    ['encrypted', encryptedPdf, /is encrypted/],
+    ['zero pages', zeroPagePdf, /has no pages/],
+    [
+      'over the page cap',
+      () => labelledPdf('X', MAX_PAGES + 1),
+      /has 51 pages; this server accepts at most 50/,
+    ],
+    ['100,000 pages', () => manyPagesPdf(100_000), /has 100000 pages/],
+    ['a page tree nested 100,000 deep', () => deepPageTreePdf(100_000), /nested too deeply/],
+  ];
+
+  it.skipIf(skip).each(badInputs)(
+    'refuses to merge a file that is %s, naming it',
+    async (name, bytes, message) => {
+      const label = `file 2 (${name}.pdf)`;
+      const inputs = [
+        await upload('first.pdf', labelledPdf('A', 1), 'file 1 (first.pdf)'),
+        await upload(`${name}.pdf`, bytes(), label),
+        await upload('third.pdf', labelledPdf('C', 1), 'file 3 (third.pdf)'),
+      ];
+      const job = await newJob();
+      const result = engine.merge(inputs, job);
+      await expect(result).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(result).rejects.toThrow(message);
+      await expect(result).rejects.toThrow(label);
+      expect(await readdir(job.workDir)).toEqual([]);
+    },
+  );
+
+  it.skipIf(skip).each(badInputs)('refuses to split a file that is %s', async (name, bytes, message) => {
+    const input = await upload(`${name}.pdf`, bytes());
+    const job = await newJob();
+    const result = engine.split(input, '1', job);
+    await expect(result).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(result).rejects.toThrow(message);
+    await expect(result).rejects.toThrow(`${name}.pdf`);
+    expect(await readdir(job.workDir)).toEqual([]);
+  });
+
+  it.skipIf(skip)('refuses invalid ranges with the document page count, writing nothing', async () => {
+    const input = await upload('ranges.pdf', labelledPdf('R', 4));
+    const job = await newJob();
+    const result = engine.split(input, '1-2,3-9', job);
+    await expect(result).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(result).rejects.toThrow(
+      'Invalid page range "3-9": page 9 is past the end of the document (the document has 4 pages).',
+    );
+    expect(await readdir(job.workDir)).toEqual([]);
+  });
+
+  it.skipIf(skip)('does not start a job whose request was already aborted', async () => {
+    const inputs = [await upload('x.pdf', labelledPdf('X', 1)), await upload('y.pdf', labelledPdf('Y', 1))];
+    const controller = new AbortController();
+    controller.abort(new ToolAbortedError('test'));
+    const job = await newJob(controller.signal);
+    await expect(engine.merge(inputs, job)).rejects.toBeInstanceOf(ToolAbortedError);
+    expect(await readdir(job.workDir)).toEqual([]);
+  });
+
+  it.skipIf(skip)('stops a job whose tool runs past the timeout, as an internal error', async () => {
+    const slow = createPdfEngine({
+      choice,
+      tools,
+      queue: new JobQueue(1),
+      maxPages: MAX_PAGES,
+      timeoutMs: 1,
+      log: silent,
+    });
+    const inputs = [
+      await upload('s1.pdf', labelledPdf('S', 40)),
+      await upload('s2.pdf', labelledPdf('T', 40)),
+    ];
+    await expect(slow.merge(inputs, await newJob())).rejects.toBeInstanceOf(InternalError);
+  });
+});
+
+describe('createPdfEngine', () => {
+  const options = { tools, queue: new JobQueue(1), maxPages: MAX_PAGES, timeoutMs: 60_000, log: silent };
+
+  it.skipIf(tools.qpdf === undefined)('picks qpdf on auto when it is installed, and logs the choice', () => {
+    const logged: [string, Record<string, unknown> | undefined][] = [];
+    const log: EngineLog = { info: (message, fields) => logged.push([message, fields]), warn: () => {} };
+    const engine = createPdfEngine({ ...options, choice: 'auto', log });
+    expect(engine.info).toEqual({ name: 'qpdf', version: tools.qpdf?.version });
+    expect(logged).toEqual([
+      [
+        `PDF engine: qpdf ${tools.qpdf?.version}`,
+        { choice: 'auto', engine: 'qpdf', version: tools.qpdf?.version },
+      ],
+    ]);
+  });
+
+  it('picks pdf-lib on auto when qpdf is not installed', () => {
+    expect(createPdfEngine({ ...options, tools: {}, choice: 'auto' }).info.name).toBe('pdf-lib');
+  });
+
+  it('uses pdf-lib when forced, even with qpdf installed', () => {
+    expect(createPdfEngine({ ...options, choice: 'pdf-lib' }).info.name).toBe('pdf-lib');
+  });
+
+  it('refuses to start when qpdf is forced but not installed', () => {
+    expect(() => createPdfEngine({ ...options, tools: {}, choice: 'qpdf' })).toThrow(
+      /qpdf was not found on PATH/,
+    );
+  });
+});

@@ -1,0 +1,91 @@
+// Reading and writing PDFs with pdf-lib, inside a worker thread only (see run-pdf-lib-task.ts). The
+// reading side turns pdf-lib's failures into the verdicts of pdf-input-errors.ts; the writing side
+// re-reads what it wrote, because an output is only returned once its page count is proven (issue #2).
+import { readFile, writeFile } from 'node:fs/promises';
+import { ParseSpeeds, PDFDocument } from 'pdf-lib';
+import { InternalError } from '../../errors.js';
+import type { InputFile } from '../types.js';
+import { checkPageCount, damaged, encrypted, pageTreeTooDeep } from './pdf-input-errors.js';
+
+export interface LoadedPdf {
+  doc: PDFDocument;
+  pageCount: number;
+}
+
+// A worker has no event loop to keep responsive, so pdf-lib need not pause every 100 objects (its
+// default parse speed), and metadata must not change (updateMetadata rewrites Producer and dates).
+const LOAD_OPTIONS = { parseSpeed: ParseSpeeds.Fastest, updateMetadata: false } as const;
+
+async function isEncrypted(bytes: Uint8Array): Promise<boolean> {
+  try {
+    const doc = await PDFDocument.load(bytes, { ...LOAD_OPTIONS, ignoreEncryption: true });
+    return doc.isEncrypted;
+  } catch {
+    return false;
+  }
+}
+
+function countPages(doc: PDFDocument, label: string): number {
+  try {
+    return doc.getPageCount();
+  } catch (error) {
+    // pdf-lib walks the page tree recursively and overflowed its stack on a deep one (issue #2).
+    if (error instanceof RangeError) throw pageTreeTooDeep(label);
+    throw damaged(label);
+  }
+}
+
+/**
+ * Loads `input` strictly (an unparsable object is an error, not silently skipped) and applies the
+ * same checks as inspectPdf: encryption, zero pages, the page cap.
+ */
+export async function loadPdf(input: InputFile, maxPages: number): Promise<LoadedPdf> {
+  const bytes = await readFile(input.path);
+  let doc: PDFDocument;
+  try {
+    doc = await PDFDocument.load(bytes, {
+      ...LOAD_OPTIONS,
+      ignoreEncryption: true,
+      throwOnInvalidObject: true,
+    });
+  } catch {
+    // Encrypted object streams fail the strict parse; a lenient one tells that case apart from damage.
+    throw (await isEncrypted(bytes)) ? encrypted(input.label) : damaged(input.label);
+  }
+  // pdf-lib cannot decrypt: copying pages out of an encrypted file would produce garbage.
+  if (doc.isEncrypted) throw encrypted(input.label);
+  const pageCount = countPages(doc, input.label);
+  checkPageCount(input.label, pageCount, maxPages);
+  return { doc, pageCount };
+}
+
+/** Copies `indices` (0-based) of `source` into `target`; a failure is blamed on the source file. */
+export async function appendPages(
+  target: PDFDocument,
+  source: LoadedPdf,
+  indices: readonly number[],
+  label: string,
+): Promise<void> {
+  let pages: Awaited<ReturnType<PDFDocument['copyPages']>>;
+  try {
+    pages = await target.copyPages(source.doc, [...indices]);
+  } catch (error) {
+    if (error instanceof RangeError) throw pageTreeTooDeep(label);
+    throw damaged(label);
+  }
+  for (const page of pages) target.addPage(page);
+}
+
+/** Saves `doc` to `path`, then reads the file back and checks it has `expectedPages` pages. */
+export async function savePdf(doc: PDFDocument, path: string, expectedPages: number): Promise<void> {
+  await writeFile(path, await doc.save({ objectsPerTick: Number.POSITIVE_INFINITY }));
+  let pageCount: number | undefined;
+  try {
+    pageCount = (await PDFDocument.load(await readFile(path), LOAD_OPTIONS)).getPageCount();
+  } catch (error) {
+    throw new InternalError(`pdf-lib output ${path} cannot be read back`, { cause: error });
+  }
+  if (pageCount !== expectedPages) {
+    throw new InternalError(`pdf-lib output ${path} has ${pageCount} pages, expected ${expectedPages}`);
+  }
+}

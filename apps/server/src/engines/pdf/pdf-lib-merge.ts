@@ -1,0 +1,23 @@
+// The pdf-lib worker's `merge` task: every input is loaded and checked before any page is copied, so a
+// bad file 7 is refused before work is spent on files 1 to 6 (issue #2, "refuse ... before doing any
+// work").
+import { PDFDocument } from 'pdf-lib';
+import type { InputFile } from '../types.js';
+import { appendPages, type LoadedPdf, loadPdf, savePdf } from './pdf-lib-io.js';
+
+export interface MergeArgs {
+  inputs: readonly InputFile[];
+  maxPages: number;
+  output: string;
+}
+
+export async function mergeWithPdfLib(args: MergeArgs): Promise<{ pageCount: number }> {
+  const sources: { label: string; pdf: LoadedPdf }[] = [];
+  for (const input of args.inputs)
+    sources.push({ label: input.label, pdf: await loadPdf(input, args.maxPages) });
+  const merged = await PDFDocument.create({ updateMetadata: false });
+  for (const { label, pdf } of sources) await appendPages(merged, pdf, pdf.doc.getPageIndices(), label);
+  const pageCount = sources.reduce((sum, { pdf }) => sum + pdf.pageCount, 0);
+  await savePdf(merged, args.output, pageCount);
+  return { pageCount };
+}

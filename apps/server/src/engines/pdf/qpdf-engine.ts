@@ -1,0 +1,105 @@
+// Merge and split with qpdf subprocesses (issue #2: measured 0.22 s and 39 MiB for 20x50 pages, against
+// pdf-lib's 1.0 s and 150 MiB). Inputs are inspected first, so a qpdf failure afterwards is blamed on
+// the input qpdf names, or else on the server; every output is re-counted before it is returned.
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { InternalError } from '../../errors.js';
+import type { JobQueue } from '../job-queue.js';
+import { parsePageRanges } from '../page-ranges.js';
+import { inspectPdf } from '../pdf-inspect.js';
+import type { ToolResult } from '../run-tool.js';
+import type { DetectedTools, ToolInfo } from '../tools.js';
+import type { InputFile, JobContext, PdfEngine, PdfOutput, SplitOutput } from '../types.js';
+import { describeOutput, mergedPath, partPath } from './outputs.js';
+import { damaged, unprocessable } from './pdf-input-errors.js';
+import { type QpdfRun, qpdfSucceeded, runQpdf, verifyQpdfOutput } from './run-qpdf.js';
+
+export interface QpdfEngineOptions {
+  qpdf: ToolInfo;
+  tools: DetectedTools;
+  queue: JobQueue;
+  maxPages: number;
+  timeoutMs: number;
+}
+
+/** qpdf is never killed by a signal on purpose: runTool reports that as exit code 128. */
+function crashed(result: ToolResult): boolean {
+  return result.exitCode >= 128;
+}
+
+/** qpdf's errors (not its warnings) start "qpdf: <file>: ..." and name the file they concern. */
+function namedInError(result: ToolResult, inputs: readonly InputFile[]): InputFile | undefined {
+  const errors = result.stderr.split('\n').filter((line) => line.startsWith('qpdf: '));
+  return inputs.find((input) => errors.some((line) => line.includes(resolve(input.path))));
+}
+
+export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
+  const runFor = (job: JobContext): QpdfRun => ({
+    qpdf: o.qpdf,
+    cwd: job.workDir,
+    timeoutMs: o.timeoutMs,
+    signal: job.signal,
+  });
+  const inspect = (input: InputFile, job: JobContext) =>
+    inspectPdf(input, { maxPages: o.maxPages, tools: o.tools, timeoutMs: o.timeoutMs, signal: job.signal });
+
+  /**
+   * Explains a failed qpdf run over inputs that passed inspection. A crash names no file, so each
+   * input is tried alone (copying its first page) until one crashes too: the rare path pays for it.
+   */
+  async function failure(result: ToolResult, inputs: readonly InputFile[], job: JobContext): Promise<Error> {
+    const named = namedInError(result, inputs);
+    if (named !== undefined) return damaged(named.label);
+    if (crashed(result)) {
+      const probe = join(job.workDir, 'crash-probe.pdf');
+      for (const input of inputs) {
+        const alone = await runQpdf([resolve(input.path), '--pages', '.', '1', '--', probe], runFor(job));
+        await rm(probe, { force: true });
+        if (crashed(alone)) return unprocessable(input.label);
+      }
+    }
+    return new InternalError(`qpdf exited with ${result.exitCode}: ${result.stderr.trim()}`);
+  }
+
+  async function merge(inputs: readonly InputFile[], job: JobContext): Promise<PdfOutput> {
+    let pageCount = 0;
+    for (const input of inputs) pageCount += (await inspect(input, job)).pageCount;
+    const output = mergedPath(job.workDir);
+    // Absolute paths: after `--pages`, a relative name such as "1-3" would read as a page range.
+    const files = inputs.map((input) => resolve(input.path));
+    const result = await runQpdf(['--empty', '--pages', ...files, '--', output], runFor(job));
+    if (!qpdfSucceeded(result)) throw await failure(result, inputs, job);
+    await verifyQpdfOutput(output, pageCount, runFor(job));
+    return describeOutput(output, pageCount);
+  }
+
+  async function split(input: InputFile, ranges: string, job: JobContext): Promise<SplitOutput[]> {
+    const { pageCount } = await inspect(input, job);
+    const parts: SplitOutput[] = [];
+    for (const [index, range] of parsePageRanges(ranges, pageCount).entries()) {
+      const output = partPath(job.workDir, index);
+      const expected = range.last - range.first + 1;
+      // `--decrypt`: a source that opens without a password keeps its encryption in `.`-based output.
+      const args = [
+        resolve(input.path),
+        '--decrypt',
+        '--pages',
+        '.',
+        `${range.first}-${range.last}`,
+        '--',
+        output,
+      ];
+      const result = await runQpdf(args, runFor(job));
+      if (!qpdfSucceeded(result)) throw await failure(result, [input], job);
+      await verifyQpdfOutput(output, expected, runFor(job));
+      parts.push({ ...(await describeOutput(output, expected)), pages: range.text });
+    }
+    return parts;
+  }
+
+  return {
+    info: { name: 'qpdf', version: o.qpdf.version },
+    merge: (inputs, job) => o.queue.run(() => merge(inputs, job), job.signal),
+    split: (input, ranges, job) => o.queue.run(() => split(input, ranges, job), job.signal),
+  };
+}

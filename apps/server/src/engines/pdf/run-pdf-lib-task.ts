@@ -1,0 +1,91 @@
+// Runs one pdf-lib task (pdf-lib-tasks.ts) in its own worker thread. Never on the main thread: pdf-lib
+// blocked the event loop for 236 s on a file with 100,000 pages and overflowed its stack on a deep page
+// tree (issue #2). The worker gets a heap and stack limit so such a file cannot take the process down,
+// and is terminated when the tool timeout passes or the request is aborted.
+//
+// Node 20 cannot run a TypeScript worker, so the worker is always the compiled dist/ file. The URL is
+// written from the package root and resolves the same from src/engines/pdf/ (vitest) and
+// dist/engines/pdf/ (the server): unit tests need a build first, which `turbo run test` does.
+import { Worker } from 'node:worker_threads';
+import { InternalError, InvalidInputError } from '../../errors.js';
+import { ToolAbortedError, ToolTimeoutError } from '../run-tool.js';
+import type {
+  PdfLibReply,
+  PdfLibRequest,
+  PdfLibTaskArgs,
+  PdfLibTaskName,
+  PdfLibTaskResult,
+} from './pdf-lib-tasks.js';
+
+const WORKER_URL = new URL('../../../dist/engines/pdf/pdf-lib-worker.js', import.meta.url);
+
+// Issue #2 measured pdf-lib at about 2x the output size in memory; 2 GiB of heap covers the 1 GiB
+// Enterprise upload cap with room to spare while bounding a runaway parse. The stack limit is V8's
+// worker default, stated so a deep page tree fails as a catchable RangeError inside the worker.
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 2048, stackSizeMb: 4 };
+
+export interface PdfLibRunOptions {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+function replyError(task: string, reply: Extract<PdfLibReply, { ok: false }>): Error {
+  if (reply.invalidInput) return new InvalidInputError(reply.message);
+  const cause = new Error(reply.message);
+  if (reply.stack !== undefined) cause.stack = reply.stack;
+  return new InternalError(`pdf-lib ${task} failed: ${reply.message}`, { cause });
+}
+
+/**
+ * Resolves with the task's result. Rejects with InvalidInputError for a bad input, ToolAbortedError
+ * when `signal` aborts, and InternalError for anything else (timeout, heap limit, a crash).
+ */
+export function runPdfLibTask<K extends PdfLibTaskName>(
+  task: K,
+  args: PdfLibTaskArgs<K>,
+  options: PdfLibRunOptions,
+): Promise<PdfLibTaskResult<K>> {
+  const command = `pdf-lib ${task}`;
+  if (options.signal?.aborted) return Promise.reject(new ToolAbortedError(command));
+  return new Promise((resolve, reject) => {
+    const request: PdfLibRequest = { task, args };
+    const worker = new Worker(WORKER_URL, {
+      workerData: request,
+      resourceLimits: RESOURCE_LIMITS,
+      // pdf-lib console.warns about every odd object it skips; that is not the operator's log.
+      stdout: true,
+      stderr: true,
+    });
+    worker.stdout.resume();
+    worker.stderr.resume();
+
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      outcome();
+    };
+    const timer = setTimeout(() => {
+      const timeout = new ToolTimeoutError(command, options.timeoutMs);
+      settle(() => reject(new InternalError(timeout.message, { cause: timeout })));
+    }, options.timeoutMs);
+    const onAbort = () => settle(() => reject(new ToolAbortedError(command)));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    worker.on('message', (reply: PdfLibReply) => {
+      settle(() =>
+        reply.ok ? resolve(reply.value as PdfLibTaskResult<K>) : reject(replyError(task, reply)),
+      );
+    });
+    // ERR_WORKER_OUT_OF_MEMORY (the heap limit) and uncaught errors arrive here.
+    worker.on('error', (error) => {
+      settle(() => reject(new InternalError(`${command} worker failed: ${error.message}`, { cause: error })));
+    });
+    worker.on('exit', (code) => {
+      settle(() => reject(new InternalError(`${command} worker exited with code ${code} without replying`)));
+    });
+  });
+}

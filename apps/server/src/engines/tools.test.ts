@@ -1,0 +1,58 @@
+import { spawnSync } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { detectTools } from './tools.js';
+
+const qpdfVersion = spawnSync('qpdf', ['--version'], { encoding: 'utf8' }).stdout?.match(
+  /qpdf version (\S+)/,
+)?.[1];
+if (qpdfVersion === undefined) console.warn('qpdf is not installed: the qpdf detection test is skipped');
+
+describe('detectTools', () => {
+  const originalPath = process.env.PATH;
+  const dirs: string[] = [];
+  afterEach(async () => {
+    process.env.PATH = originalPath;
+    await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  async function fakeBin(script: string): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'pdn-tools-'));
+    dirs.push(dir);
+    const path = join(dir, 'qpdf');
+    await writeFile(path, `#!/bin/sh\n${script}\n`);
+    await chmod(path, 0o755);
+    return dir;
+  }
+
+  it.skipIf(qpdfVersion === undefined)(
+    'finds the installed qpdf with its absolute path and version',
+    async () => {
+      const tools = await detectTools();
+      expect(tools.qpdf?.version).toBe(qpdfVersion);
+      expect(tools.qpdf?.path).toMatch(/^\/.*\/qpdf$/);
+    },
+  );
+
+  it('reports nothing when no tool is on PATH', async () => {
+    process.env.PATH = await mkdtemp(join(tmpdir(), 'pdn-empty-path-'));
+    dirs.push(process.env.PATH);
+    expect(await detectTools()).toEqual({});
+  });
+
+  it('reads the version a binary prints', async () => {
+    const dir = await fakeBin('echo "qpdf version 99.1.2"');
+    process.env.PATH = dir;
+    expect(await detectTools()).toEqual({ qpdf: { path: join(dir, 'qpdf'), version: '99.1.2' } });
+  });
+
+  it.each([
+    ['exits non-zero', 'echo "qpdf version 1.0"; exit 2'],
+    ['prints no version', 'echo "hello"'],
+  ])('ignores a binary that %s', async (_name, script) => {
+    process.env.PATH = await fakeBin(script);
+    expect(await detectTools()).toEqual({});
+  });
+});

@@ -107,8 +107,10 @@ export class NativeTesseract {
       env: { OMP_THREAD_LIMIT: '1' },
     });
     if (result.exitCode !== 0) {
-      // Leptonica's verdict on bytes it cannot decode: "Image file <name> cannot be read!"
-      if (/cannot be read/.test(result.stderr)) throw new UnreadableImageError(result.stderr.trim());
+      // Leptonica's verdicts on bytes it cannot decode: "Error in pixRead: pix not read" (a damaged
+      // PNG) or "Image file <name> cannot be read!".
+      if (/Error in pixRead|cannot be read/.test(result.stderr))
+        throw new UnreadableImageError(result.stderr.trim());
       throw new Error(`tesseract exited with code ${result.exitCode}: ${result.stderr.trim()}`);
     }
     const [text, tsv] = await Promise.all([

@@ -62,6 +62,7 @@ export class TesseractJsWorker {
   readonly #worker: Tesseract.Worker;
   /** Rejects if the thread dies, so a job on it fails instead of waiting for its timeout. */
   readonly #died: Promise<never>;
+  #terminated = false;
 
   private constructor(worker: Tesseract.Worker) {
     this.#worker = worker;
@@ -111,6 +112,10 @@ export class TesseractJsWorker {
   }
 
   async recognize(image: Buffer): Promise<RecognizedText> {
+    // A terminated tesseract.js worker throws from an unawaited promise on its next call (send.js,
+    // postMessage on null): an unhandled rejection. The pool can terminate this worker while its job
+    // is still reading the image, so check first.
+    if (this.#terminated) throw new Error('tesseract.js worker was terminated');
     let result: Tesseract.RecognizeResult;
     try {
       result = await Promise.race([this.#worker.recognize(image, {}, { text: true }), this.#died]);
@@ -124,6 +129,7 @@ export class TesseractJsWorker {
   }
 
   terminate(): Promise<void> {
+    this.#terminated = true;
     return this.#worker.terminate().then(() => undefined);
   }
 }

@@ -161,6 +161,7 @@ export class WorkerPool<W extends PoolWorker> {
             return;
           }
           this.#live.add(slot);
+          this.#o.log.info('OCR worker started', { pool: this.#o.name, workers: this.#count });
           waiter.grant(slot);
         },
         (error: unknown) => {

@@ -1,0 +1,345 @@
+// The OCR engine end to end on real images with known text (@pdn/fixtures), through real tesseract.js
+// workers and, where installed, the real tesseract binary.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  characterErrorRate,
+  garbageImage,
+  hugeDimensionsPng,
+  OCR_FORMATS,
+  OCR_TEXTS,
+  type OcrFormat,
+  type OcrLanguage,
+  ocrSample,
+  textPdf,
+} from '@pdn/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InternalError, InvalidInputError } from '../../errors.js';
+import { type DetectedTools, detectTools } from '../tools.js';
+import type { EngineLog, InputFile, JobContext, OcrEngine } from '../types.js';
+import { createOcrEngine, type OcrEngineOptions } from './index.js';
+
+/** Share of characters an engine may get wrong on our clean 300 dpi samples. */
+const MAX_CER = 0.05;
+const DEBIAN_TESSDATA = '/usr/share/tesseract-ocr/5/tessdata';
+const hasDebianRus = existsSync(join(DEBIAN_TESSDATA, 'rus.traineddata'));
+if (!hasDebianRus)
+  console.warn('tesseract-ocr-rus is not installed: the PDN_TESSDATA_DIR (rus) tests are skipped');
+
+const tools: DetectedTools = await detectTools();
+const hasTesseract = tools.tesseract !== undefined;
+if (!hasTesseract) console.warn('tesseract is not installed: the native OCR tests are skipped');
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pdn-ocr-engine-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+class RecordingLog implements EngineLog {
+  readonly messages: string[] = [];
+  readonly #waiters: { message: string; resolve: () => void }[] = [];
+  info(message: string): void {
+    this.messages.push(message);
+    for (const waiter of this.#waiters.filter((w) => w.message === message)) waiter.resolve();
+  }
+  warn(message: string): void {
+    this.info(message);
+  }
+  count(message: string): number {
+    return this.messages.filter((m) => m === message).length;
+  }
+  /** Resolves the next time `message` is logged. */
+  next(message: string): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push({ message, resolve }));
+  }
+}
+
+async function engineWith(options: Partial<OcrEngineOptions> = {}): Promise<OcrEngine> {
+  return createOcrEngine({
+    choice: 'tesseract.js',
+    tools,
+    maxImagePixels: 40_000_000,
+    poolSize: 1,
+    recycleAfter: 200,
+    timeoutMs: 120_000,
+    log: new RecordingLog(),
+    ...options,
+  });
+}
+
+async function file(bytes: Uint8Array, label: string): Promise<InputFile> {
+  const path = join(dir, `${Math.random().toString(36).slice(2)}-${label}`);
+  await writeFile(path, bytes);
+  return { path, label };
+}
+
+async function sample(language: OcrLanguage, format: OcrFormat): Promise<InputFile> {
+  return file((await ocrSample(language, format)).bytes, `${language}.${format}`);
+}
+
+function job(signal = new AbortController().signal): JobContext {
+  return { workDir: dir, signal };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof Error)) throw new Error('expected the promise to reject with an Error');
+  return error;
+}
+
+describe('OCR engine on tesseract.js', { timeout: 60_000 }, () => {
+  let engine: OcrEngine;
+  beforeAll(async () => {
+    engine = await engineWith();
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  it('names tesseract.js 7 and lists the bundled languages', () => {
+    expect(engine.info).toEqual({ name: 'tesseract.js', version: expect.stringMatching(/^7\./) });
+    expect(engine.languages().length).toBeGreaterThanOrEqual(24);
+    expect(engine.languages()).toContainEqual({ code: 'chi_sim', source: 'bundled' });
+  });
+
+  it.each(OCR_FORMATS)('reads English text from a %s image', async (format) => {
+    const result = await engine.recognize(await sample('eng', format), 'eng', job());
+    expect(characterErrorRate(OCR_TEXTS.eng, result.text)).toBeLessThan(MAX_CER);
+    expect(result.language).toBe('eng');
+    expect(result.confidence).toBeGreaterThan(50);
+    expect(result.confidence).toBeLessThanOrEqual(100);
+  });
+
+  const languages: OcrLanguage[] = ['deu', 'fra', 'spa', 'ukr', 'ell'];
+  it.each(languages)('reads %s text with its own language data', async (language) => {
+    const result = await engine.recognize(await sample(language, 'png'), language, job());
+    expect(characterErrorRate(OCR_TEXTS[language], result.text)).toBeLessThan(MAX_CER);
+    expect(result.language).toBe(language);
+  });
+
+  it('reads German with the eng+deu combination', async () => {
+    const result = await engine.recognize(await sample('deu', 'png'), 'eng+deu', job());
+    expect(characterErrorRate(OCR_TEXTS.deu, result.text)).toBeLessThan(MAX_CER);
+    expect(result.language).toBe('eng+deu');
+  });
+
+  it('answers empty text with confidence 0 for an image without text', async () => {
+    const result = await engine.recognize(await file(hugeDimensionsPng(300, 100), 'blank.png'), 'eng', job());
+    expect(result.text.trim()).toBe('');
+    expect(result.confidence).toBe(0);
+  });
+
+  it('refuses an unknown language, naming where the codes are listed', async () => {
+    const error = await refusal(engine.recognize(await sample('eng', 'png'), 'klingon', job()));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error.message).toMatch(/unknown OCR language "klingon".*GET \/api\/v1\/languages/);
+  });
+
+  it('refuses a PNG whose data is garbage, and goes on serving', async () => {
+    const error = await refusal(engine.recognize(await file(garbageImage(), 'garbage.png'), 'eng', job()));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error.message).toMatch(/garbage\.png could not be read as a PNG image/);
+    const next = await engine.recognize(await sample('eng', 'png'), 'eng', job());
+    expect(characterErrorRate(OCR_TEXTS.eng, next.text)).toBeLessThan(MAX_CER);
+  });
+
+  it('refuses a file that is not an image, naming the accepted formats', async () => {
+    const error = await refusal(engine.recognize(await file(await textPdf(), 'report.pdf'), 'eng', job()));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error.message).toBe(
+      'report.pdf is not a supported image: send PNG, JPEG, TIFF, WebP or BMP (recognised by content)',
+    );
+  });
+});
+
+describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
+  it('refuses a 20000x20000 PNG from its header, without starting a worker', async () => {
+    const log = new RecordingLog();
+    const engine = await engineWith({ log });
+    try {
+      const error = await refusal(
+        engine.recognize(await file(hugeDimensionsPng(), 'huge.png'), 'eng', job()),
+      );
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error.message).toMatch(/huge\.png is 20000x20000 pixels .* at most 40,000,000 pixels/);
+      expect(log.count('OCR worker started')).toBe(0);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('reuses one warm worker and recycles it after recycleAfter jobs', async () => {
+    const log = new RecordingLog();
+    const engine = await engineWith({ log, recycleAfter: 2 });
+    try {
+      const image = await sample('eng', 'png');
+      for (let i = 0; i < 3; i += 1) await engine.recognize(image, 'eng', job());
+      expect(log.count('OCR worker started')).toBe(2);
+      expect(log.count('OCR worker recycled')).toBe(1);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('keeps one pool per language combination', async () => {
+    const log = new RecordingLog();
+    const engine = await engineWith({ log });
+    try {
+      const image = await sample('eng', 'png');
+      await engine.recognize(image, 'eng', job());
+      await engine.recognize(image, 'eng+deu', job());
+      await engine.recognize(image, 'eng', job());
+      expect(log.count('OCR worker started')).toBe(2);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('never starts a job aborted while it waits for the worker', async () => {
+    const log = new RecordingLog();
+    const engine = await engineWith({ log, recycleAfter: 2 });
+    try {
+      const image = await sample('eng', 'png');
+      const first = engine.recognize(image, 'eng', job());
+      const client = new AbortController();
+      const waiting = engine.recognize(image, 'eng', job(client.signal));
+      client.abort(new Error('client went away'));
+      expect((await refusal(waiting)).message).toBe('client went away');
+      await first;
+      // Had the aborted job run, the worker would have reached recycleAfter (2 jobs).
+      await engine.recognize(image, 'eng', job());
+      expect(log.count('OCR worker recycled')).toBe(1);
+      expect(log.count('OCR worker started')).toBe(1);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('terminates the worker of a job aborted while running, and serves the next on a new one', async () => {
+    const log = new RecordingLog();
+    const engine = await engineWith({ log });
+    try {
+      const image = await sample('eng', 'png');
+      const client = new AbortController();
+      const started = log.next('OCR worker started');
+      const running = engine.recognize(image, 'eng', job(client.signal));
+      await started;
+      // Let the job take its new worker and begin reading the image.
+      await new Promise((resolve) => setImmediate(resolve));
+      client.abort(new Error('client went away'));
+      expect((await refusal(running)).message).toBe('client went away');
+      const next = await engine.recognize(image, 'eng', job());
+      expect(characterErrorRate(OCR_TEXTS.eng, next.text)).toBeLessThan(MAX_CER);
+      expect(log.count('OCR worker started')).toBe(2);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('refuses to start with choice tesseract when the binary is missing', async () => {
+    await expect(engineWith({ choice: 'tesseract', tools: {} })).rejects.toThrow(/no tesseract binary/);
+  });
+});
+
+describe.skipIf(!hasDebianRus)(
+  'OCR engine with PDN_TESSDATA_DIR (Debian tessdata)',
+  { timeout: 60_000 },
+  () => {
+    let engine: OcrEngine;
+    beforeAll(async () => {
+      engine = await engineWith({ tessdataDir: DEBIAN_TESSDATA });
+    });
+    afterAll(async () => {
+      await engine.close();
+    });
+
+    it('lists rus as a system language', () => {
+      expect(engine.languages()).toContainEqual({ code: 'rus', source: 'system' });
+    });
+
+    it('reads Russian with the uncompressed system data', async () => {
+      const result = await engine.recognize(await sample('rus', 'png'), 'rus', job());
+      expect(characterErrorRate(OCR_TEXTS.rus, result.text)).toBeLessThan(MAX_CER);
+    });
+
+    it('combines a system language with a bundled one', async () => {
+      const result = await engine.recognize(await sample('rus', 'png'), 'rus+eng', job());
+      expect(characterErrorRate(OCR_TEXTS.rus, result.text)).toBeLessThan(MAX_CER);
+    });
+  },
+);
+
+describe.skipIf(!hasTesseract)('OCR engine on the native tesseract binary', { timeout: 60_000 }, () => {
+  let engine: OcrEngine;
+  beforeAll(async () => {
+    engine = await engineWith({ choice: 'tesseract' });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  it('names the binary and lists only the languages it has', () => {
+    expect(engine.info).toEqual({ name: 'tesseract', version: tools.tesseract?.version });
+    const codes = engine.languages().map((language) => language.code);
+    expect(codes).toContain('eng');
+    expect(codes).not.toContain('osd');
+  });
+
+  it.each(OCR_FORMATS)('reads English text from a %s image', async (format) => {
+    const result = await engine.recognize(await sample('eng', format), 'eng', job());
+    expect(characterErrorRate(OCR_TEXTS.eng, result.text)).toBeLessThan(MAX_CER);
+    expect(result.confidence).toBeGreaterThan(50);
+  });
+
+  it.skipIf(!hasDebianRus)('reads Russian', async () => {
+    const result = await engine.recognize(await sample('rus', 'png'), 'rus', job());
+    expect(characterErrorRate(OCR_TEXTS.rus, result.text)).toBeLessThan(MAX_CER);
+  });
+
+  it('refuses a PNG whose data is garbage', async () => {
+    const error = await refusal(engine.recognize(await file(garbageImage(), 'garbage.png'), 'eng', job()));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error.message).toMatch(/could not be read as a PNG image/);
+  });
+
+  it('refuses a language the binary does not have', async () => {
+    const error = await refusal(engine.recognize(await sample('eng', 'png'), 'chi_sim', job()));
+    expect(error).toBeInstanceOf(InvalidInputError);
+  });
+
+  it('with choice auto, runs languages it has natively and the rest on tesseract.js', async () => {
+    const log = new RecordingLog();
+    const auto = await engineWith({ choice: 'auto', log });
+    try {
+      expect(auto.info.name).toBe('tesseract');
+      const english = await auto.recognize(await sample('eng', 'png'), 'eng', job());
+      expect(characterErrorRate(OCR_TEXTS.eng, english.text)).toBeLessThan(MAX_CER);
+      expect(log.count('OCR worker started')).toBe(1);
+      const french = await auto.recognize(await sample('fra', 'png'), 'fra', job());
+      expect(characterErrorRate(OCR_TEXTS.fra, french.text)).toBeLessThan(MAX_CER);
+      // The French job needed a tesseract.js worker; the native slot was the first start.
+      expect(log.count('OCR worker started')).toBe(2);
+    } finally {
+      await auto.close();
+    }
+  });
+
+  it('reports a job that overruns its time as an internal error', async () => {
+    const slow = await engineWith({ choice: 'tesseract', timeoutMs: 1 });
+    try {
+      const error = await refusal(slow.recognize(await sample('eng', 'png'), 'eng', job()));
+      expect(error).toBeInstanceOf(InternalError);
+      expect(error.message).toMatch(/did not finish within 1 ms/);
+    } finally {
+      await slow.close();
+    }
+  });
+});

@@ -47,7 +47,7 @@ function exitCodeFor(error: unknown): number {
   // --help and --version arrive as CommanderErrors with exitCode 0; every other is a usage error.
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   if (error instanceof OperationsFailedError) return batchExitCode(error.failures);
-  if (error instanceof UsageError || isLocalRefusal(error)) return ExitCode.usage;
+  if (isUsageError(error)) return ExitCode.usage;
   if (error instanceof MissingApiKeyError || error instanceof AuthenticationError) return ExitCode.auth;
   if (error instanceof RateLimitError) return ExitCode.rateLimited;
   return ExitCode.failed;
@@ -57,12 +57,16 @@ function exitCodeFor(error: unknown): number {
 function batchExitCode(failures: readonly unknown[]): number {
   if (failures.some((error) => error instanceof AuthenticationError)) return ExitCode.auth;
   if (failures.some((error) => error instanceof RateLimitError)) return ExitCode.rateLimited;
-  if (failures.length > 0 && failures.every(isLocalRefusal)) return ExitCode.usage;
+  if (failures.length > 0 && failures.every(isUsageError)) return ExitCode.usage;
   return ExitCode.failed;
 }
 
-/** The SDK refused the call before sending it (e.g. one file to merge): the user's arguments are wrong. */
-function isLocalRefusal(error: unknown): boolean {
+/**
+ * The user's arguments are wrong: the CLI said so (e.g. empty stdin), or the SDK refused the call
+ * before sending it (e.g. one file to merge, which has no HTTP status).
+ */
+function isUsageError(error: unknown): boolean {
+  if (error instanceof UsageError) return true;
   return error instanceof ApiError && error.status === undefined && error.code === 'invalid_input';
 }
 

@@ -1,5 +1,6 @@
 // Values as a person reads them in human output (never in --json, which keeps raw values).
-import type { OutputReport } from './report.js';
+import { STDIO } from './output-naming.js';
+import type { ItemReport, OutputReport } from './report.js';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
 
@@ -18,6 +19,13 @@ export function formatBytes(bytes: number): string {
 export function formatSaving(before: number, after: number): string {
   if (before <= 0 || after >= before) return '0%';
   return `-${(((before - after) / before) * 100).toFixed(1)}%`;
+}
+
+/** An item's input as a person reads it: `stdin` for `-`, merge's inputs joined with `+`. */
+export function describeInput(input: ItemReport['input']): string {
+  if (Array.isArray(input)) return input.map(describeInput).join(' + ');
+  if (input === STDIO) return 'stdin';
+  return input ?? '';
 }
 
 /** Where an output went: its path, `stdout`, or its signed URL and expiry. */

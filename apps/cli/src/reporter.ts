@@ -3,6 +3,7 @@
 // only when stderr is a terminal; errors, retries and request ids (--verbose) on stderr.
 import type { ChalkInstance } from 'chalk';
 import ora, { type Ora } from 'ora';
+import { describeInput } from './format.js';
 import type { CommandReport, ErrorReport, ItemReport } from './report.js';
 import { colourEnabled, createStyle } from './style.js';
 
@@ -77,7 +78,7 @@ export class Reporter {
   finish(report: CommandReport, view: HumanView): void {
     this.#spinner?.stop();
     if (this.#options.json) {
-      this.#printJson(report);
+      this.printJson(report);
       return;
     }
     const out = this.#resultStream();
@@ -106,7 +107,7 @@ export class Reporter {
   fatal(command: string, error: ErrorReport): void {
     this.#spinner?.stop();
     if (this.#options.json) {
-      this.#printJson({
+      this.printJson({
         command,
         ok: false,
         summary: { total: 0, succeeded: 0, failed: 0, not_processed: 0 },
@@ -130,14 +131,10 @@ export class Reporter {
     this.#write(this.#options.stdout, `${JSON.stringify(value, null, 2)}\n`);
   }
 
-  #printJson(report: CommandReport): void {
-    this.printJson(report);
-  }
-
   #printItemError(item: ItemReport): void {
     const err = this.#options.stderr;
     const style = this.#style(err);
-    const label = Array.isArray(item.input) ? item.input.join(' + ') : (item.input ?? 'request');
+    const label = describeInput(item.input) || 'request';
     const error = item.error;
     if (item.status === 'not_processed') {
       const why = error ? ` (${error.code}${retryHint(error)})` : '';

@@ -4,6 +4,7 @@ import { AuthenticationError, RateLimitError } from '@pdn/sdk';
 import { runBatch } from './batch.js';
 import type { CommandContext } from './context.js';
 import { OperationsFailedError } from './errors.js';
+import { describeInput } from './format.js';
 import { commandReport, type ItemReport, type ItemSuccess, itemReport } from './report.js';
 import type { HumanView } from './reporter.js';
 
@@ -33,14 +34,14 @@ export async function runOperations<I>(ctx: CommandContext, operations: Operatio
     ctx.reporter.progress(total > 1 ? `${command} ${done}/${total} · ${text}` : text);
   const outcomes = await runBatch(
     items,
-    (item) => work(item, (phase) => show(`${phase} ${label(input(item))}`)),
+    (item) => work(item, (phase) => show(`${phase} ${describeInput(input(item))}`)),
     {
       concurrency: ctx.globals.concurrency,
       stopsBatch,
       signal: ctx.io.signal,
       onSettled: (settled) => {
         done = settled;
-        show('working');
+        show('waiting for the rest');
       },
     },
   );
@@ -53,9 +54,4 @@ export async function runOperations<I>(ctx: CommandContext, operations: Operatio
     const failures = outcomes.flatMap((outcome) => (outcome.status === 'failed' ? [outcome.error] : []));
     throw new OperationsFailedError(failures, report.summary.not_processed);
   }
-}
-
-function label(input: ItemReport['input']): string {
-  if (Array.isArray(input)) return `${input.length} files`;
-  return input === '-' ? 'stdin' : (input ?? '');
 }

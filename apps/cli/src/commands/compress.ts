@@ -4,7 +4,7 @@ import type { CompressResult } from '@pdn/sdk';
 import { type Command, Option } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { deliver } from '../deliver.js';
-import { describeOutput, formatBytes, formatSaving } from '../format.js';
+import { describeInput, describeOutput, formatBytes, formatSaving } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
 import { compressedName, outputPath } from '../output-naming.js';
@@ -84,7 +84,7 @@ const compressView: HumanView = {
     const data = item.data as CompressResult;
     const sizes = `${formatBytes(data.original_size)} → ${formatBytes(data.compressed_size)}`;
     const saving = formatSaving(data.original_size, data.compressed_size);
-    return `${style.green('✔')} ${item.input} → ${describeOutput(item.outputs[0])}  ${sizes}  ${style.bold(saving)} ${style.dim(`(${data.method})`)}`;
+    return `${style.green('✔')} ${describeInput(item.input)} → ${describeOutput(item.outputs[0])}  ${sizes}  ${style.bold(saving)} ${style.dim(`(${data.method})`)}`;
   },
   total(report, style) {
     const done = report.results

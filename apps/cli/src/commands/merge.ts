@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { deliver } from '../deliver.js';
 import { UsageError } from '../errors.js';
-import { describeOutput, formatBytes } from '../format.js';
+import { describeInput, describeOutput, formatBytes } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
 import { STDIO } from '../output-naming.js';
@@ -75,7 +75,6 @@ function outputFile(flags: OutputFlags): string | undefined {
 const mergeView: HumanView = {
   succeeded(item, style) {
     const data = item.data as MergeResult;
-    const inputs = Array.isArray(item.input) ? item.input.join(' + ') : '';
-    return `${style.green('✔')} ${inputs} → ${describeOutput(item.outputs[0])}  ${data.page_count} pages, ${formatBytes(data.size)}`;
+    return `${style.green('✔')} ${describeInput(item.input)} → ${describeOutput(item.outputs[0])}  ${data.page_count} pages, ${formatBytes(data.size)}`;
   },
 };

@@ -3,7 +3,7 @@
 import type { OcrResult } from '@pdn/sdk';
 import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';
-import { describeOutput } from '../format.js';
+import { describeInput, describeOutput } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
 import { type OutputTarget, ocrTextName, outputPath, STDIO } from '../output-naming.js';
@@ -93,7 +93,7 @@ function ocrView(target: OutputTarget, count: number): HumanView {
     return {
       succeeded(item, style) {
         const data = item.data as OcrResult;
-        return `${style.green('✔')} ${item.input} → ${describeOutput(item.outputs[0])}  ${data.text.length} characters, ${data.language}, ${Math.round(data.confidence)}% confidence`;
+        return `${style.green('✔')} ${describeInput(item.input)} → ${describeOutput(item.outputs[0])}  ${data.text.length} characters, ${data.language}, ${Math.round(data.confidence)}% confidence`;
       },
     };
   }
@@ -102,7 +102,7 @@ function ocrView(target: OutputTarget, count: number): HumanView {
     succeeded(item) {
       const text = (item.data as OcrResult).text.replace(/\s+$/, '');
       // Several images: a header per image, as `head` and `tail` do for several files.
-      return count > 1 ? `==> ${item.input} <==\n${text}\n` : text;
+      return count > 1 ? `==> ${describeInput(item.input)} <==\n${text}\n` : text;
     },
   };
 }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { deliver } from '../deliver.js';
 import { UsageError } from '../errors.js';
-import { describeOutput, formatBytes } from '../format.js';
+import { describeInput, describeOutput, formatBytes } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
 import { outputPath, STDIO, splitPartName } from '../output-naming.js';
@@ -93,7 +93,7 @@ const splitView: HumanView = {
     return data.parts
       .map(
         (part, index) =>
-          `${style.green('✔')} ${item.input} pages ${part.pages} → ${describeOutput(item.outputs[index])}  ${part.page_count} pages, ${formatBytes(part.size)}`,
+          `${style.green('✔')} ${describeInput(item.input)} pages ${part.pages} → ${describeOutput(item.outputs[index])}  ${part.page_count} pages, ${formatBytes(part.size)}`,
       )
       .join('\n');
   },

@@ -105,6 +105,13 @@ export class TestServer {
     return this.#baseUrl;
   }
 
+  /** Process id of the running server, e.g. to read its memory high-water mark (bench scenario 6). */
+  get pid(): number {
+    const pid = this.#child?.pid;
+    if (pid === undefined) throw new Error('the server is not running');
+    return pid;
+  }
+
   /** What the server printed so far (tail), for failure messages. */
   get output(): string {
     return this.#output;

@@ -1,0 +1,27 @@
+// What every scenario receives: the running server, an SDK client on an Enterprise key (so rate limits
+// never interfere, issue #6), the corpus on disk and a scratch folder.
+import type { TestServer } from '@pdn/e2e/harness';
+import type { Pdn } from '@pdn/sdk';
+import type { Corpus } from './corpus.js';
+import type { Profile } from './profile.js';
+import type { Row } from './report.js';
+
+export interface BenchContext {
+  profile: Profile;
+  server: TestServer;
+  apiKey: string;
+  pdn: Pdn;
+  corpus: Corpus;
+  /** Scratch folder for outputs; removed at the end of the run. */
+  workDir: string;
+}
+
+export interface ScenarioResult {
+  rows: Row[];
+  details?: { title: string; markdown: string }[];
+}
+
+export interface Scenario {
+  name: string;
+  run(context: BenchContext): Promise<ScenarioResult>;
+}

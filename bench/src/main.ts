@@ -1,0 +1,73 @@
+// `npm run bench` (issue #6): starts the real server on port 0 with a temp data folder and an
+// Enterprise key, generates the corpus, runs every scenario against its baselines in this one run and
+// writes bench/results.md and bench/results.json. `--quick` runs every scenario once on small inputs as
+// the CI smoke test and writes nothing. `--only <name>` runs the scenarios whose name contains <name>.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startServer } from '@pdn/e2e/harness';
+import { Pdn } from '@pdn/sdk';
+import type { BenchContext, Scenario } from './context.js';
+import { buildCorpus } from './corpus.js';
+import { describeMachine } from './machine.js';
+import { FULL, QUICK } from './profile.js';
+import { type Results, toMarkdown, writeResults } from './report.js';
+import { compressionScenarios } from './scenarios/compression.js';
+import { memoryScenario } from './scenarios/memory.js';
+import { mergeSplitScenario } from './scenarios/merge-split.js';
+import { ocrScenario } from './scenarios/ocr.js';
+import { responsivenessScenario } from './scenarios/responsiveness.js';
+
+const SCENARIOS: Scenario[] = [
+  ...compressionScenarios,
+  mergeSplitScenario,
+  ocrScenario,
+  responsivenessScenario,
+  memoryScenario,
+];
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
+const profile = values.quick ? QUICK : FULL;
+const selected = SCENARIOS.filter((scenario) => !values.only || scenario.name.includes(values.only));
+
+const started = performance.now();
+const workDir = await mkdtemp(join(tmpdir(), 'pdn-bench-'));
+const server = await startServer();
+try {
+  const apiKey = await server.createKey({ user: 'bench', plan: 'enterprise' });
+  process.stderr.write(`bench (${profile.name}): server at ${server.baseUrl}, generating the corpus…\n`);
+  const context: BenchContext = {
+    profile,
+    server,
+    apiKey,
+    pdn: new Pdn({ baseUrl: server.baseUrl, apiKey, maxRetries: 0 }),
+    corpus: await buildCorpus(workDir, profile),
+    workDir,
+  };
+  const results: Results = {
+    profile: profile.name,
+    date: new Date().toISOString(),
+    durationSeconds: 0,
+    machine: await describeMachine(),
+    rows: [],
+    details: [],
+  };
+  for (const scenario of selected) {
+    process.stderr.write(`bench: ${scenario.name}…\n`);
+    const outcome = await scenario.run(context);
+    results.rows.push(...outcome.rows);
+    results.details.push(...(outcome.details ?? []));
+  }
+  results.durationSeconds = Math.round((performance.now() - started) / 1000);
+  if (profile.name === 'full' && !values.only) {
+    const here = (name: string) => fileURLToPath(new URL(`../${name}`, import.meta.url));
+    await writeResults(results, here('results.md'), here('results.json'));
+    process.stderr.write('bench: wrote bench/results.md and bench/results.json\n');
+  }
+  process.stdout.write(`${toMarkdown(results)}\n`);
+} finally {
+  await server.stop();
+  await rm(workDir, { recursive: true, force: true });
+}

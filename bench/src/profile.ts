@@ -1,0 +1,48 @@
+// How much the bench measures. `--quick` is the CI smoke test (issue #6): every scenario runs once on
+// small inputs so a broken scenario fails CI, but its figures are not the published ones.
+
+export interface Profile {
+  name: 'full' | 'quick';
+  /** Measured repetitions per timed case (after one warm-up). */
+  runs: number;
+  textPages: readonly number[];
+  photoPages: number;
+  scanPages: number;
+  fontPages: number;
+  merge: { files: number; pagesEach: number };
+  split: { pages: number; ranges: number };
+  ocrImages: number;
+  loadSeconds: number;
+  autocannonSeconds: number;
+  memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number };
+}
+
+export const FULL: Profile = {
+  name: 'full',
+  runs: 5,
+  textPages: [10, 100, 500],
+  photoPages: 4,
+  scanPages: 3,
+  fontPages: 20,
+  merge: { files: 20, pagesEach: 50 },
+  split: { pages: 500, ranges: 10 },
+  ocrImages: 6,
+  loadSeconds: 15,
+  autocannonSeconds: 5,
+  memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500 },
+};
+
+export const QUICK: Profile = {
+  name: 'quick',
+  runs: 1,
+  textPages: [10],
+  photoPages: 1,
+  scanPages: 1,
+  fontPages: 2,
+  merge: { files: 3, pagesEach: 5 },
+  split: { pages: 20, ranges: 3 },
+  ocrImages: 2,
+  loadSeconds: 2,
+  autocannonSeconds: 1,
+  memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20 },
+};

@@ -1,0 +1,19 @@
+// Child process of the memory scenario (issue #6, scenario 6): uploads one large file from a path with
+// the SDK and prints its own peak RSS, so the figure is the SDK's and not the bench's.
+// Usage: tsx sdk-upload-probe.ts <baseUrl> <apiKey> <path>
+import { fromPath, InvalidInputError, Pdn } from '@pdn/sdk';
+
+const [baseUrl, apiKey, path] = process.argv.slice(2);
+if (!baseUrl || !apiKey || !path) throw new Error('usage: sdk-upload-probe <baseUrl> <apiKey> <path>');
+
+const pdn = new Pdn({ baseUrl, apiKey, maxRetries: 0 });
+let outcome = 'accepted';
+try {
+  // Not an image, so the server reads the whole upload and then refuses it: the upload is what we measure.
+  await pdn.ocr({ image: fromPath(path) });
+} catch (error) {
+  if (!(error instanceof InvalidInputError)) throw error;
+  outcome = 'refused as not an image after the upload, as intended';
+}
+// resourceUsage().maxRSS is in kilobytes.
+process.stdout.write(`${JSON.stringify({ maxRssBytes: process.resourceUsage().maxRSS * 1024, outcome })}\n`);

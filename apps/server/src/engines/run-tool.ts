@@ -79,8 +79,8 @@ export function runTool(
       detached: true,
       shell: false,
     });
-    let stdout = Buffer.alloc(0);
-    let stderr = Buffer.alloc(0);
+    let stdout: Buffer = Buffer.alloc(0);
+    let stderr: Buffer = Buffer.alloc(0);
     let stoppedBy: Error | undefined;
 
     const killGroup = (reason: Error) => {

@@ -77,6 +77,8 @@ export function uploads(
       throw tooLarge();
     }
 
+    // Listen for a hang-up from the start: one during the upload must still stop the engines' work.
+    const signal = clientAbortSignal(ctx);
     const workDir = await deps.workDirs.create();
     try {
       const unexpected = new Set<string>();
@@ -123,7 +125,7 @@ export function uploads(
       }
       ctx.state.upload = {
         workDir,
-        signal: clientAbortSignal(ctx),
+        signal,
         files: new Map(
           Object.entries(files).map(([name, list]): [string, UploadedFile[]] => [
             name,

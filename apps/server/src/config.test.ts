@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const MiB = 1024 * 1024;
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      logLevel: 'info',
+      pdfEngine: 'auto',
+      compressEngine: 'auto',
+      ocrEngine: 'auto',
+      maxPages: 5000,
+      maxImagePixels: 40_000_000,
+      toolTimeoutMs: 120_000,
+      ocrRecycleAfter: 200,
+      uploadLimits: { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB },
+    });
+    expect(config.dataDir).toMatch(/\.pdn-data$/);
+    expect(config.signingSecret).toBeUndefined();
+    expect(config.tessdataDir).toBeUndefined();
+    expect(config.jobConcurrency).toBeGreaterThanOrEqual(1);
+  });
+
+  const accepted: [string, { env: Record<string, string>; want: Record<string, unknown> }][] = [
+    ['port 0 (pick a free one)', { env: { PORT: '0' }, want: { port: 0 } }],
+    ['a forced engine', { env: { PDN_PDF_ENGINE: 'pdf-lib' }, want: { pdfEngine: 'pdf-lib' } }],
+    ['quiet logs', { env: { PDN_LOG_LEVEL: 'quiet' }, want: { logLevel: 'quiet' } }],
+    [
+      'an upload cap',
+      {
+        env: { PDN_UPLOAD_LIMIT_FREE: '1024' },
+        want: { uploadLimits: expect.objectContaining({ free: 1024 }) },
+      },
+    ],
+    ['a blank value as unset', { env: { PDN_MAX_PAGES: ' ' }, want: { maxPages: 5000 } }],
+    [
+      'a long secret',
+      { env: { PDN_SIGNING_SECRET: 's'.repeat(32) }, want: { signingSecret: 's'.repeat(32) } },
+    ],
+  ];
+  it.each(accepted)('accepts %s', (_name, { env, want }) => {
+    expect(loadConfig(env)).toMatchObject(want);
+  });
+
+  const refused: [string, { env: Record<string, string>; names: RegExp }][] = [
+    [
+      'a port out of range',
+      { env: { PORT: '70000' }, names: /^PORT must be an integer from 0 to 65535, got '70000'$/ },
+    ],
+    ['a non-numeric page cap', { env: { PDN_MAX_PAGES: 'lots' }, names: /^PDN_MAX_PAGES/ }],
+    ['exponent notation', { env: { PDN_TOOL_TIMEOUT_MS: '1e5' }, names: /^PDN_TOOL_TIMEOUT_MS/ }],
+    ['a negative number', { env: { PDN_JOB_CONCURRENCY: '-1' }, names: /^PDN_JOB_CONCURRENCY/ }],
+    ['zero concurrency', { env: { PDN_OCR_POOL_SIZE: '0' }, names: /^PDN_OCR_POOL_SIZE/ }],
+    [
+      'an unknown engine',
+      {
+        env: { PDN_COMPRESS_ENGINE: 'magic' },
+        names: /^PDN_COMPRESS_ENGINE must be one of auto, ghostscript, pdf-lib/,
+      },
+    ],
+    ['an unknown log level', { env: { PDN_LOG_LEVEL: 'loud' }, names: /^PDN_LOG_LEVEL/ }],
+    [
+      'a short secret',
+      { env: { PDN_SIGNING_SECRET: 'short' }, names: /^PDN_SIGNING_SECRET must be at least 32/ },
+    ],
+  ];
+  it.each(refused)('refuses %s, naming the variable', (_name, { env, names }) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(names);
+  });
+});

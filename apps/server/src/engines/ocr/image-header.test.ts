@@ -33,7 +33,7 @@ function jpeg(width: number, height: number, sof = 0xc0): Buffer {
   return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, Buffer.from([0xff]), dht, sof0, Buffer.alloc(8)]);
 }
 
-function tiff(width: number, height: number, littleEndian: boolean, type: 3 | 4): Buffer {
+function tiff(width: number, height: number, littleEndian: boolean, type: 3 | 4, nextIfd = 0): Buffer {
   const b = Buffer.alloc(8 + 2 + 3 * 12 + 4);
   const u16 = (v: number, at: number) => (littleEndian ? b.writeUInt16LE(v, at) : b.writeUInt16BE(v, at));
   const u32 = (v: number, at: number) => (littleEndian ? b.writeUInt32LE(v, at) : b.writeUInt32BE(v, at));
@@ -54,6 +54,7 @@ function tiff(width: number, height: number, littleEndian: boolean, type: 3 | 4)
     if (type === 3) u16(value, at + 8);
     else u32(value, at + 8);
   });
+  u32(nextIfd, 10 + 3 * 12);
   return b;
 }
 
@@ -195,6 +196,10 @@ describe('readImageHeader', () => {
     [
       'a TIFF whose directory lies past the end',
       { given: tiff(10, 10, true, 3).subarray(0, 12), want: /truncated/ },
+    ],
+    [
+      'a multi-page TIFF',
+      { given: tiff(10, 10, true, 3, 8), want: /scan\.img is a multi-page TIFF: send one page per request/ },
     ],
     ['a WebP of an unknown chunk', { given: riff('ABCD', Buffer.alloc(10)), want: /truncated/ }],
     ['a PNG of 0x10 pixels', { given: png(0, 10), want: /declares an empty image \(0x10 pixels\)/ }],

@@ -67,15 +67,20 @@ async function jpegSize(reader: HeaderReader): Promise<Dimensions> {
 }
 
 // TIFF: the first image file directory holds ImageWidth (256) and ImageLength (257), each SHORT or
-// LONG, in the byte order named by the header (TIFF 6.0, section 2).
-async function tiffSize(reader: HeaderReader, littleEndian: boolean): Promise<Dimensions> {
+// LONG, in the byte order named by the header (TIFF 6.0, section 2). A directory that links to a
+// next one makes a multi-page file: tesseract.js would read its first page only while the native
+// binary reads every page (each of any size), so one image per request is the rule for both.
+async function tiffSize(reader: HeaderReader, littleEndian: boolean, label: string): Promise<Dimensions> {
   const u16 = (b: Buffer, at: number) => (littleEndian ? b.readUInt16LE(at) : b.readUInt16BE(at));
   const u32 = (b: Buffer, at: number) => (littleEndian ? b.readUInt32LE(at) : b.readUInt32BE(at));
   const ifdOffset = u32(await reader.bytes(4, 4), 0);
   const count = u16(await reader.bytes(ifdOffset, 2), 0);
-  const entries = await reader.bytes(ifdOffset + 2, count * 12);
+  const entries = await reader.bytes(ifdOffset + 2, count * 12 + 4);
+  if (u32(entries, count * 12) !== 0) {
+    throw new InvalidInputError(`${label} is a multi-page TIFF: send one page per request`);
+  }
   const size: Partial<Dimensions> = {};
-  for (let at = 0; at < entries.length; at += 12) {
+  for (let at = 0; at < count * 12; at += 12) {
     const tag = u16(entries, at);
     if (tag !== 256 && tag !== 257) continue;
     const type = u16(entries, at + 2);
@@ -136,7 +141,7 @@ async function sniff(reader: HeaderReader, label: string): Promise<ImageHeader> 
     return { format: 'jpeg', ...(await jpegSize(reader)) };
   }
   if (ascii(0, 4) === 'II*\0' || ascii(0, 4) === 'MM\0*') {
-    return { format: 'tiff', ...(await tiffSize(reader, magic[0] === 0x49)) };
+    return { format: 'tiff', ...(await tiffSize(reader, magic[0] === 0x49, label)) };
   }
   if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP')
     return { format: 'webp', ...(await webpSize(reader)) };

@@ -170,6 +170,12 @@ describe('loadLanguageRegistry', () => {
     expect(warnings).toHaveLength(2);
   });
 
+  it('fails the start-up when PDN_TESSDATA_DIR cannot be read', async () => {
+    await expect(loadLanguageRegistry({ tessdataDir: join(dir, 'missing'), log })).rejects.toThrow(
+      /PDN_TESSDATA_DIR .*missing cannot be read/,
+    );
+  });
+
   it.skipIf(!hasDebianRus)("offers Debian's rus from its tessdata folder, skipping osd", async () => {
     const registry = await loadLanguageRegistry({ tessdataDir: DEBIAN_TESSDATA, log });
     const listed = registry.list();

@@ -89,7 +89,12 @@ async function bundledLanguages(): Promise<LanguageData[]> {
 
 /** Usable `<code>.traineddata` files of `dir`; a file tesseract.js could not initialise is skipped. */
 async function systemLanguages(dir: string, log: EngineLog): Promise<LanguageData[]> {
-  const names = await readdir(dir);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    throw new Error(`PDN_TESSDATA_DIR ${dir} cannot be read`, { cause: error });
+  }
   const languages: LanguageData[] = [];
   for (const name of names.sort()) {
     const code = name.endsWith('.traineddata') ? name.slice(0, -'.traineddata'.length) : '';

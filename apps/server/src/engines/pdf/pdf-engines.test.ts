@@ -195,6 +195,19 @@ describe.each(engines)('%s engine', (choice, skip) => {
     expect(await readdir(job.workDir)).toEqual([]);
   });
 
+  it.skipIf(skip)('stops a running job when its request is aborted', async () => {
+    const inputs = [
+      await upload('r1.pdf', labelledPdf('R', 40)),
+      await upload('r2.pdf', labelledPdf('S', 40)),
+    ];
+    const controller = new AbortController();
+    const job = await newJob(controller.signal);
+    // The job has started (the queue has a free slot) and is reading its first file when this aborts.
+    const result = engine.merge(inputs, job);
+    controller.abort();
+    await expect(result).rejects.toBeInstanceOf(ToolAbortedError);
+  });
+
   it.skipIf(skip)('stops a job whose tool runs past the timeout, as an internal error', async () => {
     const slow = createPdfEngine({
       choice,

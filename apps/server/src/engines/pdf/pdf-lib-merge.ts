@@ -13,10 +13,13 @@ export interface MergeArgs {
 
 export async function mergeWithPdfLib(args: MergeArgs): Promise<{ pageCount: number }> {
   const sources: { label: string; pdf: LoadedPdf }[] = [];
-  for (const input of args.inputs)
+  for (const input of args.inputs) {
     sources.push({ label: input.label, pdf: await loadPdf(input, args.maxPages) });
+  }
   const merged = await PDFDocument.create({ updateMetadata: false });
-  for (const { label, pdf } of sources) await appendPages(merged, pdf, pdf.doc.getPageIndices(), label);
+  for (const { label, pdf } of sources) {
+    await appendPages(merged, pdf, pdf.doc.getPageIndices(), label);
+  }
   const pageCount = sources.reduce((sum, { pdf }) => sum + pdf.pageCount, 0);
   await savePdf(merged, args.output, pageCount);
   return { pageCount };

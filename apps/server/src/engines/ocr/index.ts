@@ -12,7 +12,7 @@ import type { EngineInfo, EngineLog, InputFile, JobContext, OcrEngine, OcrOutput
 import { checkPixelCap, type ImageHeader, readImageHeader } from './image-header.js';
 import { type LanguageData, LanguageRegistry, loadLanguageRegistry } from './language-registry.js';
 import { NativeTesseract } from './native-tesseract.js';
-import { type RecognizedText, UnreadableImageError } from './recognizer.js';
+import { messageOf, type RecognizedText, UnreadableImageError } from './recognizer.js';
 import { TesseractJsPools } from './tesseract-js-pools.js';
 import { TESSERACT_JS_VERSION } from './tesseract-js-worker.js';
 import { type PoolWorker, WorkerPool } from './worker-pool.js';
@@ -34,10 +34,6 @@ export interface OcrEngineOptions {
 /** Native runs need no warm state; the pool only bounds how many run at once and queues the rest. */
 const NATIVE_SLOT: PoolWorker = { terminate: async () => {} };
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Turns what a recognizer threw into the server's error family (src/errors.ts). */
 function toApiError(error: unknown, image: InputFile, header: ImageHeader, signal: AbortSignal): unknown {
   if (error instanceof ApiError) return error;
@@ -54,7 +50,7 @@ function toApiError(error: unknown, image: InputFile, header: ImageHeader, signa
       cause: error,
     });
   }
-  return new InternalError(`OCR of ${image.label} failed: ${describe(error)}`, { cause: error });
+  return new InternalError(`OCR of ${image.label} failed: ${messageOf(error)}`, { cause: error });
 }
 
 export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {

@@ -11,3 +11,8 @@ export interface RecognizedText {
 export class UnreadableImageError extends Error {
   override name = 'UnreadableImageError';
 }
+
+/** The text of anything thrown: tesseract.js rejects with plain strings. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

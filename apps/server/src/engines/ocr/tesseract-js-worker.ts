@@ -15,7 +15,7 @@ import type { Worker as NodeWorker } from 'node:worker_threads';
 import Tesseract from 'tesseract.js';
 import { ToolTimeoutError } from '../run-tool.js';
 import type { LanguageData } from './language-registry.js';
-import { type RecognizedText, UnreadableImageError } from './recognizer.js';
+import { messageOf, type RecognizedText, UnreadableImageError } from './recognizer.js';
 
 export const TESSERACT_JS_VERSION: string = (
   createRequire(import.meta.url)('tesseract.js/package.json') as { version: string }
@@ -52,10 +52,6 @@ async function languageFolder(languages: readonly LanguageData[]): Promise<Langu
     throw error;
   }
   return { langPath, gzip: false, dispose };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class TesseractJsWorker {

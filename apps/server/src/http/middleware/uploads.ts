@@ -64,7 +64,7 @@ export function uploads(
     const principal = ctx.state.principal;
     if (!principal) throw new Error('uploads needs the auth middleware in front of it');
     if (!ctx.is('multipart/form-data')) {
-      throw new InvalidInputError(`Send the request body as multipart/form-data: ${accepted}`);
+      throw new InvalidInputError(`Send the request body as multipart/form-data. ${accepted}`);
     }
     const limit = planLimits(principal.plan, deps.uploadLimits).uploadBytes;
     const tooLarge = () =>
@@ -113,15 +113,23 @@ export function uploads(
         if (error.httpCode === 413 && !TOO_MANY.has(error.code)) throw tooLarge();
         if (error.code === ABORTED)
           throw new InvalidInputError('The upload was aborted before it was complete.');
-        throw new InvalidInputError(`Unreadable multipart body (${error.message}): ${accepted}`, {
+        throw new InvalidInputError(`The multipart body is malformed or incomplete. ${accepted}`, {
           cause: error,
         });
       }
       const [fields, files] = parsed;
-      for (const name of Object.keys(fields)) if (!spec.fields.includes(name)) unexpected.add(name);
+      for (const name of Object.keys(fields)) {
+        // formidable treats a part without a Content-Type as text, whatever its name.
+        if (spec.files.includes(name)) {
+          throw new InvalidInputError(
+            `The part \`${name}\` must be a file (a part with a filename and a Content-Type), not a text field. ${accepted}`,
+          );
+        }
+        if (!spec.fields.includes(name)) unexpected.add(name);
+      }
       if (unexpected.size > 0) {
         const names = [...unexpected].map((name) => `\`${name}\``).join(', ');
-        throw new InvalidInputError(`Unexpected part ${names}: ${accepted}`);
+        throw new InvalidInputError(`Unexpected part ${names}. ${accepted}`);
       }
       ctx.state.upload = {
         workDir,

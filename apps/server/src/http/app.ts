@@ -5,6 +5,7 @@
 import { Router } from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { DOWNLOAD_PATH } from '../storage/index.js';
+import { clientGone } from './client-gone.js';
 import type { AppDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
@@ -70,7 +71,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // hung up is routine, not a server fault.
   app.on('error', (error: unknown, ctx?: AppContext) => {
     const fields = { request_id: ctx?.state.requestId, reason: (error as Error).message };
-    if (ctx?.req.destroyed) log.info('connection closed by the client', fields);
+    if (ctx && clientGone(ctx)) log.info('connection closed by the client', fields);
     else log.warn('response failed after it started', { ...fields, error });
   });
   return app;

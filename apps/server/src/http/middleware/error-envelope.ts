@@ -6,13 +6,10 @@
 import type { ErrorResponse } from '@pdn/api-types';
 import type { Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
-import type { AppContext, AppState } from '../state.js';
+import { clientGone } from '../client-gone.js';
+import type { AppState } from '../state.js';
 
 const GENERIC_500 = 'The server hit an unexpected error; it is safe to retry with backoff.';
-
-function clientGone(ctx: AppContext): boolean {
-  return ctx.req.destroyed && !ctx.res.writableFinished;
-}
 
 export function errorEnvelope(): Middleware<AppState> {
   return async (ctx, next) => {

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logger.js';
+import { clientGone } from '../client-gone.js';
 import type { AppState } from '../state.js';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -22,7 +23,8 @@ export function requestId(log: Logger): Middleware<AppState> {
       ctx.state.log.info('request', {
         method: ctx.method,
         path: ctx.path,
-        status: ctx.status,
+        // Nobody received the status set for a client that hung up; say what happened instead.
+        status: clientGone(ctx) ? 'client-closed' : ctx.status,
         ms: Math.round(performance.now() - started),
       });
     }

@@ -1,0 +1,109 @@
+// HTTP behaviour the end-to-end suites cannot provoke from outside: a genuine server fault becoming a
+// generic 500 envelope with its cause in the log only. Real parts throughout: SQLite, storage on disk,
+// the pdf-lib engine (no external tool needed), a real listener on port 0.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Accounts, openAccounts } from '../accounts/index.js';
+import { loadConfig } from '../config.js';
+import { createCompressEngine } from '../engines/compress/index.js';
+import { JobQueue } from '../engines/job-queue.js';
+import { createOcrEngine } from '../engines/ocr/index.js';
+import { createPdfEngine } from '../engines/pdf/index.js';
+import type { OcrEngine } from '../engines/types.js';
+import { createLogger } from '../logger.js';
+import { openStorage, type Storage } from '../storage/index.js';
+import { createApp } from './app.js';
+
+async function pdf(pages: number): Promise<Blob> {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < pages; i += 1) doc.addPage([200, 200]);
+  return new Blob([await doc.save()], { type: 'application/pdf' });
+}
+
+describe('createApp', () => {
+  let dataDir: string;
+  let accounts: Accounts;
+  let storage: Storage;
+  let ocr: OcrEngine;
+  let server: Server;
+  let base: string;
+  let key: string;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'pdn-app-'));
+    const config = loadConfig({
+      PDN_DATA_DIR: dataDir,
+      PDN_PDF_ENGINE: 'pdf-lib',
+      PDN_COMPRESS_ENGINE: 'pdf-lib',
+    });
+    const log = createLogger('info', (line) => logLines.push(line));
+    accounts = openAccounts(dataDir);
+    storage = await openStorage({ dataDir, signingSecret: undefined, log });
+    const queue = new JobQueue(1);
+    const common = { tools: {}, queue, maxPages: 100, timeoutMs: 30_000, log };
+    ocr = await createOcrEngine({
+      choice: 'tesseract.js',
+      tools: {},
+      maxImagePixels: 1_000_000,
+      poolSize: 1,
+      recycleAfter: 10,
+      timeoutMs: 30_000,
+      log,
+    });
+    const engines = {
+      pdf: createPdfEngine({ ...common, choice: 'pdf-lib' }),
+      compress: createCompressEngine({ ...common, choice: 'pdf-lib' }),
+      ocr,
+    };
+    server = createServer(createApp({ config, accounts, storage, engines, log }).callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    key = accounts.keys.create(accounts.users.ensure('ada', 'free').user, 'test').key;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await ocr?.close();
+    storage?.close();
+    accounts?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers a server fault with a generic 500 envelope and logs the cause', async () => {
+    // Pull the outputs folder away: storing the merged PDF fails in a way no client caused.
+    await rm(join(dataDir, 'outputs'), { recursive: true, force: true });
+    const form = new FormData();
+    form.append('files[]', await pdf(1), 'a.pdf');
+    form.append('files[]', await pdf(2), 'b.pdf');
+    const res = await fetch(`${base}/api/v1/merge`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'fault-test-0001' },
+      body: form,
+    });
+    const body = (await res.json()) as {
+      error: { code: string; message: string };
+      meta: { request_id: string };
+    };
+
+    expect(res.status).toBe(500);
+    expect(body.error.code).toBe('internal_error');
+    expect(body.error.message).toBe('The server hit an unexpected error; it is safe to retry with backoff.');
+    expect(body.meta.request_id).toBe('fault-test-0001');
+    expect(res.headers.get('x-request-id')).toBe('fault-test-0001');
+    // An authenticated response, so the rate-limit headers are there even on a 500.
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('9');
+    const logged = logLines.find(
+      (line) => line.includes('request failed') && line.includes('fault-test-0001'),
+    );
+    expect(logged).toMatch(/ERROR .*ENOENT/);
+    expect(JSON.stringify(body)).not.toMatch(/ENOENT|outputs/);
+    // The request's work folder went too, fault or not.
+    expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
+  });
+});

@@ -112,7 +112,12 @@ export async function startServer(
     const engines = await buildEngines(config, log);
     cleanups.push(() => engines.ocr.close());
 
-    const server = createServer(createApp({ config, accounts, storage, engines, log }).callback());
+    const handle = createApp({ config, accounts, storage, engines, log }).callback();
+    const server = createServer(handle);
+    // `Expect: 100-continue` (RFC 9110 section 10.1.1): by default Node says "continue" at once; routed
+    // through the app instead, a 401, 429 or announced 413 goes out before the client sends its body,
+    // and the uploads middleware says "continue" only when it starts reading.
+    server.on('checkContinue', handle);
     applyTimeouts(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -105,6 +105,10 @@ export function uploads(
       form.on('fileBegin', (_name, file) => position.set(file, position.size));
       let parsed: [Fields, Files];
       try {
+        // The client may be holding its body back until told to send it (see main.ts, checkContinue).
+        // Should Node have said so already, a second 100 is harmless: RFC 9110 section 15.2 lets
+        // clients receive any number of 1xx responses.
+        if (/^100-continue$/i.test(ctx.get('Expect'))) ctx.res.writeContinue();
         parsed = await form.parse(ctx.req);
       } catch (error) {
         // After an error formidable stops reading; drain the rest so the client gets to read the answer.

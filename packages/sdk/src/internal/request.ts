@@ -58,26 +58,28 @@ export async function send<T>(
   if (spec.authenticated && transport.apiKey === undefined) {
     throw new AuthenticationError('No API key: pass `apiKey` to new Pdn() or set PDN_API_KEY');
   }
+  const { signal } = options;
+  if (signal?.aborted) throw new AbortError({ cause: signal.reason });
   const maxRetries = options.maxRetries ?? transport.maxRetries;
   const timeoutMs = options.timeout ?? transport.timeoutMs;
   // One-shot streams are buffered only when they may have to be sent again (README, "Streams and retries").
   const form =
     maxRetries > 0 && spec.form
       ? await Promise.all(
-          spec.form.map(async (f) => ('part' in f ? { ...f, part: await buffered(f.part) } : f)),
+          spec.form.map(async (f) => ('part' in f ? { ...f, part: await buffered(f.part, signal) } : f)),
         )
       : spec.form;
   const replayable = (form ?? []).every((field) => !('part' in field) || field.part.reusable);
 
   for (let retry = 1; ; retry++) {
     try {
-      return await attempt(transport, { ...spec, ...(form ? { form } : {}) }, timeoutMs, options.signal);
+      return await attempt(transport, { ...spec, ...(form ? { form } : {}) }, timeoutMs, signal);
     } catch (error) {
       if (!replayable || retry > maxRetries || !shouldRetry(error)) throw error;
       const delayMs = retryDelay(error, retry, transport.maxRetryAfterMs);
       if (delayMs === undefined) throw error;
       transport.onRetry?.({ attempt: retry, delayMs, error: error as PdnError });
-      await sleep(delayMs, options.signal);
+      await sleep(delayMs, signal);
     }
   }
 }
@@ -146,7 +148,17 @@ async function requestInit(
   const { contentType, body } = encodeMultipart(fields);
   headers.set('content-type', contentType);
   // `duplex: 'half'` is what fetch requires of a stream body (Fetch standard, RequestInit.duplex).
-  return { method: spec.method, headers, signal, body, ...(body instanceof Blob ? {} : { duplex: 'half' }) };
+  // `redirect: 'error'`: with any other mode fetch clones the request to be able to follow a redirect,
+  // and the clone tees the body, buffering the whole upload in memory (measured with Node 20's fetch:
+  // 370 MB peak RSS for a 300 MB file, 86 MB with 'error'). The API's POSTs never redirect.
+  return {
+    method: spec.method,
+    headers,
+    signal,
+    body,
+    redirect: 'error',
+    ...(body instanceof Blob ? {} : { duplex: 'half' }),
+  };
 }
 
 /** Reads a response body, calling a dropped connection a ConnectionError (so it is retried). */

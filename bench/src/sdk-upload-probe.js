@@ -1,6 +1,7 @@
 // Child process of the memory scenario (issue #6, scenario 6): uploads one large file from a path with
-// the SDK and prints its own peak RSS, so the figure is the SDK's and not the bench's.
-// Usage: tsx sdk-upload-probe.ts <baseUrl> <apiKey> <path>
+// the SDK and prints its own peak RSS, so the figure is the SDK's and not the bench's. Plain JavaScript
+// run by plain `node`, so no TypeScript loader inflates the figure.
+// Usage: node sdk-upload-probe.js <baseUrl> <apiKey> <path>
 import { fromPath, InvalidInputError, Pdn } from '@pdn/sdk';
 
 const [baseUrl, apiKey, path] = process.argv.slice(2);

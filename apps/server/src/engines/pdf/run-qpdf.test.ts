@@ -1,0 +1,49 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { labelledPdf, writeFixture } from '@pdn/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InternalError } from '../../errors.js';
+import { detectTools } from '../tools.js';
+import { type QpdfRun, verifyQpdfOutput } from './run-qpdf.js';
+
+const { qpdf } = await detectTools();
+if (qpdf === undefined) console.warn('qpdf is not installed: the output verification tests are skipped');
+
+// qpdf once exited 0 after writing a truncated file on a full disk (issue #2): the check after every
+// run must catch an output that is cut short or has the wrong number of pages.
+describe.skipIf(qpdf === undefined)('verifyQpdfOutput', () => {
+  let dir: string;
+  let run: QpdfRun;
+  let whole: Uint8Array;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pdn-run-qpdf-'));
+    run = { qpdf: qpdf as NonNullable<typeof qpdf>, cwd: dir, timeoutMs: 60_000 };
+    whole = await labelledPdf('V', 3);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('accepts an output with the expected page count', async () => {
+    await expect(
+      verifyQpdfOutput(await writeFixture(dir, 'whole.pdf', whole), 3, run),
+    ).resolves.toBeUndefined();
+  });
+
+  it('refuses an output with another page count', async () => {
+    const path = await writeFixture(dir, 'whole.pdf', whole);
+    await expect(verifyQpdfOutput(path, 4, run)).rejects.toThrow(
+      new InternalError(`qpdf output ${path} has 3 pages, expected 4`),
+    );
+  });
+
+  it.each([0.9, 0.5, 0.1])('refuses an output cut to %s of its length', async (fraction) => {
+    const path = await writeFixture(
+      dir,
+      `cut-${fraction}.pdf`,
+      whole.subarray(0, Math.floor(whole.length * fraction)),
+    );
+    await expect(verifyQpdfOutput(path, 3, run)).rejects.toBeInstanceOf(InternalError);
+  });
+});

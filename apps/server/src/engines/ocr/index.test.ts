@@ -97,8 +97,9 @@ async function refusal(promise: Promise<unknown>): Promise<Error> {
 
 describe('OCR engine on tesseract.js', { timeout: 60_000 }, () => {
   let engine: OcrEngine;
+  const log = new RecordingLog();
   beforeAll(async () => {
-    engine = await engineWith();
+    engine = await engineWith({ log });
   });
   afterAll(async () => {
     await engine.close();
@@ -143,12 +144,19 @@ describe('OCR engine on tesseract.js', { timeout: 60_000 }, () => {
     expect(error.message).toMatch(/unknown OCR language "klingon".*GET \/api\/v1\/languages/);
   });
 
-  it('refuses a PNG whose data is garbage, and goes on serving', async () => {
-    const error = await refusal(engine.recognize(await file(garbageImage(), 'garbage.png'), 'eng', job()));
-    expect(error).toBeInstanceOf(InvalidInputError);
-    expect(error.message).toMatch(/garbage\.png could not be read as a PNG image/);
+  it('refuses PNGs whose data is garbage, and goes on serving on the same worker', async () => {
+    await engine.recognize(await sample('eng', 'png'), 'eng', job());
+    const started = log.count('OCR worker started');
+    for (let seed = 1; seed <= 3; seed += 1) {
+      const error = await refusal(
+        engine.recognize(await file(garbageImage(seed), 'garbage.png'), 'eng', job()),
+      );
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error.message).toMatch(/garbage\.png could not be read as a PNG image/);
+    }
     const next = await engine.recognize(await sample('eng', 'png'), 'eng', job());
     expect(characterErrorRate(OCR_TEXTS.eng, next.text)).toBeLessThan(MAX_CER);
+    expect(log.count('OCR worker started')).toBe(started);
   });
 
   it('refuses a file that is not an image, naming the accepted formats', async () => {

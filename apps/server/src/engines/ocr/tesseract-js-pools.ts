@@ -3,6 +3,7 @@
 // past MAX_POOLS the least recently used pool with no job in it is closed.
 import type { EngineLog } from '../types.js';
 import type { LanguageData } from './language-registry.js';
+import { UnreadableImageError } from './recognizer.js';
 import { TesseractJsWorker } from './tesseract-js-worker.js';
 import { WorkerPool } from './worker-pool.js';
 
@@ -36,6 +37,9 @@ export class TesseractJsPools {
         recycleAfter: this.#o.recycleAfter,
         timeoutMs: this.#o.timeoutMs,
         create: () => TesseractJsWorker.create(languages, this.#o.timeoutMs),
+        // Leptonica refuses undecodable bytes before tesseract runs: the worker stays usable, and a
+        // stream of garbage uploads does not cost a worker start each.
+        keepsWorker: (error) => error instanceof UnreadableImageError,
         log: this.#o.log,
       });
     }

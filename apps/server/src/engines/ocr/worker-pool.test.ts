@@ -140,6 +140,30 @@ describe('WorkerPool', () => {
     expect(await pool.run(async (worker) => worker.id, live())).not.toBe(failed?.id);
   });
 
+  it('keeps a worker whose job failed in a way keepsWorker calls intact', async () => {
+    const workers: CountingWorker[] = [];
+    const pool = new WorkerPool<CountingWorker>({
+      name: 'keeping',
+      size: 1,
+      recycleAfter: 10,
+      timeoutMs: 60_000,
+      create: async () => {
+        const worker = new CountingWorker();
+        workers.push(worker);
+        return worker;
+      },
+      keepsWorker: (error) => error instanceof RangeError,
+      log: { info: () => {}, warn: () => {} },
+    });
+    await expect(
+      pool.run(async () => {
+        throw new RangeError('the input was bad');
+      }, live()),
+    ).rejects.toThrow('the input was bad');
+    expect(await pool.run(async (worker) => worker.id, live())).toBe(workers[0]?.id);
+    expect(workers).toHaveLength(1);
+  });
+
   it('passes on a failure to create a worker and tries again for the next job', async () => {
     let attempts = 0;
     const pool = new WorkerPool({

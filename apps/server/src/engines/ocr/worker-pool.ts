@@ -1,7 +1,7 @@
 // Long-lived, reused OCR workers (issue #3: cold start 0.85-1.2 s against 0.2-0.5 s warm). A pool holds
 // at most `size` workers, creates them only when a job needs one, and retires a worker after
-// `recycleAfter` jobs so memory does not creep, after any failed job (it may be broken), and when a
-// job overruns its time or is aborted (the worker is still busy with it: terminating is the only way
+// `recycleAfter` jobs so memory does not creep, after a failed job unless the failure is known to
+// leave it intact (it may be broken), and when a job overruns its time or is aborted (the worker is still busy with it: terminating is the only way
 // to stop it). Jobs wait in order; a job aborted while it waits never runs.
 
 import { ToolTimeoutError } from '../run-tool.js';
@@ -22,6 +22,8 @@ export interface WorkerPoolOptions<W> {
   /** Each job's budget, counted from when it starts running (waiting is bounded by the client). */
   timeoutMs: number;
   create(): Promise<W>;
+  /** Failures that leave the worker intact (the input's fault); after any other, it is retired. */
+  keepsWorker?(error: unknown): boolean;
   log: EngineLog;
 }
 
@@ -90,7 +92,8 @@ export class WorkerPool<W extends PoolWorker> {
       }
       return result;
     } catch (error) {
-      this.#retire(slot);
+      if (!controller.signal.aborted && this.#o.keepsWorker?.(error)) this.#release(slot);
+      else this.#retire(slot);
       throw error;
     } finally {
       clearTimeout(timer);

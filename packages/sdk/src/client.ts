@@ -82,13 +82,15 @@ export class Pdn {
       throw new InvalidInputError(`timeout must be a positive number of ms, got ${timeout}`);
     if (!(maxRetryAfter >= 0))
       throw new InvalidInputError(`maxRetryAfter must be >= 0 seconds, got ${maxRetryAfter}`);
-    this.baseUrl = (options.baseUrl ?? readEnv('PDN_BASE_URL') ?? 'http://127.0.0.1:3000').replace(
-      /\/+$/,
-      '',
-    );
-    const injected = options.fetch;
+    const baseUrl = options.baseUrl ?? readEnv('PDN_BASE_URL') ?? 'http://127.0.0.1:3000';
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/]/i.test(this.baseUrl) || !URL.canParse(this.baseUrl)) {
+      throw new InvalidInputError(
+        `baseUrl must be an http(s) URL such as http://127.0.0.1:3000, got ${baseUrl}`,
+      );
+    }
     this.#transport = {
-      fetch: injected ?? ((input, init) => globalThis.fetch(input, init)),
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       baseUrl: this.baseUrl,
       apiKey: options.apiKey ?? readEnv('PDN_API_KEY'),
       timeoutMs: timeout,

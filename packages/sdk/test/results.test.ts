@@ -120,5 +120,7 @@ describe('validation before sending (no network call, status undefined)', () => 
   it('bad client options are refused at construction', () => {
     expect(() => new Pdn({ maxRetries: -1 })).toThrow(InvalidInputError);
     expect(() => new Pdn({ timeout: 0 })).toThrow(InvalidInputError);
+    expect(() => new Pdn({ baseUrl: '127.0.0.1:3000' })).toThrow(/baseUrl must be an http\(s\) URL/);
+    expect(() => new Pdn({ baseUrl: 'http://' })).toThrow(InvalidInputError);
   });
 });

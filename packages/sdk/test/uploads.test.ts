@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { http } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromPath, InternalServerError, InvalidInputError, toFile, type Uploadable } from '../src/index.js';
+import {
+  AbortError,
+  fromPath,
+  InternalServerError,
+  InvalidInputError,
+  toFile,
+  type Uploadable,
+} from '../src/index.js';
 import { baseUrl, client, compressData, fail, ok, sent, server, useMsw } from './msw.js';
 
 useMsw();
@@ -238,6 +245,25 @@ describe('retries resend the same content', () => {
     const bodies = receive('/api/v1/compress', 500, 200);
     await client({ maxRetries: 1 }).compress({ file: toFile(Readable.from(['%PDF-', 'once']), 'in.pdf') });
     expect(bodies.map((parts) => parts[0]?.bytes)).toEqual(['%PDF-once', '%PDF-once']);
+  });
+
+  it('an abort while buffering a stream that never ends sends nothing', async () => {
+    receive('/api/v1/compress');
+    const controller = new AbortController();
+    let chunks = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(stream) {
+        stream.enqueue(new Uint8Array(1024));
+        if (++chunks === 100) controller.abort();
+        if (chunks === 10_000) stream.close(); // should the abort be ignored, fail rather than fill memory
+      },
+    });
+    const error = await client({ maxRetries: 1 })
+      .compress({ file: endless, signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect(chunks).toBeLessThan(10_000); // reading stopped at the abort, not at the end
+    expect(sent).toHaveLength(0);
   });
 
   it('with retries off, a stream is sent as it comes, once, and a failure is final', async () => {

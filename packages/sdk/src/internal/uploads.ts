@@ -1,7 +1,7 @@
 // Turns whatever the caller passed (uploads.ts `Uploadable`) into a part the multipart encoder can
 // send, and knows which parts can be sent twice. Re-openable: paths (a fresh fs.openAsBlob per
 // attempt), Blobs and byte buffers. One-shot: streams, async iterables, Responses.
-import { InvalidInputError } from '../errors.js';
+import { AbortError, InvalidInputError } from '../errors.js';
 import { NamedUpload, PathFile } from '../uploads.js';
 
 export interface UploadPart {
@@ -75,11 +75,26 @@ export function toUploadPart(value: unknown, defaults: PartDefaults): UploadPart
 /**
  * Reads a one-shot part into memory so it can be resent. The client calls this only when retries
  * are enabled (README, "Streams and retries"); with `maxRetries: 0` a stream goes out as it comes.
+ * The caller's abort stops the reading (a stream such as stdin may never end).
  */
-export async function buffered(part: UploadPart): Promise<UploadPart> {
+export async function buffered(part: UploadPart, signal?: AbortSignal): Promise<UploadPart> {
   if (part.reusable) return part;
   const content = await part.open();
-  const blob = content instanceof Blob ? content : await new Response(content).blob();
+  if (content instanceof Blob) return { ...part, reusable: true, open: async () => content };
+  const chunks: Uint8Array[] = [];
+  const reader = content.getReader();
+  const onAbort = (): void => {
+    reader.cancel(signal?.reason).catch(() => undefined);
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  // A cancelled read ends like a finished one: only the signal tells the bytes are incomplete.
+  if (signal?.aborted) throw new AbortError({ cause: signal.reason });
+  const blob = new Blob(chunks);
   return { ...part, reusable: true, open: async () => blob };
 }
 

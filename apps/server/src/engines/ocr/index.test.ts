@@ -252,6 +252,23 @@ describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
     }
   });
 
+  it('falls back to tesseract.js under auto when the binary cannot list its languages', async () => {
+    const broken = join(dir, 'broken-tesseract');
+    await writeFile(broken, '#!/bin/sh\necho "Error opening data file" >&2\nexit 1\n', { mode: 0o755 });
+    const brokenTools = { tesseract: { path: broken, version: '5.3.0' } };
+    const log = new RecordingLog();
+    const engine = await engineWith({ choice: 'auto', tools: brokenTools, log });
+    try {
+      expect(engine.info.name).toBe('tesseract.js');
+      expect(log.count('native tesseract unusable, OCR runs on tesseract.js only')).toBe(1);
+    } finally {
+      await engine.close();
+    }
+    await expect(engineWith({ choice: 'tesseract', tools: brokenTools })).rejects.toThrow(
+      /--list-langs failed/,
+    );
+  });
+
   it('refuses to start with choice tesseract when the binary is missing', async () => {
     await expect(engineWith({ choice: 'tesseract', tools: {} })).rejects.toThrow(/no tesseract binary/);
   });

@@ -53,14 +53,23 @@ function toApiError(error: unknown, image: InputFile, header: ImageHeader, signa
   return new InternalError(`OCR of ${image.label} failed: ${messageOf(error)}`, { cause: error });
 }
 
+/** The native accelerator when chosen or available; under `auto` a binary that fails to answer is skipped. */
+async function startNative(o: OcrEngineOptions): Promise<NativeTesseract | undefined> {
+  if (o.choice === 'tesseract.js' || o.tools.tesseract === undefined) return undefined;
+  try {
+    return await NativeTesseract.start(o.tools.tesseract, o.tessdataDir, o.log);
+  } catch (error) {
+    if (o.choice === 'tesseract') throw error;
+    o.log.warn('native tesseract unusable, OCR runs on tesseract.js only', { error: messageOf(error) });
+    return undefined;
+  }
+}
+
 export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
   if (o.choice === 'tesseract' && o.tools.tesseract === undefined) {
     throw new Error('PDN_OCR_ENGINE=tesseract, but no tesseract binary was found on PATH');
   }
-  const native =
-    o.choice !== 'tesseract.js' && o.tools.tesseract !== undefined
-      ? await NativeTesseract.start(o.tools.tesseract, o.tessdataDir, o.log)
-      : undefined;
+  const native = await startNative(o);
   const registry =
     o.choice === 'tesseract' && native !== undefined
       ? new LanguageRegistry(native.languages)

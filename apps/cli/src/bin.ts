@@ -5,7 +5,7 @@
 import { ApiError, AuthenticationError, RateLimitError } from '@pdn/sdk';
 import { type Command, CommanderError } from 'commander';
 import type { GlobalOptions, Io } from './context.js';
-import { MissingApiKeyError, OperationsFailedError, UsageError } from './errors.js';
+import { CliError, MissingApiKeyError, OperationsFailedError, UsageError } from './errors.js';
 import { createProgram } from './program.js';
 import { errorReport } from './report.js';
 import { Reporter } from './reporter.js';
@@ -14,7 +14,9 @@ import { Reporter } from './reporter.js';
 const ExitCode = { ok: 0, failed: 1, usage: 2, auth: 3, rateLimited: 4, interrupted: 130 } as const;
 
 const interrupt = new AbortController();
-process.once('SIGINT', () => interrupt.abort(new Error('interrupted (Ctrl-C)')));
+// The first Ctrl-C stops in-flight requests and new work, and the report still prints; `once`, so a
+// second Ctrl-C gets Node's default and ends the process at once.
+process.once('SIGINT', () => interrupt.abort(new CliError('interrupted (Ctrl-C)', 'interrupted')));
 
 const io: Io = {
   stdin: process.stdin,

@@ -9,6 +9,7 @@ import { colourEnabled, createStyle } from './style.js';
 
 export interface OutputStream extends NodeJS.WritableStream {
   isTTY?: boolean;
+  columns?: number;
 }
 
 export interface ReporterOptions {
@@ -38,7 +39,9 @@ export class Reporter {
   constructor(options: ReporterOptions) {
     this.#options = options;
     const { stderr, json, quiet, env } = options;
-    if (stderr.isTTY === true && !json && !quiet) {
+    // A terminal reporting 0 columns (`script` without a size, `docker -t` early on) makes ora
+    // count infinitely many lines to clear, and loop: no spinner there.
+    if (stderr.isTTY === true && (stderr.columns ?? 0) > 0 && !json && !quiet) {
       // discardStdin off: with `-` the input is being read from stdin, which ora would swallow.
       this.#spinner = ora({
         stream: stderr,

@@ -30,6 +30,7 @@ export async function runOperations<I>(ctx: CommandContext, operations: Operatio
   const { command, items, input, work, view } = operations;
   const total = items.length;
   let done = 0;
+  // "compress 3/10 · downloading 1.2 MiB of a.pdf": files done, then the latest step of any file.
   const show = (text: string) =>
     ctx.reporter.progress(total > 1 ? `${command} ${done}/${total} · ${text}` : text);
   const outcomes = await runBatch(
@@ -41,7 +42,7 @@ export async function runOperations<I>(ctx: CommandContext, operations: Operatio
       signal: ctx.io.signal,
       onSettled: (settled) => {
         done = settled;
-        show('waiting for the rest');
+        show(`${settled} done`);
       },
     },
   );

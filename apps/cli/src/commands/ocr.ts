@@ -7,7 +7,7 @@ import { describeInput, describeOutput } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
 import { type OutputTarget, ocrTextName, outputPath, STDIO } from '../output-naming.js';
-import { planTarget } from '../output-plan.js';
+import { assertDistinct, planTarget } from '../output-plan.js';
 import { assertCanWrite, writeOutput } from '../output-writer.js';
 import type { OutputReport } from '../report.js';
 import type { HumanView } from '../reporter.js';
@@ -56,6 +56,8 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
     flags.output === undefined || flags.output === STDIO
       ? { kind: 'stdout' }
       : await planTarget(ctx, { ...flags, output: flags.output, download: true }, images.length);
+  if (target.kind !== 'stdout')
+    assertDistinct(images.map((image) => outputPath(target, image, ocrTextName(image))));
   const client = await ctx.connect();
   const uploads = new UploadSource(ctx.io.stdin);
 

@@ -43,13 +43,13 @@ export async function checkPdfBytes(input: InputFile): Promise<void> {
 }
 
 async function pageCountWithQpdf(input: InputFile, run: QpdfRun): Promise<number> {
-  // `--requires-password` exits 0 only when a password is needed to open the file (2: not encrypted,
-  // 3: encrypted but opens without one, which qpdf then decrypts itself).
-  const password = await runQpdf(['--requires-password', input.path], run);
-  if (password.exitCode === 0) throw encryptedWithPassword(input.label);
   const pageCount = await qpdfPageCount(input.path, run);
-  if (pageCount === undefined) throw damaged(input.label);
-  return pageCount;
+  if (pageCount !== undefined) return pageCount;
+  // Only a file qpdf cannot open needs telling apart: `--requires-password` exits 0 only when a
+  // password is needed (2: not encrypted, 3: encrypted but opens without one, as the count just did).
+  // Asking after the count, not before, saves a second qpdf run per good file (20 per merge).
+  const password = await runQpdf(['--requires-password', input.path], run);
+  throw password.exitCode === 0 ? encryptedWithPassword(input.label) : damaged(input.label);
 }
 
 /**

@@ -1,7 +1,8 @@
 // Looks at an uploaded PDF before any real work is done on it (issue #2, "Bad input"; issue #3 asks the
 // same before Ghostscript runs, which "returns success with a blank one-page PDF" for empty, encrypted
-// and page-less files). Cheap checks first: the bytes, then qpdf's password and page-count queries, or
-// pdf-lib in a worker thread when qpdf is not installed. Used by the merge/split and compress engines.
+// and page-less files). Cheap checks first: the bytes, then qpdf's page count (and its password query
+// when it cannot count), or pdf-lib in a worker thread when qpdf is not installed. Used by the
+// merge/split and compress engines.
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
@@ -27,7 +28,10 @@ export interface InspectOptions {
   signal?: AbortSignal;
 }
 
-/** PDF 2.0 (ISO 32000-2) §7.5.2 puts `%PDF-` first; readers accept junk before it, 1024 bytes by custom. */
+/**
+ * ISO 32000 §7.5.2 puts `%PDF-` first; Adobe's PDF Reference 1.7 (Annex H.3) lets it appear anywhere
+ * in the first 1024 bytes, and qpdf and pdf-lib accept such files too.
+ */
 const HEADER_WINDOW = 1024;
 
 /** Refuses an empty file or one with no `%PDF-` header, judging by its bytes, never its name. */

@@ -29,8 +29,8 @@ export interface InspectOptions {
 }
 
 /**
- * ISO 32000 §7.5.2 puts `%PDF-` first; Adobe's PDF Reference 1.7 (Appendix H, note 13) lets it appear anywhere
- * in the first 1024 bytes, and qpdf and pdf-lib accept such files too.
+ * ISO 32000 §7.5.2 puts `%PDF-` first; Adobe's PDF Reference 1.7 (Appendix H, note 13) lets it
+ * appear anywhere in the first 1024 bytes, and qpdf and pdf-lib accept such files too.
  */
 const HEADER_WINDOW = 1024;
 

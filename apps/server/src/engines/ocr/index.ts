@@ -88,6 +88,8 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
     recycleAfter: Number.POSITIVE_INFINITY,
     timeoutMs: o.timeoutMs,
     create: async () => NATIVE_SLOT,
+    // Each run is its own process: a failed one leaves nothing behind to retire.
+    keepsWorker: () => true,
     log: o.log,
   });
 

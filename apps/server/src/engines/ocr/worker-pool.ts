@@ -1,8 +1,9 @@
 // Long-lived, reused OCR workers (issue #3: cold start 0.85-1.2 s against 0.2-0.5 s warm). A pool holds
-// at most `size` workers, creates them only when a job needs one, and retires a worker after
-// `recycleAfter` jobs so memory does not creep, after a failed job unless the failure is known to
-// leave it intact (it may be broken), and when a job overruns its time or is aborted (the worker is still busy with it: terminating is the only way
-// to stop it). Jobs wait in order; a job aborted while it waits never runs.
+// at most `size` workers and creates them only when a job needs one. It retires a worker after
+// `recycleAfter` jobs so memory does not creep; after a failed job, unless the failure is known to
+// leave the worker intact; and when a job overruns its time or is aborted (the worker is still busy
+// with it: terminating is the only way to stop it). Jobs wait in order; one aborted while it waits
+// never runs.
 
 import { ToolTimeoutError } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
@@ -58,9 +59,9 @@ export class WorkerPool<W extends PoolWorker> {
     this.#o = options;
   }
 
-  /** Jobs running or waiting: a pool with none may be closed without hurting anyone. */
+  /** Jobs holding a worker (or one being created) or waiting: a pool with none may be closed. */
   get active(): number {
-    return this.#running.size + this.#waiting.length;
+    return this.#count - this.#idle.length + this.#waiting.length;
   }
 
   async run<T>(task: PoolTask<W, T>, signal: AbortSignal): Promise<T> {

@@ -211,6 +211,29 @@ describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
     }
   });
 
+  it('closes the least recently used idle pool beyond eight language pools', {
+    timeout: 180_000,
+  }, async () => {
+    const log = new RecordingLog();
+    const engine = await engineWith({ log });
+    try {
+      const image = await sample('eng', 'png');
+      for (const language of ['eng', 'deu', 'fra', 'spa', 'ita', 'por', 'nld', 'pol']) {
+        await engine.recognize(image, language, job());
+      }
+      expect(log.count('OCR worker pool closed (least recently used)')).toBe(0);
+      await engine.recognize(image, 'tur', job());
+      expect(log.count('OCR worker pool closed (least recently used)')).toBe(1);
+      // pol's pool is still warm; eng's, the least recently used, was closed and starts again.
+      await engine.recognize(image, 'pol', job());
+      expect(log.count('OCR worker started')).toBe(9);
+      await engine.recognize(image, 'eng', job());
+      expect(log.count('OCR worker started')).toBe(10);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('never starts a job aborted while it waits for the worker', async () => {
     const log = new RecordingLog();
     const engine = await engineWith({ log, recycleAfter: 2 });

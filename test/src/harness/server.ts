@@ -53,6 +53,7 @@ const KEPT_OUTPUT_CHARS = 64 * 1024;
 
 export class TestServer {
   #child: ChildProcess | undefined;
+  #exit: string | undefined;
   #output = '';
   #baseUrl = '';
 
@@ -110,6 +111,11 @@ export class TestServer {
     const pid = this.#child?.pid;
     if (pid === undefined) throw new Error('the server is not running');
     return pid;
+  }
+
+  /** How the server process ended, if it has (`undefined` while it runs or after `kill()`). */
+  get exit(): string | undefined {
+    return this.#exit;
   }
 
   /** What the server printed so far (tail), for failure messages. */
@@ -192,6 +198,7 @@ export class TestServer {
 
   async #spawn(timeoutMs: number): Promise<void> {
     this.#output = '';
+    this.#exit = undefined;
     const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -209,6 +216,10 @@ export class TestServer {
         if (match?.[1]) {
           clearTimeout(timer);
           child.off('exit', onExit);
+          // kill() forgets the child first, so only a death nobody asked for is recorded.
+          child.once('exit', (code, signal) => {
+            if (this.#child === child) this.#exit = `exited unexpectedly (code ${code}, signal ${signal})`;
+          });
           resolve(match[1]);
         }
       };

@@ -24,7 +24,22 @@ export function useServer(options: StartOptions = {}): ServerContext {
       if (!running) throw new Error('the server is not running: use it inside a test or hook');
       return running;
     },
-    call: (path, callOptions) => call(context.server.baseUrl, path, callOptions),
+    call: async (path, callOptions) => {
+      const server = context.server;
+      try {
+        return await call(server.baseUrl, path, callOptions);
+      } catch (error) {
+        // A connection failure says little by itself; the server's state and last words say why.
+        if (!(error instanceof TypeError)) throw error;
+        const state = server.exit ?? 'still running';
+        throw new Error(
+          `${path}: ${error.message} (server ${state}); its output ends:\n${server.output.slice(-4000)}`,
+          {
+            cause: error,
+          },
+        );
+      }
+    },
   };
   return context;
 }

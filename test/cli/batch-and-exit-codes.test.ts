@@ -1,6 +1,7 @@
 // Batches and exit codes (issue #5 "Behaviour"): a batch goes on past a bad file and reports it;
 // 0 all succeeded, 1 some failed, 2 usage error, 3 authentication error, 4 rate limited after
 // retries, with the unprocessed files listed.
+import { type AddressInfo, createServer } from 'node:net';
 import { labelledPdf, notAPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../src/harness/use-server.js';
@@ -22,6 +23,15 @@ function pdn(args: string[], options: RunOptions & { key?: string } = {}) {
       ...options.env,
     },
   });
+}
+
+/** A port nothing listens on: bound by the OS, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** Writes `count` one-page PDFs into `folder` and returns their relative paths, in order. */
@@ -101,6 +111,21 @@ describe('exit codes', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('gone-1.pdf: no such file');
     expect(run.stderr).toContain('gone-2.pdf: no such file');
+  });
+
+  it('1 when the server cannot be reached, after the retries --max-retries allows, shown by --verbose', async () => {
+    const run = await pdn([
+      'languages',
+      '--base-url',
+      `http://127.0.0.1:${await closedPort()}`,
+      '--max-retries',
+      '1',
+      '-v',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^retry 1 in \d+ ms: /m);
+    expect(run.stderr).not.toMatch(/^retry 2 /m);
+    expect(run.stderr).toMatch(/✖ languages: /);
   });
 
   it('3 when no key is given anywhere, with a message saying where to put one', async () => {

@@ -169,7 +169,8 @@ describe('pdn config', () => {
     const path = (await pdn(['config', 'path'], { env })).text.trim();
     expect(path).toBe(`${ws.configHome}/pdn/config.json`);
 
-    const set = await pdn(['config', 'set', 'api-key', key], { env });
+    // `-` reads the key from stdin, so it stays out of shell history.
+    const set = await pdn(['config', 'set', 'api-key', '-'], { env, stdin: Buffer.from(`${key}\n`) });
     expect(set.code, set.stderr).toBe(0);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     const get = await pdn(['config', 'get'], { env });

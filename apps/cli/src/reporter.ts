@@ -91,7 +91,7 @@ export class Reporter {
       if (item.status === 'succeeded') {
         if (!quietResults) this.#write(out, `${view.succeeded(item, style)}\n`);
       } else {
-        this.#printItemError(item);
+        this.#printItemError(item, report.command);
       }
     }
     if (!this.#options.quiet && report.results.length > 1) {
@@ -134,10 +134,10 @@ export class Reporter {
     this.#write(this.#options.stdout, `${JSON.stringify(value, null, 2)}\n`);
   }
 
-  #printItemError(item: ItemReport): void {
+  #printItemError(item: ItemReport, command: string): void {
     const err = this.#options.stderr;
     const style = this.#style(err);
-    const label = describeInput(item.input) || 'request';
+    const label = describeInput(item.input) || command;
     const error = item.error;
     if (item.status === 'not_processed') {
       const why = error ? ` (${error.code}${retryHint(error)})` : '';

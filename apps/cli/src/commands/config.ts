@@ -1,5 +1,6 @@
 // `pdn config set|get|unset|path` (issue #5): the config file, after Stripe's CLI. A full API key is
 // never printed, not even by `get`, so a shared terminal or CI log cannot leak it.
+import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import {
   CONFIG_KEYS,
@@ -12,6 +13,7 @@ import {
 import { CommandContext, type Io } from '../context.js';
 import { UsageError } from '../errors.js';
 import { examples } from '../help.js';
+import { STDIO } from '../output-naming.js';
 
 /** The key format of the v1 specification ("Authentication", point 3). */
 const API_KEY = /^pdn_(live|test)_[0-9a-f]{32}$/;
@@ -33,16 +35,22 @@ export function registerConfig(program: Command, io: Io): void {
     .command('set')
     .description('save a value')
     .argument('<key>', Object.keys(CONFIG_KEYS).join(' | '))
-    .argument('<value>')
+    .argument('<value>', 'the value, or - to read it from stdin')
     .addHelpText(
       'after',
-      examples('pdn config set api-key "$KEY"', 'pdn config set base-url https://pdn.example.com'),
+      examples(
+        'pdn config set api-key pdn_live_0123…',
+        'printenv KEY | pdn config set api-key -',
+        'pdn config set base-url https://pdn.example.com',
+      ),
     )
     .action(async (key: string, value: string, _flags: object, command: Command) => {
       const ctx = CommandContext.of(command, io);
       const name = configKey(key);
+      // `-` reads the value from stdin, keeping a key out of shell history and `ps`.
+      const given = value === STDIO ? await text(io.stdin) : value;
       const values = await readConfig(ctx.configPath);
-      values[CONFIG_KEYS[name]] = validate(name, value.trim());
+      values[CONFIG_KEYS[name]] = validate(name, given.trim());
       await writeConfig(ctx.configPath, values);
       show(ctx, values, `saved ${name} to ${ctx.configPath}`);
     });

@@ -194,6 +194,16 @@ describe('readImageHeader', () => {
       { given: Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2, 0, 0, 0, 0, 0, 0]), want: /truncated/ },
     ],
     [
+      'a JPEG of endless empty segments',
+      {
+        given: Buffer.concat([
+          Buffer.from([0xff, 0xd8]),
+          Buffer.alloc(2000 * 4, Buffer.from([0xff, 0xe1, 0, 2])),
+        ]),
+        want: /truncated/,
+      },
+    ],
+    [
       'a TIFF whose directory lies past the end',
       { given: tiff(10, 10, true, 3).subarray(0, 12), want: /truncated/ },
     ],

@@ -44,10 +44,13 @@ async function pngSize(reader: HeaderReader): Promise<Dimensions> {
 }
 
 // JPEG: walk the marker segments up to the first start-of-frame (SOF0-SOF15 except DHT C4, JPG C8
-// and DAC CC), whose payload holds height then width as big-endian u16 (ITU T.81 B.2.2).
+// and DAC CC), whose payload holds height then width as big-endian u16 (ITU T.81 B.2.2). Cameras put
+// a few metadata segments first; a file of endless tiny segments is not walked to its end.
+const MAX_JPEG_SEGMENTS = 1024;
+
 async function jpegSize(reader: HeaderReader): Promise<Dimensions> {
   let offset = 2;
-  for (;;) {
+  for (let segment = 0; segment < MAX_JPEG_SEGMENTS; segment += 1) {
     const marker = await reader.bytes(offset, 4);
     if (marker[0] !== 0xff) throw reader.truncated();
     const code = marker[1] ?? 0;
@@ -64,6 +67,7 @@ async function jpegSize(reader: HeaderReader): Promise<Dimensions> {
     if (code === 0xda || code === 0xd9) throw reader.truncated();
     offset += 2 + marker.readUInt16BE(2);
   }
+  throw reader.truncated();
 }
 
 // TIFF: the first image file directory holds ImageWidth (256) and ImageLength (257), each SHORT or

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -245,6 +246,28 @@ describe('retries resend the same content', () => {
     const bodies = receive('/api/v1/compress', 500, 200);
     await client({ maxRetries: 1 }).compress({ file: toFile(Readable.from(['%PDF-', 'once']), 'in.pdf') });
     expect(bodies.map((parts) => parts[0]?.bytes)).toEqual(['%PDF-once', '%PDF-once']);
+  });
+
+  it('a buffered stream larger than one 8 MiB batch is resent whole and in order', async () => {
+    const digests: string[] = [];
+    let calls = 0;
+    server.use(
+      http.post(`${baseUrl}/api/v1/compress`, async ({ request }) => {
+        const file = (await request.formData()).get('file') as File;
+        digests.push(
+          createHash('sha256')
+            .update(await file.bytes())
+            .digest('hex'),
+        );
+        return ++calls === 1 ? fail(500, 'internal_error') : ok(compressData);
+      }),
+    );
+    // 20 chunks of 1 MiB, each filled with its own index, so a lost or reordered chunk shows.
+    const chunks = Array.from({ length: 20 }, (_, i) => new Uint8Array(1024 * 1024).fill(i));
+    const want = createHash('sha256');
+    for (const chunk of chunks) want.update(chunk);
+    await client({ maxRetries: 1 }).compress({ file: Readable.from(chunks) });
+    expect(digests).toEqual([want.digest('hex'), digests[0]]);
   });
 
   it('an abort while buffering a stream that never ends sends nothing', async () => {

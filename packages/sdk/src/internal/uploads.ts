@@ -12,6 +12,8 @@ export interface UploadPart {
   open(): Promise<Blob | ReadableStream<Uint8Array>>;
 }
 
+const bufferBatchBytes = 8 * 1024 * 1024;
+
 export interface PartDefaults {
   /** The form field, for messages (`file`, `files[1]`, `image`). */
   field: string;
@@ -81,20 +83,32 @@ export async function buffered(part: UploadPart, signal?: AbortSignal): Promise<
   if (part.reusable) return part;
   const content = await part.open();
   if (content instanceof Blob) return { ...part, reusable: true, open: async () => content };
-  const chunks: Uint8Array[] = [];
+  // Copied into Blobs 8 MiB at a time: the chunks of each batch can then be freed, where one Blob
+  // made of every chunk at the end would hold the upload twice at its peak.
+  const pieces: Blob[] = [];
+  let batch: Uint8Array[] = [];
+  let batchBytes = 0;
   const reader = content.getReader();
   const onAbort = (): void => {
     reader.cancel(signal?.reason).catch(() => undefined);
   };
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      batch.push(next.value);
+      batchBytes += next.value.byteLength;
+      if (batchBytes >= bufferBatchBytes) {
+        pieces.push(new Blob(batch));
+        batch = [];
+        batchBytes = 0;
+      }
+    }
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
   // A cancelled read ends like a finished one: only the signal tells the bytes are incomplete.
   if (signal?.aborted) throw new AbortError({ cause: signal.reason });
-  const blob = new Blob(chunks);
+  const blob = new Blob([...pieces, new Blob(batch)]);
   return { ...part, reusable: true, open: async () => blob };
 }
 

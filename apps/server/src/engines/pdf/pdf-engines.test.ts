@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -222,6 +223,49 @@ describe.each(engines)('%s engine', (choice, skip) => {
       await upload('s2.pdf', labelledPdf('T', 40)),
     ];
     await expect(slow.merge(inputs, await newJob())).rejects.toBeInstanceOf(InternalError);
+  });
+});
+
+// A PDF encrypted with an owner password only (permissions) opens without a password: qpdf decrypts
+// it, pdf-lib cannot. The fixture is made with qpdf itself, since pdf-lib cannot encrypt.
+describe.skipIf(tools.qpdf === undefined)('a PDF that opens without a password', () => {
+  let input: InputFile;
+  beforeAll(async () => {
+    const plain = await writeFixture(join(dir, 'uploads'), 'plain.pdf', await labelledPdf('P', 3));
+    const path = join(dir, 'uploads', 'owner-only.pdf');
+    const made = spawnSync('qpdf', ['--encrypt', '', 'owner-secret', '256', '--', plain, path]);
+    expect(made.status).toBe(0);
+    input = { path, label: 'owner-only.pdf' };
+  });
+
+  it('is split by qpdf into parts that carry no encryption', async () => {
+    const engine = createPdfEngine({
+      choice: 'qpdf',
+      tools,
+      queue: new JobQueue(1),
+      maxPages: MAX_PAGES,
+      timeoutMs: 60_000,
+      log: silent,
+    });
+    const parts = await engine.split(input, '2-3', await newJob());
+    expect(parts.map((part) => part.pageCount)).toEqual([2]);
+    // --requires-password: exit 2 means "not encrypted" (3 would be "encrypted, no password needed").
+    expect(spawnSync('qpdf', ['--requires-password', parts[0]?.path ?? '']).status).toBe(2);
+    expect(await pageLabels(await readFile(parts[0]?.path ?? ''))).toEqual(['P-2', 'P-3']);
+  });
+
+  it('is refused by pdf-lib, which cannot decrypt', async () => {
+    const engine = createPdfEngine({
+      choice: 'pdf-lib',
+      tools,
+      queue: new JobQueue(1),
+      maxPages: MAX_PAGES,
+      timeoutMs: 60_000,
+      log: silent,
+    });
+    await expect(engine.split(input, '1', await newJob())).rejects.toThrow(
+      'owner-only.pdf is encrypted, and this server cannot read encrypted PDFs.',
+    );
   });
 });
 

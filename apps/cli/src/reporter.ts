@@ -51,10 +51,6 @@ export class Reporter {
     }
   }
 
-  get json(): boolean {
-    return this.#options.json;
-  }
-
   /** `-o -`: stdout carries an output file, so human lines move to stderr. */
   useStdoutForData(): void {
     this.#stdoutCarriesData = true;
@@ -69,12 +65,6 @@ export class Reporter {
   /** --verbose detail (request ids, retries) on stderr. */
   verbose(line: string): void {
     if (this.#options.verbose && !this.#options.quiet) this.#write(this.#options.stderr, `${line}\n`);
-  }
-
-  /** A warning a person should see even with --json (it goes to stderr). */
-  warn(line: string): void {
-    if (!this.#options.quiet)
-      this.#write(this.#options.stderr, `${this.#style(this.#options.stderr).yellow(line)}\n`);
   }
 
   /** Prints a command's outcome: the JSON document, or human lines. */

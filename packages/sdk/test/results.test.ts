@@ -61,6 +61,12 @@ describe('requests', () => {
     expect(sent).toHaveLength(0);
   });
 
+  it("are made with redirect: 'error', so fetch keeps no copy of the upload to replay", async () => {
+    const fetch = vi.fn(async (_url: string | URL | Request, _init?: RequestInit) => ok(compressData));
+    await new Pdn({ apiKey, baseUrl, fetch }).compress({ file: Buffer.from('%PDF-') });
+    expect(fetch.mock.calls[0]?.[1]?.redirect).toBe('error');
+  });
+
   it('without an API key are refused before sending', async () => {
     const error = await new Pdn({ baseUrl }).languages().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);

@@ -3,6 +3,7 @@
 // as an orphan, issue #2), a clean environment holding none of the server's secrets (issue #3), and
 // bounded capture of what it prints.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 
 export interface RunToolOptions {
   /** Working folder: the per-request temp folder, so nothing lands anywhere else. */
@@ -119,7 +120,9 @@ export function runTool(
         return;
       }
       resolve({
-        exitCode: exitCode ?? (signal ? 128 : 1),
+        // A tool killed by a signal (a crash, since our own kills reject above) reports 128 + the
+        // signal's number, as shells do: SIGSEGV is 139.
+        exitCode: exitCode ?? 128 + (signal ? constants.signals[signal] : 0),
         stdout: stdout.toString('utf8'),
         stderr: stderr.toString('utf8'),
       });

@@ -23,7 +23,7 @@ export interface QpdfEngineOptions {
   timeoutMs: number;
 }
 
-/** qpdf is never killed by a signal on purpose: runTool reports that as exit code 128. */
+/** qpdf is never killed by a signal on purpose: runTool reports that as exit code 128 + the signal. */
 function crashed(result: ToolResult): boolean {
   return result.exitCode >= 128;
 }

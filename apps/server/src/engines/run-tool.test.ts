@@ -1,0 +1,90 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runTool, ToolAbortedError, ToolTimeoutError } from './run-tool.js';
+
+let cwd: string;
+beforeEach(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'pdn-run-tool-'));
+});
+afterEach(async () => {
+  await rm(cwd, { recursive: true, force: true });
+});
+
+/** True while a process with this pid exists (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntilGone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  return !alive(pid);
+}
+
+describe('runTool', () => {
+  it.each([
+    ['exit 0 with output', 'echo out; echo err >&2', 0, 'out\n', 'err\n'],
+    ['a non-zero exit is a result, not an error', 'exit 3', 3, '', ''],
+    ['a crash reports 128 + the signal (SIGSEGV 139)', 'kill -SEGV $$', 139, '', ''],
+  ])('%s', async (_name, script, exitCode, stdout, stderr) => {
+    const result = await runTool('sh', ['-c', script], { cwd, timeoutMs: 10_000 });
+    expect(result).toEqual({ exitCode, stdout, stderr });
+  });
+
+  it('runs in the given folder with a minimal environment that holds none of the server secrets', async () => {
+    process.env.PDN_SIGNING_SECRET_FOR_TEST = 'do-not-leak';
+    try {
+      const result = await runTool('sh', ['-c', 'pwd; env'], { cwd, timeoutMs: 10_000, env: { EXTRA: '1' } });
+      const [pwd, ...env] = result.stdout.trim().split('\n');
+      expect(pwd).toBe(cwd);
+      expect(env).toContain(`HOME=${cwd}`);
+      expect(env).toContain(`TMPDIR=${cwd}`);
+      expect(env).toContain('EXTRA=1');
+      expect(result.stdout).not.toContain('do-not-leak');
+    } finally {
+      delete process.env.PDN_SIGNING_SECRET_FOR_TEST;
+    }
+  });
+
+  it('keeps only the tail of very chatty output', async () => {
+    const result = await runTool('sh', ['-c', 'head -c 1000000 /dev/zero | tr "\\0" x; echo END'], {
+      cwd,
+      timeoutMs: 10_000,
+    });
+    expect(result.stdout.length).toBe(64 * 1024);
+    expect(result.stdout.endsWith('END\n')).toBe(true);
+  });
+
+  it('kills the whole process group on timeout, grandchildren included', async () => {
+    const pidFile = join(cwd, 'grandchild.pid');
+    const run = runTool('sh', ['-c', `sleep 30 & echo $! > ${pidFile}; wait`], { cwd, timeoutMs: 300 });
+    await expect(run).rejects.toBeInstanceOf(ToolTimeoutError);
+    const grandchild = Number(await readFile(pidFile, 'utf8'));
+    expect(await waitUntilGone(grandchild)).toBe(true);
+  });
+
+  it('kills the tool when the caller aborts', async () => {
+    const controller = new AbortController();
+    const run = runTool('sleep', ['30'], { cwd, timeoutMs: 60_000, signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    await expect(run).rejects.toBeInstanceOf(ToolAbortedError);
+  });
+
+  it('does not start a tool for an already aborted request', async () => {
+    const run = runTool('touch', ['started'], { cwd, timeoutMs: 10_000, signal: AbortSignal.abort() });
+    await expect(run).rejects.toBeInstanceOf(ToolAbortedError);
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
+  it('rejects with the spawn error when the binary does not exist', async () => {
+    await expect(runTool('pdn-no-such-tool', [], { cwd, timeoutMs: 10_000 })).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+  });
+});

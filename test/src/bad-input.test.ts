@@ -2,9 +2,11 @@
 // each is `400 invalid_input` with a message a person can act on (for merge, naming the file), never a
 // 500, and no file is left on disk. The page cap is lowered so "too many pages" costs little.
 import {
+  deepPageTreePdf,
   emptyFile,
   encryptedPdf,
   labelledPdf,
+  manyPagesPdf,
   notAPdf,
   postscriptAsPdf,
   truncatedPdf,
@@ -181,6 +183,36 @@ describe.each(enginePairs)('engines $pdf / $compress', (engines) => {
     ])('%s is refused', async (_name, parts, mentions) => {
       expect(await refused('/api/v1/compress', ...parts())).toMatch(mentions);
     });
+  });
+
+  // The traps issue #2 measured: pdf-lib spent 236 s on 100,000 pages and overflowed its stack on a
+  // deep page tree. The first must be refused by the page cap before any work; the second is a valid
+  // one-page PDF, so either answer is fine as long as it is an answer and not a 500.
+  describe('trap documents', () => {
+    it.each(['/api/v1/merge', '/api/v1/split', '/api/v1/compress'])(
+      '%s refuses 100,000 pages by the cap',
+      async (path) => {
+        const many = manyPagesPdf();
+        const parts =
+          path === '/api/v1/merge'
+            ? [file('files[]', good), file('files[]', many, 'many.pdf')]
+            : [file('file', many, 'many.pdf'), ...(path === '/api/v1/split' ? [field('ranges', '1')] : [])];
+        expect(await refused(path, ...parts)).toMatch(new RegExp(`\\b${PAGE_CAP}\\b`));
+      },
+    );
+
+    it.each(['/api/v1/merge', '/api/v1/split', '/api/v1/compress'])(
+      '%s answers a 10,000-deep page tree',
+      async (path) => {
+        const deep = deepPageTreePdf();
+        const parts =
+          path === '/api/v1/merge'
+            ? [file('files[]', good), file('files[]', deep, 'deep.pdf')]
+            : [file('file', deep, 'deep.pdf'), ...(path === '/api/v1/split' ? [field('ranges', '1')] : [])];
+        const res = await ctx.call(path, { key, body: form(...parts) });
+        expect([200, 400]).toContain(res.status);
+      },
+    );
   });
 
   it('left no files behind and still serves', async () => {

@@ -5,8 +5,11 @@ import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { TestServer } from './server.js';
 
-/** SQLite's journal files come and go with every write; they are the database, not leftovers. */
-const DATABASE_JOURNAL = /-(wal|shm|journal)$/;
+/**
+ * Not leftovers: SQLite's journal files (they come and go with every write), and the outputs of
+ * successful requests, which live until their download URL expires (the sweeper's business).
+ */
+const NOT_TEMPORARY = /-(wal|shm|journal)$|^data\/outputs\/./;
 
 /**
  * Every file and folder under the server's folders, as paths relative to its root folder (folders end
@@ -42,7 +45,7 @@ export async function filesLeftSince(
   const deadline = Date.now() + graceMs;
   for (;;) {
     const now = await listFiles(server);
-    const left = [...now].filter((path) => !before.has(path) && !DATABASE_JOURNAL.test(path));
+    const left = [...now].filter((path) => !before.has(path) && !NOT_TEMPORARY.test(path));
     if (left.length === 0 || Date.now() >= deadline) return left;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

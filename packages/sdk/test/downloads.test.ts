@@ -119,6 +119,16 @@ describe('download to a path', () => {
 });
 
 describe('download errors', () => {
+  it('a connection error does not put the signed query in its message', async () => {
+    serve(() => HttpResponse.error());
+    const error = await client({ maxRetries: 0 })
+      .download(download())
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toContain(`${baseUrl}/api/get-pdf.php`);
+    expect((error as Error).message).not.toContain('sig=');
+  });
+
   const table: Array<[string, { status: number; code: string; want: ErrorClass }]> = [
     ['403 bad signature', { status: 403, code: 'forbidden', want: ForbiddenError }],
     ['404 output gone', { status: 404, code: 'not_found', want: NotFoundError }],

@@ -103,7 +103,8 @@ async function attempt<T>(
     try {
       response = await transport.fetch(url, init);
     } catch (cause) {
-      throw new ConnectionError(`Could not reach ${url}: ${describe(cause)}`, { cause });
+      // Without the query: a download URL's signature is a credential and messages end up in logs.
+      throw new ConnectionError(`Could not reach ${url.split('?')[0]}: ${describe(cause)}`, { cause });
     }
     if (!response.ok) {
       const body = await readBody(() => response.json()).catch((error: unknown) => {

@@ -4,11 +4,10 @@
 // changesets' packages/cli/src/index.ts does the same).
 import { ApiError, AuthenticationError, RateLimitError } from '@pdn/sdk';
 import { type Command, CommanderError } from 'commander';
-import type { GlobalOptions, Io } from './context.js';
+import { CommandContext, type Io } from './context.js';
 import { CliError, MissingApiKeyError, OperationsFailedError, UsageError } from './errors.js';
 import { createProgram } from './program.js';
 import { errorReport } from './report.js';
-import { Reporter } from './reporter.js';
 
 /** Documented in README.md, "Exit codes". */
 const ExitCode = { ok: 0, failed: 1, usage: 2, auth: 3, rateLimited: 4, interrupted: 130 } as const;
@@ -73,17 +72,9 @@ function isUsageError(error: unknown): boolean {
 }
 
 function reportFatal(error: unknown): void {
-  const globals = running.optsWithGlobals<GlobalOptions>();
-  const reporter = new Reporter({
-    json: globals.json === true,
-    quiet: globals.quiet === true,
-    verbose: globals.verbose === true,
-    stdout: io.stdout,
-    stderr: io.stderr,
-    env: io.env,
-  });
-  reporter.fatal(commandName(running), errorReport(error));
-  if (globals.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  const ctx = CommandContext.of(running, io);
+  ctx.reporter.fatal(commandName(running), errorReport(error));
+  if (ctx.globals.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
 }
 
 /** `config get` rather than `get`: the names from the root down, without `pdn`. */

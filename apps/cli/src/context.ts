@@ -17,15 +17,32 @@ export interface Io {
   signal: AbortSignal;
 }
 
-/** Global flags (issue #5, "Global"), as commander parses them. */
-export interface GlobalOptions {
+/** Global flags (issue #5, "Global"), as commander parses them: absent switches are undefined. */
+export interface GlobalFlags {
   apiKey?: string;
   baseUrl?: string;
-  json: boolean;
+  json?: boolean;
   concurrency: number;
   maxRetries?: number;
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+/** The global flags with every switch decided. */
+export interface GlobalOptions extends GlobalFlags {
+  json: boolean;
   quiet: boolean;
   verbose: boolean;
+}
+
+export function globalOptions(command: Command): GlobalOptions {
+  const flags = command.optsWithGlobals<GlobalFlags>();
+  return {
+    ...flags,
+    json: flags.json === true,
+    quiet: flags.quiet === true,
+    verbose: flags.verbose === true,
+  };
 }
 
 export interface Client {
@@ -52,7 +69,7 @@ export class CommandContext {
   }
 
   static of(command: Command, io: Io): CommandContext {
-    return new CommandContext(io, command.optsWithGlobals<GlobalOptions>());
+    return new CommandContext(io, globalOptions(command));
   }
 
   get configPath(): string {

@@ -7,7 +7,7 @@ import { type OutputTarget, outputTarget, STDIO, sharedPaths } from './output-na
 
 export interface OutputFlags {
   output?: string;
-  force: boolean;
+  force?: boolean;
   /** False for --no-download. */
   download: boolean;
 }

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { GlobalOptions, Io } from './context.js';
+import type { Io } from './context.js';
 import { createProgram } from './program.js';
 
 const stopped = new Error('parsed');
@@ -33,7 +33,7 @@ async function parse(
   return parsed;
 }
 
-const defaults: GlobalOptions = { json: false, concurrency: 4, quiet: false, verbose: false };
+const defaults = { concurrency: 4 };
 
 describe('argument parsing', () => {
   const accepted: [string, { argv: string[]; options: Record<string, unknown>; args: unknown[] }][] = [
@@ -41,7 +41,7 @@ describe('argument parsing', () => {
       'compress with defaults',
       {
         argv: ['compress', 'a.pdf', 'b.pdf'],
-        options: { ...defaults, force: false, download: true },
+        options: { ...defaults, download: true },
         args: [['a.pdf', 'b.pdf']],
       },
     ],
@@ -55,7 +55,6 @@ describe('argument parsing', () => {
           concurrency: 8,
           maxRetries: 0,
           level: 'high',
-          force: false,
           download: true,
         },
         args: [['a.pdf']],
@@ -73,7 +72,7 @@ describe('argument parsing', () => {
       'stdin in and stdout out',
       {
         argv: ['compress', '-', '-o', '-'],
-        options: { ...defaults, output: '-', force: false, download: true },
+        options: { ...defaults, output: '-', download: true },
         args: [['-']],
       },
     ],
@@ -81,7 +80,7 @@ describe('argument parsing', () => {
       'merge without download',
       {
         argv: ['merge', 'a.pdf', 'b.pdf', '--no-download'],
-        options: { ...defaults, force: false, download: false },
+        options: { ...defaults, download: false },
         args: [['a.pdf', 'b.pdf']],
       },
     ],
@@ -97,7 +96,7 @@ describe('argument parsing', () => {
       'ocr with a language',
       {
         argv: ['ocr', 'a.png', '-l', 'deu+eng', '-q'],
-        options: { ...defaults, quiet: true, language: 'deu+eng', force: false },
+        options: { ...defaults, quiet: true, language: 'deu+eng' },
         args: [['a.png']],
       },
     ],

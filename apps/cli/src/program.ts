@@ -22,6 +22,7 @@ export function createProgram(io: Io): Command {
     .version(version, '-V, --version')
     // Settings made before .command() are inherited by every subcommand.
     .exitOverride()
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
@@ -31,15 +32,15 @@ export function createProgram(io: Io): Command {
       '--base-url <url>',
       'API base URL (default: $PDN_BASE_URL, then the config file, then http://127.0.0.1:3000)',
     )
-    .option('--json', 'print one JSON document with every result on stdout', false)
+    .option('--json', 'print one JSON document with every result on stdout')
     .option('-c, --concurrency <n>', 'files processed in parallel', parsePositiveInt, 4)
     .option(
       '--max-retries <n>',
       'retries per request after 429, 5xx or network errors (default: 2)',
       parseNonNegativeInt,
     )
-    .addOption(new Option('-q, --quiet', 'print only results and errors').default(false).conflicts('verbose'))
-    .addOption(new Option('-v, --verbose', 'also print request ids and retries on stderr').default(false))
+    .addOption(new Option('-q, --quiet', 'print only results and errors').conflicts('verbose'))
+    .option('-v, --verbose', 'also print request ids and retries on stderr')
     .addHelpText(
       'after',
       `${examples(

@@ -33,7 +33,7 @@ export function registerCompress(program: Command, io: Io): void {
       ]),
     )
     .option('-o, --output <path>', 'output DIR; or FILE for a single input; or - for stdout')
-    .option('-f, --force', 'overwrite existing output files', false)
+    .option('-f, --force', 'overwrite existing output files')
     .option('--no-download', 'print signed download URLs instead of downloading the outputs')
     .addHelpText(
       'after',
@@ -63,7 +63,7 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
     input: (file) => file,
     work: async (file, progress) => {
       const path = flags.download ? paths.get(file) : undefined;
-      await assertCanWrite(path, flags.force);
+      await assertCanWrite(path, flags.force === true);
       const upload = await uploads.upload(file, 'stdin.pdf');
       progress('compressing');
       const result = await client.pdn.compress({
@@ -72,7 +72,7 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
         signal: ctx.io.signal,
       });
       ctx.reporter.verbose(`${file}: request ${result.requestId}`);
-      const output = await deliver(ctx, client, result.download, path, flags.force, progress);
+      const output = await deliver(ctx, client, result.download, path, flags.force === true, progress);
       return { requestId: result.requestId, data: { ...result }, outputs: [output] };
     },
     view: compressView,

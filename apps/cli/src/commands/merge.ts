@@ -21,7 +21,7 @@ export function registerMerge(program: Command, io: Io): void {
     .description('Merge 2 to 20 PDFs into one document, pages in the order the files are given.')
     .argument('<files...>', 'PDF files in page order; - reads one from stdin')
     .option('-o, --output <file>', 'the merged PDF (required unless --no-download); - for stdout')
-    .option('-f, --force', 'overwrite the output file if it exists', false)
+    .option('-f, --force', 'overwrite the output file if it exists')
     .option('--no-download', 'print the signed download URL instead of downloading the result')
     .addHelpText(
       'after',
@@ -48,12 +48,12 @@ async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): 
     items: [files],
     input: (inputs) => inputs,
     work: async (inputs, progress) => {
-      await assertCanWrite(path, flags.force);
+      await assertCanWrite(path, flags.force === true);
       const files = await Promise.all(inputs.map((input) => uploads.upload(input, 'stdin.pdf')));
       progress('merging');
       const result = await client.pdn.merge({ files, signal: ctx.io.signal });
       ctx.reporter.verbose(`merge: request ${result.requestId}`);
-      const output = await deliver(ctx, client, result.download, path, flags.force, progress);
+      const output = await deliver(ctx, client, result.download, path, flags.force === true, progress);
       return { requestId: result.requestId, data: { ...result }, outputs: [output] };
     },
     view: mergeView,

@@ -16,7 +16,7 @@ import { runOperations } from '../run-operations.js';
 interface OcrFlags {
   language?: string;
   output?: string;
-  force: boolean;
+  force?: boolean;
 }
 
 export function registerOcr(program: Command, io: Io): void {
@@ -35,7 +35,7 @@ export function registerOcr(program: Command, io: Io): void {
       '-o, --output <path>',
       'text FILE for a single image, or DIR for <name>.txt files; default stdout',
     )
-    .option('-f, --force', 'overwrite existing text files', false)
+    .option('-f, --force', 'overwrite existing text files')
     .addHelpText(
       'after',
       examples(
@@ -67,7 +67,7 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
     input: (image) => image,
     work: async (image, progress) => {
       const path = outputPath(target, image, ocrTextName(image));
-      await assertCanWrite(path, flags.force);
+      await assertCanWrite(path, flags.force === true);
       const upload = await uploads.upload(image, 'stdin');
       progress('reading');
       const result = await client.pdn.ocr({
@@ -82,7 +82,10 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
           : {
               kind: 'file',
               path,
-              bytes: await writeOutput(path, result.text, { force: flags.force, signal: ctx.io.signal }),
+              bytes: await writeOutput(path, result.text, {
+                force: flags.force === true,
+                signal: ctx.io.signal,
+              }),
             };
       return { requestId: result.requestId, data: { ...result }, outputs: [output] };
     },

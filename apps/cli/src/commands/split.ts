@@ -30,7 +30,7 @@ export function registerSplit(program: Command, io: Io): void {
     .argument('<file>', 'PDF file; - reads it from stdin')
     .requiredOption('-r, --ranges <ranges>', 'comma-separated 1-based pages or ranges, e.g. 1-3,5,7-9')
     .option('-o, --output <dir>', 'folder for the parts (created if missing)')
-    .option('-f, --force', 'overwrite existing part files', false)
+    .option('-f, --force', 'overwrite existing part files')
     .option('--no-download', 'print signed download URLs instead of downloading the parts')
     .addHelpText(
       'after',
@@ -67,7 +67,7 @@ async function split(ctx: CommandContext, file: string, flags: SplitFlags): Prom
         flags.download ? outputPath(target, input, splitPartName(input, part.pages)) : undefined,
       );
       // Names are only known now; check them all before writing any, so a clash writes nothing.
-      for (const path of new Set(paths)) await assertCanWrite(path, flags.force);
+      for (const path of new Set(paths)) await assertCanWrite(path, flags.force === true);
       // A repeated range ("1,1") names the same file with the same pages: write it once.
       const written = new Map<string, Promise<OutputReport>>();
       const outputs: OutputReport[] = [];
@@ -76,7 +76,7 @@ async function split(ctx: CommandContext, file: string, flags: SplitFlags): Prom
         const key = path ?? `url:${index}`;
         let output = written.get(key);
         if (output === undefined) {
-          output = deliver(ctx, client, part.download, path, flags.force, progress);
+          output = deliver(ctx, client, part.download, path, flags.force === true, progress);
           written.set(key, output);
         }
         outputs.push(await output);

@@ -58,8 +58,7 @@ export interface OcrParams extends RequestOptions {
   language?: string | undefined;
 }
 
-export interface DownloadOptions {
-  signal?: AbortSignal | undefined;
+export interface DownloadOptions extends RequestOptions {
   /** Replace an existing file at `path`. Default true; when false an existing file is an EEXIST error. */
   overwrite?: boolean | undefined;
 }
@@ -179,30 +178,29 @@ export class Pdn {
     options: DownloadOptions = {},
   ): Promise<string | Uint8Array> {
     assertFresh(download);
-    const signal = options.signal;
+    const { overwrite = true, ...callOptions } = options;
     if (path === undefined) {
       return send(
         this.#transport,
         downloadSpec(download, async (r) => new Uint8Array(await readBody(() => r.arrayBuffer()))),
-        { signal },
+        callOptions,
       );
     }
     const { assertAbsent, writeAtomically } = await import('./internal/download-to-path.js');
-    const overwrite = options.overwrite ?? true;
     if (!overwrite) await assertAbsent(path);
     const spec = downloadSpec(download, (r) => writeAtomically(bodyOf(r), path, overwrite));
-    await send(this.#transport, spec, { signal });
+    await send(this.#transport, spec, callOptions);
     return path;
   }
 
   /** Fetches an output as a stream (e.g. for stdout). Retries apply until the answer starts. */
   async downloadStream(
     download: Download,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: RequestOptions = {},
   ): Promise<ReadableStream<Uint8Array>> {
     assertFresh(download);
     const spec = { ...downloadSpec(download, async (r: Response) => bodyOf(r)), streamsBody: true };
-    return send(this.#transport, spec, { signal: options.signal });
+    return send(this.#transport, spec, options);
   }
 
   async #post<T extends object>(url: string, options: RequestOptions, form: () => FormField[]): Promise<T> {

@@ -8,8 +8,10 @@ import { inspectPdf } from '../pdf-inspect.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
 import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, JobContext } from '../types.js';
 import { type Candidate, candidate, keepOriginal, smallest } from './candidates.js';
+import { hasCompositeFonts } from './font-survey.js';
 import { runGhostscript } from './ghostscript.js';
 import { checkOutputPages } from './output-check.js';
+import { hasLegacyInterpreter } from './presets.js';
 import { qpdfLosslessPass } from './qpdf-pass.js';
 
 export interface GhostscriptEngineOptions {
@@ -21,25 +23,36 @@ export interface GhostscriptEngineOptions {
 }
 
 export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEngine {
+  const { gs } = o;
+  const { qpdf } = o.tools;
+  const legacyAvailable = hasLegacyInterpreter(gs.version);
+
   async function compress(
     input: InputFile,
     level: CompressionLevel,
     job: JobContext,
   ): Promise<CompressOutput> {
+    const { timeoutMs } = o;
     // Ghostscript must never see a file that is empty, not a PDF (it *executes* PostScript), encrypted
     // or page-less, nor one over the page cap (issue #3).
     const { pageCount } = await inspectPdf(input, {
       maxPages: o.maxPages,
       tools: o.tools,
-      timeoutMs: o.timeoutMs,
+      timeoutMs,
       signal: job.signal,
     });
     const inputSize = (await stat(input.path)).size;
-    const rewritten = await runGhostscript(o.gs, level, input.path, 'ghostscript.pdf', job, o.timeoutMs);
+    const run: QpdfRun | undefined =
+      qpdf === undefined ? undefined : { qpdf, cwd: job.workDir, timeoutMs, signal: job.signal };
+    // Without qpdf there is no cheap way to look at the fonts, so the default interpreter it is.
+    const legacyInterpreter =
+      legacyAvailable && run !== undefined && (await hasCompositeFonts(input.path, run));
+    const rewritten = await runGhostscript(
+      { gs, level, inputPath: input.path, outputName: 'ghostscript.pdf', timeoutMs, legacyInterpreter },
+      job,
+    );
     const candidates: Candidate[] = [await candidate(rewritten, 'ghostscript')];
-    const { qpdf } = o.tools;
-    if (qpdf !== undefined) {
-      const run: QpdfRun = { qpdf, cwd: job.workDir, timeoutMs: o.timeoutMs, signal: job.signal };
+    if (run !== undefined) {
       candidates.push(
         await candidate(await qpdfLosslessPass(rewritten, 'ghostscript-qpdf.pdf', run), 'ghostscript+qpdf'),
         await candidate(await qpdfLosslessPass(input.path, 'qpdf.pdf', run), 'qpdf'),
@@ -50,14 +63,14 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     await checkOutputPages(best.path, pageCount, {
       tools: o.tools,
       cwd: job.workDir,
-      timeoutMs: o.timeoutMs,
+      timeoutMs,
       signal: job.signal,
     });
     return { ...best, pageCount };
   }
 
   return {
-    info: { name: 'ghostscript', version: o.gs.version },
+    info: { name: 'ghostscript', version: gs.version },
     compress: (input, level, job) => o.queue.run(() => compress(input, level, job), job.signal),
   };
 }

@@ -6,34 +6,32 @@ import { InternalError } from '../../errors.js';
 import { runTool, ToolAbortedError } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
 import type { CompressionLevel, JobContext } from '../types.js';
-import { ghostscriptArgs } from './presets.js';
+import { type GhostscriptArgsOptions, ghostscriptArgs } from './presets.js';
+
+export interface GhostscriptRun extends GhostscriptArgsOptions {
+  gs: ToolInfo;
+  level: CompressionLevel;
+  inputPath: string;
+  /** File name inside the job's folder. */
+  outputName: string;
+  timeoutMs: number;
+}
 
 /**
- * Rewrites `inputPath` into `outputName` inside the job's folder and returns its path. A client abort
- * stays a ToolAbortedError; a timeout, a crash or a failing exit is an InternalError, because the input
- * already passed inspection.
+ * Writes the rewrite and returns its path. A client abort stays a ToolAbortedError; a timeout, a crash
+ * or a failing exit is an InternalError, because the input already passed inspection.
  */
-export async function runGhostscript(
-  gs: ToolInfo,
-  level: CompressionLevel,
-  inputPath: string,
-  outputName: string,
-  job: JobContext,
-  timeoutMs: number,
-): Promise<string> {
-  const args = ghostscriptArgs(level, resolve(inputPath), outputName);
+export async function runGhostscript(run: GhostscriptRun, job: JobContext): Promise<string> {
+  const args = ghostscriptArgs(run.level, resolve(run.inputPath), run.outputName, run);
   let exitCode: number;
   let stderr: string;
   try {
-    ({ exitCode, stderr } = await runTool(gs.path, args, {
-      cwd: job.workDir,
-      timeoutMs,
-      signal: job.signal,
-    }));
+    const options = { cwd: job.workDir, timeoutMs: run.timeoutMs, signal: job.signal };
+    ({ exitCode, stderr } = await runTool(run.gs.path, args, options));
   } catch (error) {
     if (error instanceof ToolAbortedError) throw error;
     throw new InternalError(`Ghostscript failed to run: ${(error as Error).message}`, { cause: error });
   }
   if (exitCode !== 0) throw new InternalError(`Ghostscript exited with ${exitCode}: ${stderr.trim()}`);
-  return resolve(job.workDir, outputName);
+  return resolve(job.workDir, run.outputName);
 }

@@ -25,10 +25,33 @@ export const GHOSTSCRIPT_PRESETS: Readonly<Record<CompressionLevel, GhostscriptP
 };
 
 /**
+ * Whether this Ghostscript still has its PostScript-based PDF interpreter (9.56 made the new C one the
+ * default; 10.02 removed the old one). On 10.0 the new interpreter spent about 0.55 s per page on
+ * PDFs with composite (CID TrueType) fonts, subset or not, which is what Word and browsers write: 5-9x
+ * the legacy one (README.md). Elsewhere the new one is as fast or faster, and on text in standard fonts
+ * its output is smaller (the legacy one embeds substitutes for them), so the legacy interpreter is used
+ * only for PDFs with composite fonts (font-survey.ts).
+ */
+export function hasLegacyInterpreter(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major < 10 || (major === 10 && minor < 2);
+}
+
+export interface GhostscriptArgsOptions {
+  /** Pass `-dNEWPDF=false` (see hasLegacyInterpreter). */
+  legacyInterpreter: boolean;
+}
+
+/**
  * Ghostscript's arguments to rewrite `inputPath` as `outputName` (relative to the working folder, so
  * no `%` in a temp path is ever read as a page-number template by `-sOutputFile`).
  */
-export function ghostscriptArgs(level: CompressionLevel, inputPath: string, outputName: string): string[] {
+export function ghostscriptArgs(
+  level: CompressionLevel,
+  inputPath: string,
+  outputName: string,
+  o: GhostscriptArgsOptions,
+): string[] {
   const preset = GHOSTSCRIPT_PRESETS[level];
   return [
     '-q',
@@ -36,6 +59,7 @@ export function ghostscriptArgs(level: CompressionLevel, inputPath: string, outp
     '-dBATCH',
     '-dNOPAUSE',
     '-sDEVICE=pdfwrite',
+    ...(o.legacyInterpreter ? ['-dNEWPDF=false'] : []),
     `-dPDFSETTINGS=${preset.pdfSettings}`,
     // Explicit even where the preset says the same, so the level's resolution is visible here.
     '-dDownsampleColorImages=true',

@@ -4,12 +4,13 @@ import { Pdn } from '@pdn/sdk';
 import type { Command } from 'commander';
 import { configPath, readConfig } from './config-file.js';
 import { MissingApiKeyError } from './errors.js';
+import type { Stdin } from './inputs.js';
 import { type OutputStream, Reporter } from './reporter.js';
 import { resolveConnection } from './settings.js';
 
 /** The process around the CLI; tests and bin.ts pass the real one. */
 export interface Io {
-  stdin: NodeJS.ReadableStream;
+  stdin: Stdin;
   stdout: OutputStream;
   stderr: OutputStream;
   env: NodeJS.ProcessEnv;

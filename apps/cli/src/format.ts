@@ -1,4 +1,5 @@
 // Values as a person reads them in human output (never in --json, which keeps raw values).
+import type { RateLimitInfo } from '@pdn/sdk';
 import { STDIO } from './output-naming.js';
 import type { ItemReport, OutputReport } from './report.js';
 
@@ -15,10 +16,22 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(digits)} ${UNITS[unit]}`;
 }
 
+/** `1 page`, `3 pages`. */
+export function pages(count: number): string {
+  return `${count} ${count === 1 ? 'page' : 'pages'}`;
+}
+
 /** Saving of `after` against `before` as `-33.3%`; `0%` when nothing was saved. */
 export function formatSaving(before: number, after: number): string {
   if (before <= 0 || after >= before) return '0%';
   return `-${(((before - after) / before) * 100).toFixed(1)}%`;
+}
+
+/** `7 of 10 calls left this hour`, or nothing when the server sent no rate-limit headers. */
+export function describeRateLimit(rateLimit: RateLimitInfo | undefined): string {
+  if (rateLimit === undefined) return '';
+  if (rateLimit.limit === null) return 'no hourly limit';
+  return `${rateLimit.remaining ?? 0} of ${rateLimit.limit} calls left this hour`;
 }
 
 /** An item's input as a person reads it: `stdin` for `-`, merge's inputs joined with `+`. */

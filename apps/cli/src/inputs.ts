@@ -6,10 +6,20 @@ import { fromPath, toFile, type Uploadable } from '@pdn/sdk';
 import { UsageError } from './errors.js';
 import { STDIO } from './output-naming.js';
 
+/** The part of stdin the checks need. */
+export interface Stdin extends NodeJS.ReadableStream {
+  isTTY?: boolean;
+}
+
 /** Fails with one UsageError naming every input that is missing or not a regular file. */
-export async function checkInputs(inputs: readonly string[]): Promise<void> {
-  if (inputs.filter((input) => input === STDIO).length > 1) {
-    throw new UsageError('stdin (-) can be read only once; give - at most one time');
+export async function checkInputs(inputs: readonly string[], stdin: Stdin): Promise<void> {
+  const stdinCount = inputs.filter((input) => input === STDIO).length;
+  if (stdinCount > 1) throw new UsageError('stdin (-) can be read only once; give - at most one time');
+  // Waiting for a person to type a PDF is never what `-` meant.
+  if (stdinCount === 1 && stdin.isTTY === true) {
+    throw new UsageError(
+      '- reads the input from stdin, which is a terminal; pipe a file in: pdn ... - < file',
+    );
   }
   const problems: string[] = [];
   await Promise.all(
@@ -33,7 +43,7 @@ export async function checkInputs(inputs: readonly string[]): Promise<void> {
 export class UploadSource {
   #stdin: Promise<Buffer> | undefined;
 
-  constructor(private readonly stdin: NodeJS.ReadableStream) {}
+  constructor(private readonly stdin: Stdin) {}
 
   /** `stdinName` is the file name the server sees for `-` (it names outputs after it). */
   async upload(input: string, stdinName: string): Promise<Uploadable> {

@@ -1,9 +1,11 @@
 // Everything the CLI prints goes through here (issue #5, "Behaviour"): results on stdout, nothing
 // else there; with --json exactly one JSON document on stdout; progress as an ora spinner on stderr
 // only when stderr is a terminal; errors, retries and request ids (--verbose) on stderr.
+
+import type { WithMeta } from '@pdn/sdk';
 import type { ChalkInstance } from 'chalk';
 import ora, { type Ora } from 'ora';
-import { describeInput } from './format.js';
+import { describeInput, describeRateLimit } from './format.js';
 import type { CommandReport, ErrorReport, ItemReport } from './report.js';
 import { colourEnabled, createStyle } from './style.js';
 
@@ -62,6 +64,12 @@ export class Reporter {
     if (!this.#spinner.isSpinning) this.#spinner.start();
   }
 
+  /** --verbose: which request served an item, and how much of the hourly limit is left. */
+  answered(input: ItemReport['input'], result: WithMeta): void {
+    const limit = describeRateLimit(result.rateLimit);
+    this.verbose(`${describeInput(input)}: request ${result.requestId}${limit === '' ? '' : `; ${limit}`}`);
+  }
+
   /** --verbose detail (request ids, retries) on stderr. */
   verbose(line: string): void {
     if (this.#options.verbose && !this.#options.quiet) this.#write(this.#options.stderr, `${line}\n`);
@@ -69,7 +77,7 @@ export class Reporter {
 
   /** Prints a command's outcome: the JSON document, or human lines. */
   finish(report: CommandReport, view: HumanView): void {
-    this.#spinner?.stop();
+    if (this.#spinner?.isSpinning) this.#spinner.stop();
     if (this.#options.json) {
       this.printJson(report);
       return;
@@ -98,7 +106,7 @@ export class Reporter {
 
   /** An error that stopped the command before it produced a report. */
   fatal(command: string, error: ErrorReport): void {
-    this.#spinner?.stop();
+    if (this.#spinner?.isSpinning) this.#spinner.stop();
     if (this.#options.json) {
       this.printJson({
         command,

@@ -50,7 +50,7 @@ export function registerCompress(program: Command, io: Io): void {
 }
 
 async function compress(ctx: CommandContext, files: string[], flags: CompressFlags): Promise<void> {
-  await checkInputs(files);
+  await checkInputs(files, ctx.io.stdin);
   const target = await planTarget(ctx, flags, files.length);
   const paths = new Map(files.map((file) => [file, outputPath(target, file, compressedName(file))]));
   if (flags.download) assertDistinct([...paths.values()]);
@@ -71,7 +71,7 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
         ...(flags.level !== undefined ? { level: flags.level } : {}),
         signal: ctx.io.signal,
       });
-      ctx.reporter.verbose(`${file}: request ${result.requestId}`);
+      ctx.reporter.answered(file, result);
       const output = await deliver(ctx, client, result.download, path, flags.force === true, progress);
       return { requestId: result.requestId, data: { ...result }, outputs: [output] };
     },

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { deliver } from '../deliver.js';
 import { UsageError } from '../errors.js';
-import { describeInput, describeOutput, formatBytes } from '../format.js';
+import { describeInput, describeOutput, formatBytes, pages } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
 import { STDIO } from '../output-naming.js';
@@ -37,7 +37,7 @@ export function registerMerge(program: Command, io: Io): void {
 }
 
 async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): Promise<void> {
-  await checkInputs(files);
+  await checkInputs(files, ctx.io.stdin);
   const path = outputFile(flags);
   if (path === STDIO) claimStdout(ctx);
   const client = await ctx.connect();
@@ -52,7 +52,7 @@ async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): 
       const files = await Promise.all(inputs.map((input) => uploads.upload(input, 'stdin.pdf')));
       progress('merging');
       const result = await client.pdn.merge({ files, signal: ctx.io.signal });
-      ctx.reporter.verbose(`merge: request ${result.requestId}`);
+      ctx.reporter.answered(inputs, result);
       const output = await deliver(ctx, client, result.download, path, flags.force === true, progress);
       return { requestId: result.requestId, data: { ...result }, outputs: [output] };
     },
@@ -75,6 +75,6 @@ function outputFile(flags: OutputFlags): string | undefined {
 const mergeView: HumanView = {
   succeeded(item, style) {
     const data = item.data as MergeResult;
-    return `${style.green('✔')} ${describeInput(item.input)} → ${describeOutput(item.outputs[0])}  ${data.page_count} pages, ${formatBytes(data.size)}`;
+    return `${style.green('✔')} ${describeInput(item.input)} → ${describeOutput(item.outputs[0])}  ${pages(data.page_count)}, ${formatBytes(data.size)}`;
   },
 };

@@ -50,7 +50,7 @@ export function registerOcr(program: Command, io: Io): void {
 }
 
 async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Promise<void> {
-  await checkInputs(images);
+  await checkInputs(images, ctx.io.stdin);
   // Text goes to stdout unless -o names a file or folder; stdout text is printed in input order at the end.
   const target: OutputTarget =
     flags.output === undefined || flags.output === STDIO
@@ -75,7 +75,7 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
         ...(flags.language !== undefined ? { language: flags.language } : {}),
         signal: ctx.io.signal,
       });
-      ctx.reporter.verbose(`${image}: request ${result.requestId}`);
+      ctx.reporter.answered(image, result);
       const output: OutputReport =
         path === STDIO
           ? { kind: 'stdout', bytes: Buffer.byteLength(result.text) }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { deliver } from '../deliver.js';
 import { UsageError } from '../errors.js';
-import { describeInput, describeOutput, formatBytes } from '../format.js';
+import { describeInput, describeOutput, formatBytes, pages } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
 import { outputPath, STDIO, splitPartName } from '../output-naming.js';
@@ -48,7 +48,7 @@ export function registerSplit(program: Command, io: Io): void {
 async function split(ctx: CommandContext, file: string, flags: SplitFlags): Promise<void> {
   if (flags.output === STDIO)
     throw new UsageError('split writes one file per range; -o takes a folder, not -');
-  await checkInputs([file]);
+  await checkInputs([file], ctx.io.stdin);
   // Any -o is a folder here, whatever the number of ranges.
   const target = await planTarget(ctx, flags, Number.POSITIVE_INFINITY);
   const client = await ctx.connect();
@@ -62,7 +62,7 @@ async function split(ctx: CommandContext, file: string, flags: SplitFlags): Prom
       const upload = await uploads.upload(input, 'stdin.pdf');
       progress('splitting');
       const result = await client.pdn.split({ file: upload, ranges: flags.ranges, signal: ctx.io.signal });
-      ctx.reporter.verbose(`split: request ${result.requestId}`);
+      ctx.reporter.answered(input, result);
       const paths = result.parts.map((part) =>
         flags.download ? outputPath(target, input, splitPartName(input, part.pages)) : undefined,
       );
@@ -93,7 +93,7 @@ const splitView: HumanView = {
     return data.parts
       .map(
         (part, index) =>
-          `${style.green('✔')} ${describeInput(item.input)} pages ${part.pages} → ${describeOutput(item.outputs[index])}  ${part.page_count} pages, ${formatBytes(part.size)}`,
+          `${style.green('✔')} ${describeInput(item.input)} pages ${part.pages} → ${describeOutput(item.outputs[index])}  ${pages(part.page_count)}, ${formatBytes(part.size)}`,
       )
       .join('\n');
   },

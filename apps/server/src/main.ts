@@ -154,7 +154,9 @@ export async function serveUntilSignalled(config: Config, log: Logger): Promise<
   const running = await startServer(config, log);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
-      log.info('shutting down', { signal });
+      // On stdout beside the "listening" line, whatever the log level: whoever watches the process
+      // (a supervisor, a test harness) learns why it went away.
+      process.stdout.write(`pdn server stopping on ${signal}\n`);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       running.close().then(

@@ -17,6 +17,12 @@ const interrupt = new AbortController();
 // second Ctrl-C gets Node's default and ends the process at once.
 process.once('SIGINT', () => interrupt.abort(new CliError('interrupted (Ctrl-C)', 'interrupted')));
 
+// A reader that stops early (`pdn languages | head -1`) closes the pipe: what is left cannot be
+// shown, which is no reason to die with a stack trace. Other stdout errors stay fatal.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
 const io: Io = {
   stdin: process.stdin,
   stdout: process.stdout,

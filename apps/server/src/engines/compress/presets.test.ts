@@ -32,6 +32,16 @@ describe('ghostscriptArgs', () => {
     expect(args.slice(-2)).toEqual(['-f', '/in/a.pdf']);
   });
 
+  it.each([
+    ['low', false],
+    ['medium', true],
+    ['high', true],
+  ] as const)('%s forces JPEG for colour and grey images: %s', (level, forced) => {
+    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', { legacyInterpreter: false });
+    expect(args.includes('-dColorImageFilter=/DCTEncode')).toBe(forced);
+    expect(args.includes('-dGrayImageFilter=/DCTEncode')).toBe(forced);
+  });
+
   it('selects the legacy interpreter only when asked', () => {
     expect(ghostscriptArgs('medium', '/in/a.pdf', 'out.pdf', { legacyInterpreter: true })).toContain(
       '-dNEWPDF=false',

@@ -123,6 +123,18 @@ describe('pdn split', () => {
     expect(await pageLabels(await readFile(ws.path('s/parts/book.pages-5.pdf')))).toEqual(['book-5']);
   });
 
+  it('writes a repeated range once and reports it for each part', async () => {
+    await ws.file('s/twice.pdf', await labelledPdf('twice', 3));
+    const run = await pdn(['split', 's/twice.pdf', '-r', '2,2', '-o', 's/dup', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const outputs = jsonOf(run).results[0]?.outputs ?? [];
+    expect(outputs.map((output) => (output.kind === 'file' ? output.path : output.kind))).toEqual([
+      's/dup/twice.pages-2.pdf',
+      's/dup/twice.pages-2.pdf',
+    ]);
+    expect(await pageLabels(await readFile(ws.path('s/dup/twice.pages-2.pdf')))).toEqual(['twice-2']);
+  });
+
   it("reports the server's message for a range past the end", async () => {
     await ws.file('s/short.pdf', await labelledPdf('short', 2));
     const run = await pdn(['split', 's/short.pdf', '--ranges', '1,9']);

@@ -69,17 +69,16 @@ async function split(ctx: CommandContext, file: string, flags: SplitFlags): Prom
       // Names are only known now; check them all before writing any, so a clash writes nothing.
       for (const path of new Set(paths)) await assertCanWrite(path, flags.force === true);
       // A repeated range ("1,1") names the same file with the same pages: write it once.
-      const written = new Map<string, Promise<OutputReport>>();
+      const written = new Map<string, OutputReport>();
       const outputs: OutputReport[] = [];
       for (const [index, part] of result.parts.entries()) {
         const path = paths[index];
         const key = path ?? `url:${index}`;
-        let output = written.get(key);
-        if (output === undefined) {
-          output = deliver(ctx, client, part.download, path, flags.force === true, progress);
-          written.set(key, output);
-        }
-        outputs.push(await output);
+        const output =
+          written.get(key) ??
+          (await deliver(ctx, client, part.download, path, flags.force === true, progress));
+        written.set(key, output);
+        outputs.push(output);
       }
       return { requestId: result.requestId, data: { ...result }, outputs };
     },

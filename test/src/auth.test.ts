@@ -1,5 +1,7 @@
 // Authentication (spec "Authentication", issue #2): `Authorization: Bearer <key>` with keys
 // `pdn_live_<32 hex>` / `pdn_test_<32 hex>`; missing, malformed, unknown or revoked is 401 unauthorized.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallOptions } from './contract/checked-fetch.js';
 import { field, form } from './harness/form.js';
@@ -56,6 +58,18 @@ describe.each(endpoints)('%s', (_name, path, request) => {
     const res = await ctx.call(path, { ...request(), key: key() });
     expect(res.status).not.toBe(401);
   });
+});
+
+it('stores keys only as hashes and never lists them in full', async () => {
+  const files = (await readdir(ctx.server.dataDir)).filter((name) => name.startsWith('pdn.sqlite'));
+  expect(files.length).toBeGreaterThan(0);
+  for (const name of files) {
+    const bytes = await readFile(join(ctx.server.dataDir, name));
+    for (const key of [liveKey, testKey]) expect(bytes.includes(key), `${key} in ${name}`).toBe(false);
+  }
+  const listing = await ctx.server.admin(['keys', 'list']);
+  expect(listing.exitCode).toBe(0);
+  for (const key of [liveKey, testKey, revokedKey]) expect(listing.stdout).not.toContain(key);
 });
 
 it("a revoked key stays revoked after a restart; the user's other keys are unaffected", async () => {

@@ -255,3 +255,16 @@ describe('URL traps', () => {
     expect((await download(ctx, result.download.url)).bytes.length).toBe(result.size);
   });
 });
+
+describe('without PDN_SIGNING_SECRET', () => {
+  const own = useServer({ env: { PDN_SIGNING_SECRET: '' } });
+
+  it('generates a secret in the data folder, so issued URLs survive a restart', async () => {
+    const key = await own.server.createKey({ user: 'restarter', plan: 'premium' });
+    const body = form(file('files[]', await labelledPdf('A', 1)), file('files[]', await labelledPdf('B', 1)));
+    const res = await own.call<MergeResponse>('/api/v1/merge', { key, body });
+    expect(res.status).toBe(200);
+    await own.server.restart();
+    expect(await pageLabels((await download(own, res.json.data.download.url)).bytes)).toEqual(['A-1', 'B-1']);
+  });
+});

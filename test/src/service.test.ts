@@ -2,6 +2,7 @@
 // /healthz, /openapi.json, /docs served locally, 404 and 405 envelopes, X-Request-Id everywhere.
 import { describe, expect, it } from 'vitest';
 import { openapi } from './contract/openapi-document.js';
+import { tools } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
 const ctx = useServer();
@@ -14,6 +15,23 @@ describe('service endpoints', () => {
     expect(res.status).toBe(200);
     expect(res.json.data.status).toBe('ok');
     for (const engine of Object.values(res.json.data.engines)) expect(engine.version).not.toBe('');
+  });
+
+  it('the first start creates user "dev" on Premium and prints a working test key with a curl example', async () => {
+    const key = /^\s+(pdn_test_[0-9a-f]{32})\s*$/m.exec(ctx.server.output)?.[1];
+    expect(key, ctx.server.output).toBeDefined();
+    expect(ctx.server.output).toContain(`curl -H "Authorization: Bearer ${key}"`);
+    expect(ctx.server.output).toContain(`${ctx.server.baseUrl}/api/v1/merge`);
+    const res = await ctx.call('/api/v1/languages', { key: key ?? '' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+
+  it('picks the external tools when installed, as /healthz reports', async () => {
+    const res = await ctx.call<{ data: { engines: Record<string, { name: string }> } }>('/healthz');
+    const { pdf, compress } = res.json.data.engines;
+    if (tools.qpdf) expect(pdf?.name).toBe('qpdf');
+    if (tools.ghostscript) expect(compress?.name).toBe('ghostscript');
   });
 
   it('GET /openapi.json serves the contract the tests validate against', async () => {

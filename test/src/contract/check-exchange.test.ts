@@ -20,12 +20,13 @@ const compressBody = {
   },
   meta: { request_id: 'r1' },
 };
+const inAnHour = String(Math.floor(Date.now() / 1000) + 3600);
 const limited = {
   'x-request-id': 'r1',
   'content-type': 'application/json; charset=utf-8',
   'x-ratelimit-limit': '10',
   'x-ratelimit-remaining': '9',
-  'x-ratelimit-reset': '1767225600',
+  'x-ratelimit-reset': inAnHour,
   'ratelimit-policy': '"hourly";q=10;w=3600',
   ratelimit: '"hourly";r=9;t=3600',
 };
@@ -84,6 +85,11 @@ describe('checkExchange', () => {
       /omitted/,
     ],
     [
+      'RateLimit t disagrees with X-RateLimit-Reset',
+      exchange({ headers: { ...limited, ratelimit: '"hourly";r=9;t=60' }, body: compressBody }),
+      /disagrees/,
+    ],
+    [
       'RateLimit-Policy disagrees',
       exchange({ headers: { ...limited, 'ratelimit-policy': '"hourly";q=11;w=3600' }, body: compressBody }),
       /q=10/,
@@ -106,7 +112,7 @@ describe('checkExchange', () => {
       '429 without Retry-After',
       exchange({
         status: 429,
-        headers: { ...limited, 'x-ratelimit-remaining': '0', ratelimit: '"hourly";r=0;t=9' },
+        headers: { ...limited, 'x-ratelimit-remaining': '0', ratelimit: '"hourly";r=0;t=3600' },
         body: rateLimitedBody,
       }),
       /Retry-After/,

@@ -180,6 +180,13 @@ function checkRateLimitRules(exchange: Exchange, problems: string[]): void {
     problems.push(`RateLimit ${current} does not state r=${remaining}`);
   if (exchange.status === 429 && remaining !== '0')
     problems.push(`429 with X-RateLimit-Remaining ${remaining}`);
+  // `t` (seconds to reset) and X-RateLimit-Reset (Unix time) describe the same moment; the slack
+  // covers the second boundaries crossed between the server's clock reading and ours.
+  const secondsToReset = /;t=([0-9]+)$/.exec(current ?? '')?.[1];
+  const reset = Number(h.get('x-ratelimit-reset'));
+  if (secondsToReset !== undefined && Math.abs(reset - (Date.now() / 1000 + Number(secondsToReset))) > 5) {
+    problems.push(`RateLimit t=${secondsToReset} disagrees with X-RateLimit-Reset ${reset}`);
+  }
 }
 
 /** "streams application/pdf with Content-Disposition: attachment and the output's filename" (issue #2). */

@@ -87,7 +87,8 @@ export class TestServer {
       HOST: '127.0.0.1',
       PDN_DATA_DIR: dataDir,
       PDN_SIGNING_SECRET: signingSecret,
-      PDN_LOG_LEVEL: 'quiet',
+      // Quiet keeps test output readable; PDN_E2E_SERVER_LOG=info shows the servers' logs in failures.
+      PDN_LOG_LEVEL: process.env.PDN_E2E_SERVER_LOG ?? 'quiet',
       TMPDIR: tmpDir,
       ...options.env,
     };

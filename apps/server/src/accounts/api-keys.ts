@@ -6,6 +6,8 @@ import { displayPrefix, generateKey, hashKey, type KeyKind, parseKeyKind } from 
 import type { Plan } from './plans.js';
 import type { User } from './users.js';
 
+const LAST_USED_PRECISION_MS = 60_000;
+
 export interface ApiKeyRecord {
   id: string;
   userName: string;
@@ -101,7 +103,13 @@ export class ApiKeys {
       | { key_id: string; kind: KeyKind; user_id: number; name: string; plan: Plan }
       | undefined;
     if (!row) return undefined;
-    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(this.now(), row.key_id);
+    // Minute precision is plenty for "last used" and spares a write on most requests.
+    const now = this.now();
+    this.db
+      .prepare(
+        'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+      )
+      .run(now, row.key_id, now - LAST_USED_PRECISION_MS);
     return { userId: row.user_id, userName: row.name, plan: row.plan, keyId: row.key_id, keyKind: row.kind };
   }
 }

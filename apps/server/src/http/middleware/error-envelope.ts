@@ -32,6 +32,7 @@ export function errorEnvelope(): Middleware<AppState> {
       // Headers already set for this request (X-Request-Id, rate limits) stay; a half-prepared download's don't.
       ctx.remove('Content-Disposition');
       ctx.remove('Cache-Control');
+      ctx.remove('X-Content-Type-Options');
       ctx.status = known?.status ?? 500;
       ctx.set(known?.headers ?? {});
       ctx.body = body;

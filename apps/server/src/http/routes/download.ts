@@ -13,6 +13,8 @@ export function downloadRoute(downloads: Downloads): Middleware<AppState> {
     ctx.length = meta.size;
     // A signed URL is a bearer credential: keep the file out of shared caches.
     ctx.set('Cache-Control', 'private, no-store');
+    // Browsers must not second-guess the type of a file a user uploaded.
+    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.body = handle.createReadStream();
   };
 }

@@ -7,7 +7,7 @@ import { startSweeper } from './sweeper.js';
 import { UrlSigner } from './url-signer.js';
 import { WorkDirs } from './work-dirs.js';
 
-export { DOWNLOAD_PATH, DOWNLOAD_TTL_SECONDS, Downloads } from './downloads.js';
+export { DOWNLOAD_PATH, Downloads } from './downloads.js';
 export type { OpenedOutput, OutputMeta } from './output-store.js';
 export { WorkDirs } from './work-dirs.js';
 

@@ -1,6 +1,6 @@
 // Wires the server together and listens: the only place that binds a port (STYLE.md). Reads nothing
 // from the environment itself; bin.ts hands it a validated Config.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Accounts, openAccounts } from './accounts/index.js';
 import type { Config } from './config.js';
@@ -11,6 +11,7 @@ import { createPdfEngine } from './engines/pdf/index.js';
 import { detectTools } from './engines/tools.js';
 import type { Engines } from './engines/types.js';
 import { createApp } from './http/app.js';
+import { createHttpServer } from './http/http-server.js';
 import type { Logger } from './logger.js';
 import { openStorage } from './storage/index.js';
 
@@ -23,22 +24,6 @@ export interface RunningServer {
 
 /** How long shutdown waits for in-flight requests before cutting their connections. */
 const DRAIN_MS = 5_000;
-
-/**
- * Node's HTTP timeouts, set deliberately (issue #2: slow clients must not hold sockets forever):
- * - headersTimeout: a client gets 20 s to send its request line and headers (slowloris).
- * - requestTimeout: the whole request, body included, must arrive within 10 minutes; enough for a
- *   1 GiB Enterprise upload at ~15 Mbit/s, finite for a client that trickles bytes.
- * - keepAliveTimeout: an idle kept-alive socket is closed after 5 s.
- * - timeout: a socket with no traffic either way for 10 minutes (e.g. a client that stopped reading a
- *   download) is destroyed; processing is bounded well below that by the engines' tool timeouts.
- */
-function applyTimeouts(server: Server): void {
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 10 * 60_000;
-  server.keepAliveTimeout = 5_000;
-  server.timeout = 10 * 60_000;
-}
 
 async function buildEngines(config: Config, log: Logger): Promise<Engines> {
   const tools = await detectTools();
@@ -112,13 +97,7 @@ export async function startServer(
     const engines = await buildEngines(config, log);
     cleanups.push(() => engines.ocr.close());
 
-    const handle = createApp({ config, accounts, storage, engines, log }).callback();
-    const server = createServer(handle);
-    // `Expect: 100-continue` (RFC 9110 section 10.1.1): by default Node says "continue" at once; routed
-    // through the app instead, a 401, 429 or announced 413 goes out before the client sends its body,
-    // and the uploads middleware says "continue" only when it starts reading.
-    server.on('checkContinue', handle);
-    applyTimeouts(server);
+    const server = createHttpServer(createApp({ config, accounts, storage, engines, log }));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {

@@ -1,8 +1,9 @@
-// HTTP behaviour the end-to-end suites cannot provoke from outside: a genuine server fault becoming a
-// generic 500 envelope with its cause in the log only. Real parts throughout: SQLite, storage on disk,
-// the pdf-lib engine (no external tool needed), a real listener on port 0.
+// HTTP behaviour the end-to-end suites cannot provoke or see from outside: a genuine server fault
+// becoming a generic 500 envelope with its cause in the log only, and `Expect: 100-continue` (which
+// fetch never sends) being refused before the body is sent. Real parts throughout: SQLite, storage on
+// disk, the pdf-lib engine (no external tool needed), a real listener on port 0.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import type { OcrEngine } from '../engines/types.js';
 import { createLogger } from '../logger.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { createApp } from './app.js';
+import { createHttpServer } from './http-server.js';
 
 async function pdf(pages: number): Promise<Blob> {
   const doc = await PDFDocument.create();
@@ -61,7 +63,7 @@ describe('createApp', () => {
       compress: createCompressEngine({ ...common, choice: 'pdf-lib' }),
       ocr,
     };
-    server = createServer(createApp({ config, accounts, storage, engines, log }).callback());
+    server = createHttpServer(createApp({ config, accounts, storage, engines, log }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     key = accounts.keys.create(accounts.users.ensure('ada', 'free').user, 'test').key;
@@ -105,5 +107,59 @@ describe('createApp', () => {
     expect(JSON.stringify(body)).not.toMatch(/ENOENT|outputs/);
     // The request's work folder went too, fault or not.
     expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
+  });
+
+  /** Sends headers with `Expect: 100-continue`, then the body only if the server says "continue". */
+  function expectContinue(
+    authorization: string,
+    body: Buffer,
+  ): Promise<{ status: number; continued: boolean }> {
+    const boundary = 'pdn-unit-boundary';
+    const payload = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n` +
+          'Content-Type: application/pdf\r\n\r\n',
+      ),
+      body,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    return new Promise((resolve, reject) => {
+      let continued = false;
+      const req = request(`${base}/api/v1/compress`, {
+        method: 'POST',
+        headers: {
+          Authorization: authorization,
+          Expect: '100-continue',
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': String(payload.length),
+        },
+      });
+      req.on('continue', () => {
+        continued = true;
+        req.end(payload);
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, continued }));
+        if (!continued) req.destroy();
+      });
+      req.on('error', (error) => {
+        if (!continued) return;
+        reject(error);
+      });
+      req.flushHeaders();
+    });
+  }
+
+  it('refuses a bad key before the body of an Expect: 100-continue upload is sent', async () => {
+    const result = await expectContinue(`Bearer pdn_test_${'0'.repeat(32)}`, Buffer.from('%PDF-1.7'));
+    expect(result).toEqual({ status: 401, continued: false });
+  });
+
+  it('says "continue" to an Expect: 100-continue upload it accepts, and reads it', async () => {
+    const premium = accounts.keys.create(accounts.users.ensure('bea', 'premium').user, 'test').key;
+    const result = await expectContinue(`Bearer ${premium}`, Buffer.from('not a pdf at all'));
+    // Read and refused by the engine on its bytes: proof the body arrived after "continue".
+    expect(result).toEqual({ status: 400, continued: true });
   });
 });

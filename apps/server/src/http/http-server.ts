@@ -1,0 +1,32 @@
+// The node:http server around the app: how it meets slow clients and `Expect: 100-continue`. It does
+// not listen; main.ts binds the port (STYLE.md), tests bind port 0.
+import { createServer, type Server } from 'node:http';
+import type Koa from 'koa';
+import type { AppState } from './state.js';
+
+/**
+ * Node's HTTP timeouts, set deliberately (issue #2: slow clients must not hold sockets forever):
+ * - headersTimeout: a client gets 20 s to send its request line and headers (slowloris).
+ * - requestTimeout: the whole request, body included, must arrive within 10 minutes; enough for a
+ *   1 GiB Enterprise upload at ~15 Mbit/s, finite for a client that trickles bytes.
+ * - keepAliveTimeout: an idle kept-alive socket is closed after 5 s.
+ * - timeout: a socket with no traffic either way for 10 minutes (e.g. a client that stopped reading a
+ *   download) is destroyed; processing is bounded well below that by the engines' tool timeouts.
+ */
+function applyTimeouts(server: Server): void {
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 10 * 60_000;
+  server.keepAliveTimeout = 5_000;
+  server.timeout = 10 * 60_000;
+}
+
+export function createHttpServer(app: Koa<AppState>): Server {
+  const handle = app.callback();
+  const server = createServer(handle);
+  // `Expect: 100-continue` (RFC 9110 section 10.1.1): by default Node says "continue" at once; routed
+  // through the app instead, a 401, 429 or announced 413 goes out before the client sends its body,
+  // and the uploads middleware says "continue" only when it starts reading.
+  server.on('checkContinue', handle);
+  applyTimeouts(server);
+  return server;
+}

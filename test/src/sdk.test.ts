@@ -1,10 +1,11 @@
 // @pdn/sdk against the real server (issue #4 "Tests"): every operation, the download helpers, and
 // the error family as the server really triggers it. The SDK gets a fetch that contract-checks every
 // response it receives, so these tests also validate what the SDK saw.
+import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { labelledPdf, notAPdf, pageLabels } from '@pdn/fixtures';
+import { characterErrorRate, labelledPdf, notAPdf, ocrSample, pageLabels } from '@pdn/fixtures';
 import {
   AuthenticationError,
   ExpiredError,
@@ -15,9 +16,11 @@ import {
   PayloadTooLargeError,
   Pdn,
   RateLimitError,
+  toFile,
 } from '@pdn/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckedFetch, checkedFetch } from './contract/checked-fetch.js';
+import { pageCount } from './harness/download.js';
 import { signedDownloadUrl } from './harness/sign-download.js';
 import { useServer } from './harness/use-server.js';
 
@@ -85,6 +88,27 @@ describe('operations', () => {
     expect(await pageLabels(await pdn.download(first.download))).toEqual(['B-3', 'B-4']);
   });
 
+  it('reads German text from an image', async () => {
+    const sample = await ocrSample('deu', 'png');
+    const result = await client(premiumKey).ocr({ image: sample.bytes, language: 'deu' });
+    expect(result.language).toBe('deu');
+    expect(characterErrorRate(sample.text, result.text)).toBeLessThan(0.05);
+  });
+
+  it('uploads a one-shot Node stream and streams the download back', async () => {
+    const source = join(workDir, 'streamed.pdf');
+    await writeFile(source, await labelledPdf('N', 2));
+    const pdn = client(premiumKey);
+    const result = await pdn.compress({
+      file: toFile(createReadStream(source), 'streamed.pdf'),
+      level: 'low',
+    });
+    expect(result.filename).toBe('streamed.compressed.pdf');
+    const bytes = Buffer.from(await new Response(await pdn.downloadStream(result.download)).arrayBuffer());
+    expect(bytes.length).toBe(result.compressed_size);
+    expect(await pageCount(bytes)).toBe(2);
+  });
+
   it('lists the OCR languages', async () => {
     const result = await client(premiumKey).languages();
     expect(result.default).toBe('eng');
@@ -110,6 +134,15 @@ describe('errors', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(error).toMatchObject({ status: 400, code: 'invalid_input' });
+  });
+
+  it('InvalidInputError before sending anything for a bare string as file content', async () => {
+    const sent = checked.exchanges.length;
+    const error = await client(premiumKey)
+      .compress({ file: 'report.pdf' as unknown as Uint8Array })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(checked.exchanges.length).toBe(sent);
   });
 
   it('InvalidInputError before sending anything for one file to merge', async () => {

@@ -211,10 +211,13 @@ export class TestServer {
         reject(new Error(`pdn-server start ${reason}; its output:\n${this.#output}`));
       };
       const timer = setTimeout(() => fail(`printed no "listening" line within ${timeoutMs} ms`), timeoutMs);
+      let listening = false;
       const onData = (chunk: Buffer) => {
         this.#output = (this.#output + chunk.toString('utf8')).slice(-KEPT_OUTPUT_CHARS);
+        if (listening) return;
         const match = LISTENING.exec(this.#output);
         if (match?.[1]) {
+          listening = true;
           clearTimeout(timer);
           child.off('exit', onExit);
           // kill() forgets the child first, so only a death nobody asked for is recorded.

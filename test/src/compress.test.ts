@@ -2,7 +2,7 @@
 // text, photo (JPEG and PNG images) and scanned PDFs: a valid PDF with the same page count, never
 // larger than the input, sizes and savings that add up, and a photo PDF at `high` well under half.
 import type { CompressionLevel, CompressMethod, CompressResponse } from '@pdn/api-types';
-import { photoPdf, scanPdf, textPdf } from '@pdn/fixtures';
+import { labelledPdf, photoPdf, scanPdf, textPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { download, pageCount } from './harness/download.js';
 import { field, file, form } from './harness/form.js';
@@ -93,6 +93,25 @@ describe.each(engines)('compress engine $engine', ({ engine, methods }) => {
       }
       sizes.set(`${kind}/${level}`, data.compressed_size);
     });
+  });
+
+  // A tiny, already lean PDF leaves nothing to gain: the input comes back unchanged (issue #3, "Never
+  // hand back a larger file"), or a smaller tidy-up of it.
+  it.each(LEVELS)('never grows a tiny lean PDF at %s', async (level) => {
+    const tiny = await labelledPdf('tiny', 1);
+    const res = await ctx.call<CompressResponse>('/api/v1/compress', {
+      key,
+      body: form(file('file', tiny, 'tiny.pdf'), field('level', level)),
+    });
+    expect(res.status).toBe(200);
+    const data = res.json.data;
+    expect(data.compressed_size).toBeLessThanOrEqual(tiny.length);
+    const output = await download(ctx, data.download.url);
+    if (data.method === 'original') {
+      expect(data.savings_percent).toBe(0);
+      expect(Buffer.from(tiny).equals(output.bytes)).toBe(true);
+    }
+    expect(await pageCount(output.bytes)).toBe(1);
   });
 
   it('uses medium when no level is given', async () => {

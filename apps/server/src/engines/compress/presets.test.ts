@@ -20,7 +20,7 @@ describe('ghostscriptArgs', () => {
   it.each([
     ['low', '/printer', 300],
     ['medium', '/ebook', 150],
-    ['high', '/ebook', 100],
+    ['high', '/ebook', 72],
   ] as const)('%s uses %s with images at %s dpi', (level, settings, dpi) => {
     const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', { legacyInterpreter: false });
     expect(args).toContain(`-dPDFSETTINGS=${settings}`);

@@ -1,13 +1,13 @@
 // Ghostscript settings per compression level, picked from measurement on this project's corpus with
 // Ghostscript 10.0 (the table and the commands are in ./README.md), not from folklore (issue #3).
-// - low: /printer keeps images at print resolution (300 dpi; JPEGs at or under 450 dpi pass through
-//   untouched) and rewrites everything else; on camera JPEGs it cannot win, so `original` or `qpdf`
-//   is the usual answer there, as the OpenAPI `CompressionLevel` text promises.
-// - medium: /ebook at 150 dpi, the size the bench holds `medium` to (issue #6).
-// - high: /ebook at 100 dpi, not /screen. /screen differs from /ebook only in image resolution (72) and
-//   page auto-rotation (gs_pdfwr.ps), and came out larger than /ebook on text (issue #3 saw the same).
-//   100 dpi keeps a 300 dpi scan's text legible (PSNR 21.2 vs 18.9 at 72 dpi) and still beats every
-//   baseline of at least its quality on size.
+// - low: /printer keeps images at print resolution (300 dpi; JPEGs up to 450 dpi pass through
+//   untouched), so camera photos and scans usually come back as `qpdf` or `original`, as the OpenAPI
+//   `CompressionLevel` text promises.
+// - medium: /ebook at 150 dpi with JPEG forced: 0.3-0.9x the size of plain /ebook, which is what the
+//   bench holds `medium` to (issue #6).
+// - high: /ebook at 72 dpi with JPEG forced: smaller than /screen at the same PSNR on every file. 100 dpi
+//   matched /screen's PSNR on photos at 1.4x its size. /ebook rather than /screen as the base: they
+//   differ only in resolution and page auto-rotation (gs_pdfwr.ps), and /screen was larger on text.
 import type { CompressionLevel } from '../types.js';
 
 export interface GhostscriptPreset {
@@ -27,7 +27,7 @@ export interface GhostscriptPreset {
 export const GHOSTSCRIPT_PRESETS: Readonly<Record<CompressionLevel, GhostscriptPreset>> = {
   low: { pdfSettings: '/printer', imageDpi: 300, monoDpi: 1200, imageFilter: 'auto' },
   medium: { pdfSettings: '/ebook', imageDpi: 150, monoDpi: 300, imageFilter: 'dct' },
-  high: { pdfSettings: '/ebook', imageDpi: 100, monoDpi: 300, imageFilter: 'dct' },
+  high: { pdfSettings: '/ebook', imageDpi: 72, monoDpi: 300, imageFilter: 'dct' },
 };
 
 /**

@@ -1,6 +1,7 @@
 // One Ghostscript pdfwrite run at a level's preset. Ghostscript 10.0 exits 0 with a blank one-page PDF
 // for inputs it cannot read (issue #3), so its exit code proves little: callers inspect the input
 // before and check the output's page count after.
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
 import { runTool, ToolAbortedError } from '../run-tool.js';
@@ -33,5 +34,8 @@ export async function runGhostscript(run: GhostscriptRun, job: JobContext): Prom
     throw new InternalError(`Ghostscript failed to run: ${(error as Error).message}`, { cause: error });
   }
   if (exitCode !== 0) throw new InternalError(`Ghostscript exited with ${exitCode}: ${stderr.trim()}`);
-  return resolve(job.workDir, run.outputName);
+  const outputPath = resolve(job.workDir, run.outputName);
+  if (!existsSync(outputPath))
+    throw new InternalError(`Ghostscript exited with 0 but wrote no output: ${stderr.trim()}`);
+  return outputPath;
 }

@@ -119,6 +119,16 @@ describe.skipIf(!hasGs)('Ghostscript engine', () => {
     expect(output.size / inputSize).toBeLessThan(ratio);
   });
 
+  it.skipIf(tools.qpdf === undefined)(
+    'falls back to qpdf alone when Ghostscript cannot shrink the file (300 dpi JPEGs at low)',
+    SLOW,
+    async () => {
+      const { output, inputSize } = await compress(engine, 'gs-photo-low-qpdf', corpus.photo[0], 'low');
+      expect(output.method).toBe('qpdf');
+      expect(output.size).toBeLessThan(inputSize);
+    },
+  );
+
   it('returns the input unchanged as `original` when no method makes it smaller', SLOW, async () => {
     // `high` leaves 100 dpi images; `low` asks for 300 dpi, so nothing it does can beat that file.
     const first = await compress(engine, 'gs-once', corpus.photo[0], 'high');

@@ -1,6 +1,7 @@
 // Compress with Ghostscript, then qpdf's lossless pass when qpdf is installed (issue #3). Candidates:
-// Ghostscript's output, that output after qpdf, and qpdf alone on the input (cheap, and the only thing
-// that helps a PDF whose images Ghostscript passes through untouched). The smallest wins.
+// Ghostscript's output and that output after qpdf; only when neither beats the input (camera JPEGs
+// at `low`, README.md), qpdf alone on the input, the lossless tidy-up issue #3 asks for before giving
+// up. The smallest wins; none smaller means `original`.
 import { stat } from 'node:fs/promises';
 import type { JobQueue } from '../job-queue.js';
 import type { QpdfRun } from '../pdf/run-qpdf.js';
@@ -53,12 +54,14 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     );
     const candidates: Candidate[] = [await candidate(rewritten, 'ghostscript')];
     if (run !== undefined) {
-      candidates.push(
-        await candidate(await qpdfLosslessPass(rewritten, 'ghostscript-qpdf.pdf', run), 'ghostscript+qpdf'),
-        await candidate(await qpdfLosslessPass(input.path, 'qpdf.pdf', run), 'qpdf'),
-      );
+      const packed = await qpdfLosslessPass(rewritten, 'ghostscript-qpdf.pdf', run);
+      candidates.push(await candidate(packed, 'ghostscript+qpdf'));
     }
-    const best = smallest(inputSize, candidates);
+    let best = smallest(inputSize, candidates);
+    if (best === undefined && run !== undefined) {
+      const tidied = await qpdfLosslessPass(input.path, 'qpdf.pdf', run);
+      best = smallest(inputSize, [await candidate(tidied, 'qpdf')]);
+    }
     if (best === undefined) return { ...(await keepOriginal(input.path, job.workDir, inputSize)), pageCount };
     await checkOutputPages(best.path, pageCount, {
       tools: o.tools,

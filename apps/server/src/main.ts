@@ -39,6 +39,7 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
   const ocr = await createOcrEngine({
     choice: config.ocrEngine,
     tools,
+    queue,
     ...(config.tessdataDir === undefined ? {} : { tessdataDir: config.tessdataDir }),
     maxImagePixels: config.maxImagePixels,
     poolSize: config.ocrPoolSize,

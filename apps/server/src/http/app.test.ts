@@ -52,6 +52,7 @@ describe('createApp', () => {
     ocr = await createOcrEngine({
       choice: 'tesseract.js',
       tools: {},
+      queue,
       maxImagePixels: 1_000_000,
       poolSize: 1,
       recycleAfter: 10,

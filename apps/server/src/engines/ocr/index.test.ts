@@ -17,6 +17,7 @@ import {
 } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalError, InvalidInputError } from '../../errors.js';
+import { JobQueue } from '../job-queue.js';
 import { type DetectedTools, detectTools } from '../tools.js';
 import type { EngineLog, InputFile, JobContext, OcrEngine } from '../types.js';
 import { createOcrEngine, type OcrEngineOptions } from './index.js';
@@ -63,6 +64,8 @@ async function engineWith(options: Partial<OcrEngineOptions> = {}): Promise<OcrE
   return createOcrEngine({
     choice: 'tesseract.js',
     tools,
+    // Wider than any pool here, so these tests see the pools' own queueing.
+    queue: new JobQueue(4),
     maxImagePixels: 40_000_000,
     poolSize: 1,
     recycleAfter: 200,

@@ -6,6 +6,7 @@
 // `tesseract`: native only, so the accepted languages are the binary's (start-up error without it).
 import { readFile } from 'node:fs/promises';
 import { ApiError, InternalError, InvalidInputError } from '../../errors.js';
+import type { JobQueue } from '../job-queue.js';
 import { ToolTimeoutError } from '../run-tool.js';
 import type { DetectedTools } from '../tools.js';
 import type { EngineInfo, EngineLog, InputFile, JobContext, OcrEngine, OcrOutput } from '../types.js';
@@ -20,6 +21,8 @@ import { type PoolWorker, WorkerPool } from './worker-pool.js';
 export interface OcrEngineOptions {
   choice: 'auto' | 'tesseract' | 'tesseract.js';
   tools: DetectedTools;
+  /** The server's bound on heavy jobs (issue #2): OCR shares it with the PDF engines. */
+  queue: JobQueue;
   /** PDN_TESSDATA_DIR: extra plain `.traineddata` files (source `system`). */
   tessdataDir?: string;
   maxImagePixels: number;
@@ -136,7 +139,12 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
       const header = await readImageHeader(image);
       checkPixelCap(header, o.maxImagePixels, image.label);
       try {
-        const { text, confidence } = await recognizeWith(image, languages, job);
+        // The shared queue bounds OCR together with compress/merge/split, so the CPUs are never
+        // oversubscribed whatever mix of languages and operations arrives.
+        const { text, confidence } = await o.queue.run(
+          () => recognizeWith(image, languages, job),
+          job.signal,
+        );
         return { text, confidence, language };
       } catch (error) {
         throw toApiError(error, image, header, job.signal);

@@ -62,6 +62,37 @@ describe('upload size limits', () => {
     expect(await filesLeftSince(ctx.server, before)).toEqual([]);
   });
 
+  it.each<[string, () => Promise<string>, number]>([
+    ['an unknown key: 401', async () => `pdn_live_${'0'.repeat(32)}`, 401],
+    [
+      'a body over the plan limit: 413',
+      () => ctx.server.createKey({ user: 'expect-free', plan: 'free' }),
+      413,
+    ],
+  ])('answers Expect: 100-continue before the body for %s', async (_name, key, status) => {
+    const res = await streamUpload(ctx.server.url('/api/v1/compress'), {
+      key: await key(),
+      fileBytes: 8 * MiB,
+      declareLength: true,
+      expectContinue: true,
+    });
+    expect(res.status).toBe(status);
+    expect(res.bytesSent).toBe(0);
+  });
+
+  it('says 100 Continue to an acceptable upload and reads it', async () => {
+    const key = await ctx.server.createKey({ user: 'expect-premium', plan: 'premium' });
+    const res = await streamUpload(ctx.server.url('/api/v1/compress'), {
+      key,
+      fileBytes: 64 * 1024,
+      declareLength: true,
+      expectContinue: true,
+    });
+    // The body was sent in full; it is not a real PDF, so the answer is about its content.
+    expect(res.bytesSent).toBe(res.bytesTotal);
+    expect(res.status).toBe(400);
+  });
+
   it('survives clients that go away mid-upload, leaving no files', async () => {
     const key = await ctx.server.createKey({ user: 'aborter', plan: 'premium' });
     const before = await listFiles(ctx.server);

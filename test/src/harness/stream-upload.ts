@@ -17,6 +17,11 @@ export interface StreamUploadOptions {
   declareLength: boolean;
   /** Abort the upload after this many bytes instead of waiting for an answer (a client that goes away). */
   abortAfterBytes?: number;
+  /**
+   * Send `Expect: 100-continue` and hold the body until the server says "100 Continue" (RFC 9110
+   * section 10.1.1); a server that refuses from the headers alone answers before any body byte is sent.
+   */
+  expectContinue?: boolean;
 }
 
 export interface StreamUploadResult {
@@ -42,6 +47,7 @@ export function streamUpload(url: string, options: StreamUploadOptions): Promise
   const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}` };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   if (options.declareLength) headers['content-length'] = String(bytesTotal);
+  if (options.expectContinue) headers.expect = '100-continue';
 
   return new Promise((resolve, reject) => {
     let bytesSent = 0;
@@ -88,6 +94,14 @@ export function streamUpload(url: string, options: StreamUploadOptions): Promise
           if (req.write(chunk)) done();
           else req.once('drain', done);
         });
+      if (options.expectContinue) {
+        req.flushHeaders();
+        const goAhead = await new Promise<boolean>((decide) => {
+          req.once('continue', () => decide(true));
+          req.once('response', () => decide(false));
+        });
+        if (!goAhead) return;
+      }
       await send(head);
       let remaining = options.fileBytes;
       while (remaining > 0 && !answered && !req.destroyed) {
@@ -100,7 +114,10 @@ export function streamUpload(url: string, options: StreamUploadOptions): Promise
         await send(size === CHUNK ? filler : filler.subarray(0, size));
         remaining -= size;
       }
-      if (!answered && !req.destroyed) req.end(tail);
+      if (!answered && !req.destroyed) {
+        bytesSent += tail.length;
+        req.end(tail);
+      }
     };
     write().catch(reject);
   });

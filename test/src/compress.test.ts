@@ -81,6 +81,8 @@ describe.each(engines)('compress engine $engine', ({ engine, methods }) => {
       expect(data.compressed_size).toBeLessThanOrEqual(data.original_size);
       const expectedSavings = ((data.original_size - data.compressed_size) / data.original_size) * 100;
       expect(data.savings_percent).toBeCloseTo(expectedSavings, 1);
+      // "rounded to 2 decimals" (OpenAPI CompressResult.savings_percent)
+      expect(Math.round(data.savings_percent * 100) / 100).toBe(data.savings_percent);
       if (data.method === 'original') expect(data.savings_percent).toBe(0);
       expect(data.page_count).toBe(input.pages);
 

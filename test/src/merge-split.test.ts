@@ -42,7 +42,7 @@ describe.each(pdfEngines)('PDF engine %s', (engine) => {
     const res = await ctx.call<MergeResponse>('/api/v1/merge', { key, body: form(...files) });
     expect(res.status).toBe(200);
     const data = res.json.data;
-    expect(data).toMatchObject({ page_count: 6, input_count: 3 });
+    expect(data).toMatchObject({ filename: 'merged.pdf', page_count: 6, input_count: 3 });
     const merged = await download(ctx, data.download.url);
     expect(merged.bytes.length).toBe(data.size);
     expect(merged.filename).toBe(data.filename);

@@ -123,6 +123,20 @@ describe.each(engines)('OCR engine %s', (engine) => {
     expect(characterErrorRate(sample.text, res.json.data.text)).toBeLessThan(MAX_CER);
   });
 
+  it('reads simultaneous requests in several languages, each with its own text', async () => {
+    const languages = (['eng', 'deu', 'eng', 'deu', 'rus', 'eng'] as const).filter(readable);
+    const samples = await Promise.all(languages.map((language) => ocrSample(language, 'png')));
+    const results = await Promise.all(
+      samples.map((sample) =>
+        ocr(file('image', sample.bytes, 'page.png'), field('language', sample.language)),
+      ),
+    );
+    for (const [i, res] of results.entries()) {
+      expect(res.status).toBe(200);
+      expect(characterErrorRate(samples[i]?.text ?? '', res.json.data.text)).toBeLessThan(MAX_CER);
+    }
+  });
+
   describe('bad images and languages', () => {
     const png = () => ocrSample('eng', 'png').then((sample) => sample.bytes);
 

@@ -29,9 +29,10 @@ describe('service endpoints', () => {
 
   it('picks the external tools when installed, as /healthz reports', async () => {
     const res = await ctx.call<{ data: { engines: Record<string, { name: string }> } }>('/healthz');
-    const { pdf, compress } = res.json.data.engines;
+    const { pdf, compress, ocr } = res.json.data.engines;
     if (tools.qpdf) expect(pdf?.name).toBe('qpdf');
     if (tools.ghostscript) expect(compress?.name).toBe('ghostscript');
+    if (tools.tesseract) expect(ocr?.name).toBe('tesseract');
   });
 
   it('GET /openapi.json serves the contract the tests validate against', async () => {

@@ -52,6 +52,11 @@ describe('runTool', () => {
     }
   });
 
+  it('runs the tool at a lower CPU priority than the server', async () => {
+    const result = await runTool('sh', ['-c', 'cut -d" " -f19 /proc/$$/stat'], { cwd, timeoutMs: 10_000 });
+    expect(Number(result.stdout.trim())).toBe(10);
+  });
+
   it('keeps only the tail of very chatty output', async () => {
     const result = await runTool('sh', ['-c', 'head -c 1000000 /dev/zero | tr "\\0" x; echo END'], {
       cwd,

@@ -1,9 +1,10 @@
 // Runs an external tool (qpdf, gs, tesseract) the one safe way: no shell, its own process group so a
 // timeout or a client abort kills every process it started (a shell-spawned child survived its timeout
-// as an orphan, issue #2), a clean environment holding none of the server's secrets (issue #3), and
-// bounded capture of what it prints.
+// as an orphan, issue #2), a clean environment holding none of the server's secrets (issue #3), a
+// lower CPU priority so document work never starves the event loop answering cheap requests (issue #6,
+// scenario 5), and bounded capture of what it prints.
 import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
+import { constants, setPriority } from 'node:os';
 
 export interface RunToolOptions {
   /** Working folder: the per-request temp folder, so nothing lands anywhere else. */
@@ -38,6 +39,9 @@ export class ToolAbortedError extends Error {
     super(`${command} was stopped because the request was aborted`);
   }
 }
+
+/** Nice value of tool processes: below the server's own priority, so HTTP stays responsive under load. */
+const TOOL_NICENESS = 10;
 
 /** Beyond this much output per stream we keep only the tail: tools' diagnostics fit easily. */
 const MAX_CAPTURE_BYTES = 64 * 1024;
@@ -80,6 +84,13 @@ export function runTool(
       detached: true,
       shell: false,
     });
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, TOOL_NICENESS);
+      } catch {
+        // The tool already exited; nothing to lower.
+      }
+    }
     let stdout: Buffer = Buffer.alloc(0);
     let stderr: Buffer = Buffer.alloc(0);
     let stoppedBy: Error | undefined;

@@ -1,7 +1,10 @@
 // One real server per test file (started in beforeAll, stopped and removed in afterAll), with calls
-// that go through contract validation. Keeps each suite to the lines that matter.
+// that go through contract validation. Keeps each suite to the lines that matter. Before stopping it,
+// afterAll also checks that no temp file or folder outlived the suite's requests (issues #2 and #3:
+// "no temp files left"), whatever those requests were, so no suite can forget to.
 import { afterAll, beforeAll } from 'vitest';
 import { type CallOptions, type CallResult, call } from '../contract/checked-fetch.js';
+import { filesLeftSince, listFiles } from './leftovers.js';
 import { type StartOptions, startServer, type TestServer } from './server.js';
 
 export interface ServerContext {
@@ -13,11 +16,20 @@ export interface ServerContext {
 
 export function useServer(options: StartOptions = {}): ServerContext {
   let running: TestServer | undefined;
+  let atStart = new Set<string>();
   beforeAll(async () => {
     running = await startServer(options);
+    atStart = await listFiles(running);
   });
   afterAll(async () => {
-    await running?.stop();
+    if (!running) return;
+    try {
+      const left = await filesLeftSince(running, atStart);
+      if (left.length > 0)
+        throw new Error(`temp files outlived the suite's requests:\n  ${left.join('\n  ')}`);
+    } finally {
+      await running.stop();
+    }
   });
   const context: ServerContext = {
     get server() {

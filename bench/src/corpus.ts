@@ -3,7 +3,15 @@
 // a PDF with a fully embedded font, merge inputs and OCR images with known text.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { embeddedFontPdf, type OcrLanguage, ocrSample, photoPdf, scanPdf, textPdf } from '@pdn/fixtures';
+import {
+  embeddedFontPdf,
+  type OcrLanguage,
+  ocrPage,
+  ocrSample,
+  photoPdf,
+  scanPdf,
+  textPdf,
+} from '@pdn/fixtures';
 import type { Profile } from './profile.js';
 
 export interface CorpusFile {
@@ -26,6 +34,8 @@ export interface Corpus {
   /** The long PDF of the split scenario. */
   splitInput: string;
   ocr: OcrImage[];
+  /** A page-sized image (many lines of English) for OCR throughput. */
+  ocrPage: OcrImage;
 }
 
 /** Languages of the OCR scenario: the native baseline needs the same traineddata family for each. */
@@ -79,5 +89,11 @@ export async function buildCorpus(dir: string, profile: Profile): Promise<Corpus
     const sample = await ocrSample(language, 'png');
     ocr.push({ language, text: sample.text, path: await save(dir, `ocr-${language}.png`, sample.bytes) });
   }
-  return { compress, mergeInputs, splitInput, ocr };
+  const page = await ocrPage('eng', profile.ocrPageRepeats);
+  const ocrPageImage = {
+    language: 'eng' as const,
+    text: page.text,
+    path: await save(dir, 'ocr-page-eng.png', page.bytes),
+  };
+  return { compress, mergeInputs, splitInput, ocr, ocrPage: ocrPageImage };
 }

@@ -12,6 +12,8 @@ export interface Profile {
   merge: { files: number; pagesEach: number };
   split: { pages: number; ranges: number };
   ocrImages: number;
+  /** Copies of the English sample stacked into the throughput page (3 lines each). */
+  ocrPageRepeats: number;
   loadSeconds: number;
   autocannonSeconds: number;
   memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number };
@@ -27,6 +29,7 @@ export const FULL: Profile = {
   merge: { files: 20, pagesEach: 50 },
   split: { pages: 500, ranges: 10 },
   ocrImages: 6,
+  ocrPageRepeats: 12,
   loadSeconds: 15,
   autocannonSeconds: 5,
   memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500 },
@@ -42,6 +45,7 @@ export const QUICK: Profile = {
   merge: { files: 3, pagesEach: 5 },
   split: { pages: 20, ranges: 3 },
   ocrImages: 2,
+  ocrPageRepeats: 2,
   loadSeconds: 2,
   autocannonSeconds: 1,
   memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20 },

@@ -20,7 +20,7 @@ import { JobQueue } from '../job-queue.js';
 import { ToolAbortedError } from '../run-tool.js';
 import { detectTools } from '../tools.js';
 import type { EngineLog, InputFile, JobContext, PdfEngine } from '../types.js';
-import { createPdfEngine } from './index.js';
+import { createPdfEngine, type PdfEngineOptions } from './index.js';
 
 // pdf-lib needs seconds to parse the 100,000-page file, more when test files run in parallel: this
 // is a guard against a hang, not a speed assertion (speed is measured in bench/).
@@ -59,17 +59,26 @@ async function newJob(signal = new AbortController().signal): Promise<JobContext
   return { workDir: await mkdtemp(join(dir, 'job-')), signal };
 }
 
+/** An engine with its own one-slot queue; `changes` replaces the options a test is about. */
+function engineFor(
+  choice: PdfEngineOptions['choice'],
+  changes: Partial<Omit<PdfEngineOptions, 'choice'>> = {},
+): PdfEngine {
+  return createPdfEngine({
+    choice,
+    tools,
+    queue: new JobQueue(1),
+    maxPages: MAX_PAGES,
+    timeoutMs: 60_000,
+    log: silent,
+    ...changes,
+  });
+}
+
 describe.each(engines)('%s engine', (choice, skip) => {
   let engine: PdfEngine;
   beforeAll(() => {
-    engine = createPdfEngine({
-      choice,
-      tools,
-      queue: new JobQueue(2),
-      maxPages: MAX_PAGES,
-      timeoutMs: 60_000,
-      log: silent,
-    });
+    engine = engineFor(choice, { queue: new JobQueue(2) });
   });
 
   it.skipIf(skip)('names itself', () => {
@@ -210,14 +219,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
   });
 
   it.skipIf(skip)('stops a job whose tool runs past the timeout, as an internal error', async () => {
-    const slow = createPdfEngine({
-      choice,
-      tools,
-      queue: new JobQueue(1),
-      maxPages: MAX_PAGES,
-      timeoutMs: 1,
-      log: silent,
-    });
+    const slow = engineFor(choice, { timeoutMs: 1 });
     const inputs = [
       await upload('s1.pdf', labelledPdf('S', 40)),
       await upload('s2.pdf', labelledPdf('T', 40)),
@@ -239,14 +241,7 @@ describe.skipIf(tools.qpdf === undefined)('a PDF that opens without a password',
   });
 
   it('is split by qpdf into parts that carry no encryption', async () => {
-    const engine = createPdfEngine({
-      choice: 'qpdf',
-      tools,
-      queue: new JobQueue(1),
-      maxPages: MAX_PAGES,
-      timeoutMs: 60_000,
-      log: silent,
-    });
+    const engine = engineFor('qpdf');
     const parts = await engine.split(input, '2-3', await newJob());
     expect(parts.map((part) => part.pageCount)).toEqual([2]);
     // --requires-password: exit 2 means "not encrypted" (3 would be "encrypted, no password needed").
@@ -255,14 +250,7 @@ describe.skipIf(tools.qpdf === undefined)('a PDF that opens without a password',
   });
 
   it('is refused by pdf-lib, which cannot decrypt', async () => {
-    const engine = createPdfEngine({
-      choice: 'pdf-lib',
-      tools,
-      queue: new JobQueue(1),
-      maxPages: MAX_PAGES,
-      timeoutMs: 60_000,
-      log: silent,
-    });
+    const engine = engineFor('pdf-lib');
     await expect(engine.split(input, '1', await newJob())).rejects.toThrow(
       'owner-only.pdf is encrypted, and this server cannot read encrypted PDFs.',
     );
@@ -270,12 +258,10 @@ describe.skipIf(tools.qpdf === undefined)('a PDF that opens without a password',
 });
 
 describe('createPdfEngine', () => {
-  const options = { tools, queue: new JobQueue(1), maxPages: MAX_PAGES, timeoutMs: 60_000, log: silent };
-
   it.skipIf(tools.qpdf === undefined)('picks qpdf on auto when it is installed, and logs the choice', () => {
     const logged: [string, Record<string, unknown> | undefined][] = [];
     const log: EngineLog = { info: (message, fields) => logged.push([message, fields]), warn: () => {} };
-    const engine = createPdfEngine({ ...options, choice: 'auto', log });
+    const engine = engineFor('auto', { log });
     expect(engine.info).toEqual({ name: 'qpdf', version: tools.qpdf?.version });
     expect(logged).toEqual([
       [
@@ -286,16 +272,14 @@ describe('createPdfEngine', () => {
   });
 
   it('picks pdf-lib on auto when qpdf is not installed', () => {
-    expect(createPdfEngine({ ...options, tools: {}, choice: 'auto' }).info.name).toBe('pdf-lib');
+    expect(engineFor('auto', { tools: {} }).info.name).toBe('pdf-lib');
   });
 
   it('uses pdf-lib when forced, even with qpdf installed', () => {
-    expect(createPdfEngine({ ...options, choice: 'pdf-lib' }).info.name).toBe('pdf-lib');
+    expect(engineFor('pdf-lib').info.name).toBe('pdf-lib');
   });
 
   it('refuses to start when qpdf is forced but not installed', () => {
-    expect(() => createPdfEngine({ ...options, tools: {}, choice: 'qpdf' })).toThrow(
-      /qpdf was not found on PATH/,
-    );
+    expect(() => engineFor('qpdf', { tools: {} })).toThrow(/qpdf was not found on PATH/);
   });
 });

@@ -1,7 +1,11 @@
 // The service's self-description and its answers to requests it has no operation for (issue #2):
 // /healthz, /openapi.json, /docs served locally, 404 and 405 envelopes, X-Request-Id everywhere.
+
+import type { OcrResponse } from '@pdn/api-types';
+import { characterErrorRate, ocrSample } from '@pdn/fixtures';
 import { describe, expect, it } from 'vitest';
 import { openapi } from './contract/openapi-document.js';
+import { field, file, form } from './harness/form.js';
 import { tools } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
@@ -33,6 +37,19 @@ describe('service endpoints', () => {
     if (tools.qpdf) expect(pdf?.name).toBe('qpdf');
     if (tools.ghostscript) expect(compress?.name).toBe('ghostscript');
     if (tools.tesseract) expect(ocr?.name).toBe('tesseract');
+  });
+
+  // With auto, OCR runs natively for languages the binary has and through tesseract.js for the others
+  // (issue #3, "Optional accelerator"): both kinds of language must read correctly in one server.
+  it.each(['eng', 'fra'] as const)('auto OCR reads %s', async (language) => {
+    const key = await ctx.server.createKey({ user: 'auto-ocr', plan: 'enterprise' });
+    const sample = await ocrSample(language, 'png');
+    const res = await ctx.call<OcrResponse>('/api/v1/ocr', {
+      key,
+      body: form(file('image', sample.bytes, 'page.png'), field('language', language)),
+    });
+    expect(res.status).toBe(200);
+    expect(characterErrorRate(sample.text, res.json.data.text)).toBeLessThan(0.05);
   });
 
   it('GET /openapi.json serves the contract the tests validate against', async () => {

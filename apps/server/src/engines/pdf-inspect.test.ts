@@ -16,6 +16,7 @@ import {
 } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError } from '../errors.js';
+import { PDF_LIB_WORKER_URL } from './pdf/run-pdf-lib-task.js';
 import { inspectPdf } from './pdf-inspect.js';
 import { type DetectedTools, detectTools } from './tools.js';
 
@@ -26,7 +27,7 @@ vi.setConfig({ testTimeout: 60_000 });
 const detected = await detectTools();
 if (detected.qpdf === undefined)
   console.warn('qpdf is not installed: inspectPdf tests with qpdf are skipped');
-if (!existsSync(new URL('../../dist/engines/pdf/pdf-lib-worker.js', import.meta.url))) {
+if (!existsSync(PDF_LIB_WORKER_URL)) {
   throw new Error('The pdf-lib worker runs from dist/: build @pdn/server before running these tests');
 }
 

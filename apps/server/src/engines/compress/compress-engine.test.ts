@@ -19,6 +19,7 @@ import { PDFDocument, PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../errors.js';
 import { JobQueue } from '../job-queue.js';
+import { PDF_LIB_WORKER_URL } from '../pdf/run-pdf-lib-task.js';
 import { runTool, ToolAbortedError } from '../run-tool.js';
 import { detectTools } from '../tools.js';
 import type { CompressEngine, CompressionLevel, CompressOutput } from '../types.js';
@@ -32,7 +33,7 @@ if (!hasGs) {
     'Ghostscript is not installed: Ghostscript compress tests are skipped (apt-get install ghostscript)',
   );
 }
-if (!existsSync(new URL('../../../dist/engines/pdf/pdf-lib-worker.js', import.meta.url))) {
+if (!existsSync(PDF_LIB_WORKER_URL)) {
   throw new Error('The pdf-lib worker runs from dist/: build @pdn/server before running these tests');
 }
 

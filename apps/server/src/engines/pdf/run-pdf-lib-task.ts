@@ -17,7 +17,8 @@ import type {
   PdfLibTaskResult,
 } from './pdf-lib-tasks.js';
 
-const WORKER_URL = new URL('../../../dist/engines/pdf/pdf-lib-worker.js', import.meta.url);
+/** Exported so tests that reach pdf-lib can refuse to run before a build, rather than fail oddly. */
+export const PDF_LIB_WORKER_URL = new URL('../../../dist/engines/pdf/pdf-lib-worker.js', import.meta.url);
 
 // Issue #2 measured pdf-lib at about 2x the output size in memory; 2 GiB of heap covers the 1 GiB
 // Enterprise upload cap with room to spare while bounding a runaway parse. The stack limit is V8's
@@ -49,7 +50,7 @@ export function runPdfLibTask<K extends PdfLibTaskName>(
   if (options.signal?.aborted) return Promise.reject(new ToolAbortedError(command));
   return new Promise((resolve, reject) => {
     const request: PdfLibRequest = { task, args };
-    const worker = new Worker(WORKER_URL, {
+    const worker = new Worker(PDF_LIB_WORKER_URL, {
       workerData: request,
       resourceLimits: RESOURCE_LIMITS,
       // pdf-lib console.warns about every odd object it skips; that is not the operator's log.

@@ -39,7 +39,7 @@ export interface Corpus {
 }
 
 /** Languages of the OCR scenario: the native baseline needs the same traineddata family for each. */
-export const OCR_BENCH_LANGUAGES: readonly OcrLanguage[] = ['eng', 'deu', 'fra', 'spa', 'ukr', 'ell'];
+const OCR_BENCH_LANGUAGES: readonly OcrLanguage[] = ['eng', 'deu', 'fra', 'spa', 'ukr', 'ell'];
 
 async function save(dir: string, name: string, bytes: Uint8Array): Promise<string> {
   const path = join(dir, name);

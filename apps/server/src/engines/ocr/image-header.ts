@@ -13,7 +13,7 @@ export interface ImageHeader {
   height: number;
 }
 
-export const ACCEPTED_FORMATS = 'PNG, JPEG, TIFF, WebP or BMP';
+const ACCEPTED_FORMATS = 'PNG, JPEG, TIFF, WebP or BMP';
 
 /** Positional reads of one file; a read past the end is a truncated header. */
 class HeaderReader {

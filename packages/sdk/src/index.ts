@@ -35,6 +35,7 @@ export {
   TimeoutError,
 } from './errors.js';
 export type { RetryInfo } from './internal/request.js';
+export type { UploadProgress } from './internal/upload-progress.js';
 export type {
   CompressResult,
   LanguagesResult,

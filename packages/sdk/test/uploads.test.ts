@@ -13,6 +13,7 @@ import {
   InvalidInputError,
   toFile,
   type Uploadable,
+  type UploadProgress,
 } from '../src/index.js';
 import { baseUrl, client, compressData, fail, ok, sent, server, useMsw } from './msw.js';
 
@@ -296,5 +297,71 @@ describe('retries resend the same content', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalServerError);
     expect(bodies.map((parts) => parts[0]?.bytes)).toEqual(['%PDF-streamed']);
+  });
+});
+
+describe('upload progress (onUploadProgress)', () => {
+  /** Records each request's Content-Length header and the length of the body that arrived. */
+  function measure(path: string, ...statuses: number[]): Array<{ header: string | null; bytes: number }> {
+    const seen: Array<{ header: string | null; bytes: number }> = [];
+    server.use(
+      http.post(`${baseUrl}${path}`, async ({ request }) => {
+        const header = request.headers.get('content-length');
+        seen.push({ header, bytes: (await request.arrayBuffer()).byteLength });
+        return (statuses[seen.length - 1] ?? 200) === 200 ? ok(compressData) : fail(500, 'internal_error');
+      }),
+    );
+    return seen;
+  }
+
+  it('counts a file-backed body up to its size, and keeps that size as Content-Length', async () => {
+    const seen = measure('/api/v1/compress');
+    const events: UploadProgress[] = [];
+    await client().compress({
+      file: fromPath(join(dir, 'report.pdf')),
+      onUploadProgress: (progress) => events.push(progress),
+    });
+    const size = seen[0]?.bytes;
+    // The server refuses an oversize upload from this header before reading the body.
+    expect(seen).toEqual([{ header: String(size), bytes: size }]);
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.every((event) => event.total === size)).toBe(true);
+    expect(events.at(-1)?.loaded).toBe(size);
+    const loaded = events.map((event) => event.loaded);
+    expect(loaded).toEqual([...loaded].sort((a, b) => a - b));
+  });
+
+  it('counts a one-shot stream sent as it comes, whose size is unknown', async () => {
+    const seen = measure('/api/v1/compress');
+    const events: UploadProgress[] = [];
+    await client({ maxRetries: 0 }).compress({
+      file: Readable.from(['%PDF-', 'streamed']),
+      onUploadProgress: (progress) => events.push(progress),
+    });
+    expect(seen[0]?.header).toBeNull();
+    expect(events.at(-1)).toEqual({ loaded: seen[0]?.bytes, total: undefined });
+  });
+
+  it('starts again from 0 when a retry resends the body', async () => {
+    const seen = measure('/api/v1/compress', 500, 200);
+    const events: UploadProgress[] = [];
+    await client({ maxRetries: 1 }).compress({
+      file: Buffer.from('%PDF-retried'),
+      onUploadProgress: (progress) => events.push(progress),
+    });
+    const size = seen[0]?.bytes ?? 0;
+    const restarts = events.filter((event, i) => i > 0 && event.loaded <= (events[i - 1]?.loaded ?? 0));
+    expect(restarts).toHaveLength(1);
+    expect(events.filter((event) => event.loaded === size)).toHaveLength(2);
+  });
+
+  it('without the hook a Blob body goes to fetch as a Blob (fetch sets its length)', async () => {
+    let body: unknown;
+    const fetch: typeof globalThis.fetch = async (_input, init) => {
+      body = init?.body;
+      return ok(compressData);
+    };
+    await client({ fetch }).compress({ file: Buffer.from('%PDF-') });
+    expect(body).toBeInstanceOf(Blob);
   });
 });

@@ -6,6 +6,7 @@ import { errorFromResponse } from './error-from-response.js';
 import { encodeMultipart, type MultipartField } from './multipart.js';
 import { retryDelay, shouldRetry } from './retry.js';
 import { sleep } from './sleep.js';
+import { countUpload, type UploadProgress } from './upload-progress.js';
 import { buffered, type UploadPart } from './uploads.js';
 
 export interface RetryInfo {
@@ -33,6 +34,11 @@ export interface CallOptions {
   timeout?: number | undefined;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number | undefined;
+  /**
+   * Uploads only: called as the request body goes out, with the bytes sent so far and the total.
+   * Starts again from 0 when a retry resends the body. Node's fetch (see upload-progress.ts).
+   */
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
 }
 
 export type FormField = { name: string; value: string } | { name: string; part: UploadPart };
@@ -73,7 +79,7 @@ export async function send<T>(
 
   for (let retry = 1; ; retry++) {
     try {
-      return await attempt(transport, { ...spec, ...(form ? { form } : {}) }, timeoutMs, signal);
+      return await attempt(transport, { ...spec, ...(form ? { form } : {}) }, timeoutMs, options);
     } catch (error) {
       if (!replayable || retry > maxRetries || !shouldRetry(error)) throw error;
       const delayMs = retryDelay(error, retry, transport.maxRetryAfterMs);
@@ -88,8 +94,9 @@ async function attempt<T>(
   transport: Transport,
   spec: RequestSpec<T>,
   timeoutMs: number,
-  signal: AbortSignal | undefined,
+  options: CallOptions,
 ): Promise<T> {
+  const { signal } = options;
   if (signal?.aborted) throw new AbortError({ cause: signal.reason });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
@@ -97,7 +104,7 @@ async function attempt<T>(
   signal?.addEventListener('abort', onAbort, { once: true });
   let keepSignal = false;
   try {
-    const init = await requestInit(transport, spec, controller.signal);
+    const init = await requestInit(transport, spec, controller.signal, options.onUploadProgress);
     const url = /^https?:\/\//i.test(spec.url) ? spec.url : `${transport.baseUrl}${spec.url}`;
     let response: Response;
     try {
@@ -131,6 +138,7 @@ async function requestInit(
   transport: Transport,
   spec: RequestSpec<unknown>,
   signal: AbortSignal,
+  onUploadProgress: CallOptions['onUploadProgress'],
 ): Promise<RequestInit> {
   const headers = new Headers({ accept: 'application/json' });
   if (spec.authenticated) headers.set('authorization', `Bearer ${transport.apiKey}`);
@@ -146,8 +154,11 @@ async function requestInit(
         content: await field.part.open(),
       });
   }
-  const { contentType, body } = encodeMultipart(fields);
-  headers.set('content-type', contentType);
+  const multipart = encodeMultipart(fields);
+  headers.set('content-type', multipart.contentType);
+  const counted = onUploadProgress ? countUpload(multipart.body, onUploadProgress) : undefined;
+  if (counted?.length !== undefined) headers.set('content-length', String(counted.length));
+  const body = counted?.body ?? multipart.body;
   // `duplex: 'half'` is what fetch requires of a stream body (Fetch standard, RequestInit.duplex).
   // `redirect: 'error'`: with any other mode fetch clones the request to be able to follow a redirect,
   // and the clone tees the body, buffering the whole upload in memory (measured with Node 20's fetch:

@@ -12,6 +12,7 @@ import { assertDistinct, type OutputFlags, planTarget } from '../output-plan.js'
 import { assertCanWrite } from '../output-writer.js';
 import type { HumanView } from '../reporter.js';
 import { runOperations } from '../run-operations.js';
+import { uploadProgress } from '../upload-progress.js';
 
 interface CompressFlags extends OutputFlags {
   level?: 'low' | 'medium' | 'high';
@@ -65,10 +66,11 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
       const path = flags.download ? paths.get(file) : undefined;
       await assertCanWrite(path, flags.force === true);
       const upload = await uploads.upload(file, 'stdin.pdf');
-      progress('compressing');
+      progress('uploading');
       const result = await client.pdn.compress({
         file: upload,
         ...(flags.level !== undefined ? { level: flags.level } : {}),
+        onUploadProgress: uploadProgress(progress, 'compressing'),
         signal: ctx.io.signal,
       });
       ctx.reporter.answered(file, result);

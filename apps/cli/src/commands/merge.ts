@@ -13,6 +13,7 @@ import { claimStdout, type OutputFlags } from '../output-plan.js';
 import { assertCanWrite } from '../output-writer.js';
 import type { HumanView } from '../reporter.js';
 import { runOperations } from '../run-operations.js';
+import { uploadProgress } from '../upload-progress.js';
 
 export function registerMerge(program: Command, io: Io): void {
   program
@@ -50,8 +51,12 @@ async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): 
     work: async (inputs, progress) => {
       await assertCanWrite(path, flags.force === true);
       const files = await Promise.all(inputs.map((input) => uploads.upload(input, 'stdin.pdf')));
-      progress('merging');
-      const result = await client.pdn.merge({ files, signal: ctx.io.signal });
+      progress('uploading');
+      const result = await client.pdn.merge({
+        files,
+        onUploadProgress: uploadProgress(progress, 'merging'),
+        signal: ctx.io.signal,
+      });
       ctx.reporter.answered(inputs, result);
       const output = await deliver(ctx, client, result.download, path, flags.force === true, progress);
       return { requestId: result.requestId, data: { ...result }, outputs: [output] };

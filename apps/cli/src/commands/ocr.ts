@@ -12,6 +12,7 @@ import { assertCanWrite, writeOutput } from '../output-writer.js';
 import type { OutputReport } from '../report.js';
 import type { HumanView } from '../reporter.js';
 import { runOperations } from '../run-operations.js';
+import { uploadProgress } from '../upload-progress.js';
 
 interface OcrFlags {
   language?: string;
@@ -69,10 +70,11 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
       const path = outputPath(target, image, ocrTextName(image));
       await assertCanWrite(path, flags.force === true);
       const upload = await uploads.upload(image, 'stdin');
-      progress('reading');
+      progress('uploading');
       const result = await client.pdn.ocr({
         image: upload,
         ...(flags.language !== undefined ? { language: flags.language } : {}),
+        onUploadProgress: uploadProgress(progress, 'reading'),
         signal: ctx.io.signal,
       });
       ctx.reporter.answered(image, result);

@@ -15,6 +15,7 @@ import { assertCanWrite } from '../output-writer.js';
 import type { OutputReport } from '../report.js';
 import type { HumanView } from '../reporter.js';
 import { runOperations } from '../run-operations.js';
+import { uploadProgress } from '../upload-progress.js';
 
 interface SplitFlags extends OutputFlags {
   ranges: string;
@@ -60,8 +61,13 @@ async function split(ctx: CommandContext, file: string, flags: SplitFlags): Prom
     input: (input) => input,
     work: async (input, progress) => {
       const upload = await uploads.upload(input, 'stdin.pdf');
-      progress('splitting');
-      const result = await client.pdn.split({ file: upload, ranges: flags.ranges, signal: ctx.io.signal });
+      progress('uploading');
+      const result = await client.pdn.split({
+        file: upload,
+        ranges: flags.ranges,
+        onUploadProgress: uploadProgress(progress, 'splitting'),
+        signal: ctx.io.signal,
+      });
       ctx.reporter.answered(input, result);
       const paths = result.parts.map((part) =>
         flags.download ? outputPath(target, input, splitPartName(input, part.pages)) : undefined,

@@ -162,6 +162,19 @@ describe('OCR engine on tesseract.js', { timeout: 60_000 }, () => {
     expect(log.count('OCR worker started')).toBe(started);
   });
 
+  // QA: a cut-off BMP made bmp-js (inside tesseract.js) throw RangeError, answered as a 500.
+  it('refuses a truncated BMP as damaged, and goes on serving on the same worker', async () => {
+    await engine.recognize(await sample('eng', 'png'), 'eng', job());
+    const started = log.count('OCR worker started');
+    const bmp = (await ocrSample('eng', 'bmp')).bytes;
+    const error = await refusal(engine.recognize(await file(bmp.subarray(0, 5000), 'cut.bmp'), 'eng', job()));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error.message).toMatch(/cut\.bmp could not be read as a BMP image/);
+    const next = await engine.recognize(await sample('eng', 'png'), 'eng', job());
+    expect(characterErrorRate(OCR_TEXTS.eng, next.text)).toBeLessThan(MAX_CER);
+    expect(log.count('OCR worker started')).toBe(started);
+  });
+
   it('refuses a file that is not an image, naming the accepted formats', async () => {
     const error = await refusal(engine.recognize(await file(await textPdf(), 'report.pdf'), 'eng', job()));
     expect(error).toBeInstanceOf(InvalidInputError);

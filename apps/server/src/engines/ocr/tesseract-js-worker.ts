@@ -54,6 +54,21 @@ async function languageFolder(languages: readonly LanguageData[]): Promise<Langu
   return { langPath, gzip: false, dispose };
 }
 
+/**
+ * Whether a rejected recognize() failed while decoding the image (the client's file is bad, the worker
+ * is intact) rather than in recognition. tesseract.js rejects with `err.toString()` of whatever its
+ * worker-script threw, and decodes in worker-script/utils/setImage.js before recognition starts:
+ * - Leptonica refuses the bytes: `Error attempting to read image.`;
+ * - a BMP goes through bmp-js first, plain JavaScript reading the buffer: a truncated file throws
+ *   `RangeError [ERR_OUT_OF_RANGE]` (QA: `head -c 5000 valid.bmp` was a 500), an unsupported bit
+ *   depth a TypeError. A wasm crash in recognition is a `RuntimeError` and still retires the worker.
+ */
+function isDecodingFailure(image: Buffer, message: string): boolean {
+  if (message.includes('Error attempting to read image')) return true;
+  const isBmp = image.toString('latin1', 0, 2) === 'BM';
+  return isBmp && !message.startsWith('RuntimeError');
+}
+
 export class TesseractJsWorker {
   readonly #worker: Tesseract.Worker;
   /** Rejects if the thread dies, so a job on it fails instead of waiting for its timeout. */
@@ -116,9 +131,7 @@ export class TesseractJsWorker {
     try {
       result = await Promise.race([this.#worker.recognize(image, {}, { text: true }), this.#died]);
     } catch (error) {
-      // worker-script/index.js rejects with this text when Leptonica cannot decode the bytes.
-      if (/Error attempting to read image/.test(messageOf(error)))
-        throw new UnreadableImageError(messageOf(error));
+      if (isDecodingFailure(image, messageOf(error))) throw new UnreadableImageError(messageOf(error));
       throw error instanceof Error ? error : new Error(`tesseract.js failed: ${messageOf(error)}`);
     }
     return { text: result.data.text, confidence: result.data.confidence };

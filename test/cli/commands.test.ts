@@ -135,6 +135,17 @@ describe('pdn split', () => {
     expect(await pageLabels(await readFile(ws.path('s/dup/twice.pages-2.pdf')))).toEqual(['twice-2']);
   });
 
+  // Each download listened to the Ctrl-C signal and never let go: past 10, Node printed a
+  // MaxListenersExceededWarning on stderr.
+  it('writes 12 parts with nothing on stderr but results', async () => {
+    await ws.file('s/dozen.pdf', await labelledPdf('dozen', 12));
+    const ranges = Array.from({ length: 12 }, (_, i) => String(i + 1)).join(',');
+    const run = await pdn(['split', 's/dozen.pdf', '-r', ranges, '-o', 's/dozen', '--quiet']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(await pageLabels(await readFile(ws.path('s/dozen/dozen.pages-12.pdf')))).toEqual(['dozen-12']);
+  });
+
   it("reports the server's message for a range past the end", async () => {
     await ws.file('s/short.pdf', await labelledPdf('short', 2));
     const run = await pdn(['split', 's/short.pdf', '--ranges', '1,9']);

@@ -1,9 +1,17 @@
+import { getEventListeners } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HttpResponse, http } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionError, ExpiredError, ForbiddenError, NotFoundError, Pdn } from '../src/index.js';
+import {
+  AbortError,
+  ConnectionError,
+  ExpiredError,
+  ForbiddenError,
+  NotFoundError,
+  Pdn,
+} from '../src/index.js';
 import { apiKey, baseUrl, client, download, type ErrorClass, fail, sent, server, useMsw } from './msw.js';
 
 useMsw();
@@ -168,5 +176,40 @@ describe('downloadStream', () => {
   it('maps errors like download', async () => {
     serve(() => fail(404, 'not_found'));
     await expect(client().downloadStream(download())).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  // A signal shared by many calls (the CLI's Ctrl-C) must not collect a listener per download.
+  it("lets go of the caller's signal once the body is read, or cancelled", async () => {
+    serve();
+    const controller = new AbortController();
+    const read = await client().downloadStream(download(), { signal: controller.signal });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    await new Response(read).arrayBuffer();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const cancelled = await client().downloadStream(download(), { signal: controller.signal });
+    void cancelled.cancel(); // not awaited: msw's mocked body never settles a cancel
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it("the caller's abort still stops a body being read", async () => {
+    // A fetch whose body errors when the request's signal aborts, as undici's does (msw's does not).
+    const fetch: typeof globalThis.fetch = async (_input, init) =>
+      new Response(
+        new ReadableStream({
+          start(body) {
+            body.enqueue(pdfBytes); // the rest never comes
+            init?.signal?.addEventListener('abort', () => body.error(init.signal?.reason));
+          },
+        }),
+      );
+    const controller = new AbortController();
+    const reader = (
+      await client({ fetch }).downloadStream(download(), { signal: controller.signal })
+    ).getReader();
+    await reader.read();
+    const rest = reader.read();
+    controller.abort();
+    await expect(rest).rejects.toBeInstanceOf(AbortError);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });

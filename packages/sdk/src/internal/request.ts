@@ -52,7 +52,7 @@ export interface RequestSpec<T> {
   form?: FormField[];
   /** Reads a 2xx response; runs inside the attempt, so the timeout and the signal cover it. */
   read(response: Response): Promise<T>;
-  /** The result keeps reading the body after `read` returns (a stream): keep the caller's signal on it. */
+  /** `read` returns the body as a stream, read after it returns: the caller's signal stays on it until done. */
   streamsBody?: boolean;
 }
 
@@ -121,7 +121,12 @@ async function attempt<T>(
       throw errorFromResponse(response.status, response.headers, body);
     }
     const result = await spec.read(response);
-    keepSignal = spec.streamsBody === true;
+    if (spec.streamsBody === true && result instanceof ReadableStream) {
+      // The caller's abort must still stop the body being read, and only until it is: a listener
+      // left on a signal shared by many calls (the CLI's Ctrl-C) leaks, and Node warns past 10.
+      keepSignal = true;
+      return releaseWhenDone(result, () => signal?.removeEventListener('abort', onAbort)) as T;
+    }
     return result;
   } catch (error) {
     // Once aborted, fetch and body reads fail with whatever they like; the reason says what happened.
@@ -171,6 +176,32 @@ async function requestInit(
     redirect: 'error',
     ...(body instanceof Blob ? {} : { duplex: 'half' }),
   };
+}
+
+/** Passes `stream` through, calling `release` once it is read to the end, fails or is cancelled. */
+function releaseWhenDone(
+  stream: ReadableStream<Uint8Array>,
+  release: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          release();
+          controller.close();
+        } else controller.enqueue(next.value);
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      release();
+      await reader.cancel(reason);
+    },
+  });
 }
 
 /** Reads a response body, calling a dropped connection a ConnectionError (so it is retried). */

@@ -27,6 +27,7 @@ const MAX_FIELDS_BYTES = 64 * 1024;
 
 /** formidable's error codes (formidable/src/FormidableError.js) that we answer specially. */
 const ABORTED = 1002;
+const FIELDS_TOO_LARGE = 1006;
 const TOO_MANY = new Set([1007, 1015]);
 
 interface FormidableFailure {
@@ -114,6 +115,14 @@ export function uploads(
         // After an error formidable stops reading; drain the rest so the client gets to read the answer.
         ctx.req.resume();
         if (!isFormidableFailure(error)) throw error;
+        // formidable says 413 for its text-field cap too; that is our fixed cap, not the plan's
+        // upload limit, and text fields are small by nature: a client mistake (QA, item 2).
+        if (error.code === FIELDS_TOO_LARGE) {
+          throw new InvalidInputError(
+            `The text fields may hold at most ${MAX_FIELDS_BYTES / 1024} KiB in all; this request sent more. ${accepted}`,
+            { cause: error },
+          );
+        }
         if (error.httpCode === 413 && !TOO_MANY.has(error.code)) throw tooLarge();
         if (error.code === ABORTED)
           throw new InvalidInputError('The upload was aborted before it was complete.');

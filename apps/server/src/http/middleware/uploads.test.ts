@@ -1,0 +1,80 @@
+// How the uploads middleware answers multipart bodies that break formidable's limits or put a part in
+// the wrong form, over a real listener with a real work folder: each is a 400 that says what was wrong.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../logger.js';
+import { WorkDirs } from '../../storage/work-dirs.js';
+import type { AppState } from '../state.js';
+import { errorEnvelope } from './error-envelope.js';
+import { requestId } from './request-id.js';
+import { type PartsSpec, uploads } from './uploads.js';
+
+const MiB = 1024 * 1024;
+const spec: PartsSpec = {
+  summary: 'POST /test takes 2 to 20 PDFs in the repeated part `files[]` and optionally `ranges`',
+  files: ['files[]'],
+  fields: ['ranges'],
+};
+
+let dataDir: string;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'pdn-uploads-'));
+  const workDirs = await WorkDirs.open(dataDir);
+  const app = new Koa<AppState>();
+  app.use(requestId(createLogger('quiet')));
+  app.use(errorEnvelope());
+  app.use(async (ctx, next) => {
+    ctx.state.principal = { userId: 1, userName: 'ada', plan: 'premium', keyId: 'k', keyKind: 'test' };
+    await next();
+  });
+  const limits = { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB };
+  app.use(uploads(spec, { workDirs, uploadLimits: limits }));
+  app.use((ctx) => {
+    ctx.body = { ok: true };
+  });
+  server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const pdf = () => new Blob(['%PDF-1.7 tiny'], { type: 'application/pdf' });
+
+async function send(form: FormData): Promise<{ status: number; code: string; message: string }> {
+  const res = await fetch(base, { method: 'POST', body: form });
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  return { status: res.status, ...body.error };
+}
+
+const cases: [string, { given: () => FormData; want: RegExp }][] = [
+  [
+    'a text field over the fields size limit (QA: 413 blaming the plan)',
+    {
+      given: () => {
+        const form = new FormData();
+        form.append('ranges', '1,'.repeat(35_000));
+        return form;
+      },
+      want: /text fields may hold at most 64 KiB in all/,
+    },
+  ],
+];
+
+describe('uploads middleware', () => {
+  it.each(cases)('refuses %s with 400 invalid_input', async (_name, { given, want }) => {
+    const answer = await send(given());
+    expect(answer).toEqual({ status: 400, code: 'invalid_input', message: expect.stringMatching(want) });
+  });
+});

@@ -87,6 +87,15 @@ describe('a batch of 10 files with one bad file', () => {
   });
 });
 
+// Every file in flight listens to the one Ctrl-C signal; past 10 listeners Node printed a
+// MaxListenersExceededWarning on stderr, which -c 12 reaches without any leak.
+it('a batch of 12 at --concurrency 12 prints nothing on stderr but results', async () => {
+  const files = await pdfs('wide', 12);
+  const run = await pdn(['compress', ...files, '-o', 'wide-out', '--concurrency', '12', '--quiet']);
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).toBe('');
+});
+
 describe('exit codes', () => {
   it('0 when everything succeeded', async () => {
     const [file] = await pdfs('zero', 1);

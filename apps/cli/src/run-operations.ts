@@ -1,5 +1,6 @@
 // The shape every API command shares: run the items through the batch runner with progress, report
 // them (human or --json), and throw when any failed so bin.ts can pick the exit code.
+import { setMaxListeners } from 'node:events';
 import { AuthenticationError, RateLimitError } from '@pdn/sdk';
 import { runBatch } from './batch.js';
 import type { CommandContext } from './context.js';
@@ -26,8 +27,16 @@ export function stopsBatch(error: unknown): boolean {
   return error instanceof AuthenticationError || error instanceof RateLimitError;
 }
 
+/**
+ * Abort listeners one item may hold on the Ctrl-C signal at once: its request or download stream in
+ * the SDK, and the file being written. Node warns past 10 listeners (MaxListenersExceededWarning on
+ * stderr), which `--concurrency 4` or more reaches without any leak.
+ */
+const listenersPerItem = 3;
+
 export async function runOperations<I>(ctx: CommandContext, operations: Operations<I>): Promise<void> {
   const { command, items, input, work, view } = operations;
+  setMaxListeners(Math.max(10, listenersPerItem * ctx.globals.concurrency), ctx.io.signal);
   const total = items.length;
   let done = 0;
   // "compress 3/10 · downloading 1.2 MiB of a.pdf": files done, then the latest step of any file.

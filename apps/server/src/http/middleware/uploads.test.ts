@@ -70,6 +70,28 @@ const cases: [string, { given: () => FormData; want: RegExp }][] = [
       want: /text fields may hold at most 64 KiB in all/,
     },
   ],
+  [
+    '65 file parts (formidable maxFiles)',
+    {
+      given: () => {
+        const form = new FormData();
+        for (let i = 0; i < 65; i += 1) form.append('files[]', pdf(), `${i}.pdf`);
+        return form;
+      },
+      want: /Too many files: more than 64 file parts were sent\. POST \/test takes 2 to 20 PDFs/,
+    },
+  ],
+  [
+    '17 text fields (formidable maxFields)',
+    {
+      given: () => {
+        const form = new FormData();
+        for (let i = 0; i < 17; i += 1) form.append('ranges', '1');
+        return form;
+      },
+      want: /Too many text fields: more than 16 were sent\./,
+    },
+  ],
 ];
 
 describe('uploads middleware', () => {

@@ -28,7 +28,8 @@ const MAX_FIELDS_BYTES = 64 * 1024;
 /** formidable's error codes (formidable/src/FormidableError.js) that we answer specially. */
 const ABORTED = 1002;
 const FIELDS_TOO_LARGE = 1006;
-const TOO_MANY = new Set([1007, 1015]);
+const TOO_MANY_FIELDS = 1007;
+const TOO_MANY_FILES = 1015;
 
 interface FormidableFailure {
   code: number;
@@ -123,7 +124,24 @@ export function uploads(
             { cause: error },
           );
         }
-        if (error.httpCode === 413 && !TOO_MANY.has(error.code)) throw tooLarge();
+        // formidable stops at the first part over its count, so "more than" is all that is known.
+        if (error.code === TOO_MANY_FILES) {
+          throw new InvalidInputError(
+            `Too many files: more than ${MAX_FILES} file parts were sent. ${accepted}`,
+            {
+              cause: error,
+            },
+          );
+        }
+        if (error.code === TOO_MANY_FIELDS) {
+          throw new InvalidInputError(
+            `Too many text fields: more than ${MAX_FIELDS} were sent. ${accepted}`,
+            {
+              cause: error,
+            },
+          );
+        }
+        if (error.httpCode === 413) throw tooLarge();
         if (error.code === ABORTED)
           throw new InvalidInputError('The upload was aborted before it was complete.');
         throw new InvalidInputError(`The multipart body is malformed or incomplete. ${accepted}`, {

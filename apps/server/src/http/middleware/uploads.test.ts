@@ -92,6 +92,17 @@ const cases: [string, { given: () => FormData; want: RegExp }][] = [
       want: /Too many text fields: more than 16 were sent\./,
     },
   ],
+  [
+    'a text field sent as a file',
+    {
+      given: () => {
+        const form = new FormData();
+        form.append('ranges', pdf(), 'x.pdf');
+        return form;
+      },
+      want: /The part `ranges` must be a text field \(no filename\), not a file\./,
+    },
+  ],
 ];
 
 describe('uploads middleware', () => {

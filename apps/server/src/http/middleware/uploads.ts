@@ -84,6 +84,8 @@ export function uploads(
     const workDir = await deps.workDirs.create();
     try {
       const unexpected = new Set<string>();
+      // A declared text field sent with a filename reaches `filter` as a file, not as a field.
+      const fieldsSentAsFiles = new Set<string>();
       const form = formidable({
         uploadDir: workDir,
         maxFileSize: limit,
@@ -96,7 +98,8 @@ export function uploads(
         minFileSize: 0,
         filter: (part) => {
           if (part.name !== null && spec.files.includes(part.name)) return true;
-          unexpected.add(part.name ?? '(unnamed)');
+          if (part.name !== null && spec.fields.includes(part.name)) fieldsSentAsFiles.add(part.name);
+          else unexpected.add(part.name ?? '(unnamed)');
           return false;
         },
       });
@@ -157,6 +160,12 @@ export function uploads(
           );
         }
         if (!spec.fields.includes(name)) unexpected.add(name);
+      }
+      const [fieldAsFile] = fieldsSentAsFiles;
+      if (fieldAsFile !== undefined) {
+        throw new InvalidInputError(
+          `The part \`${fieldAsFile}\` must be a text field (no filename), not a file. ${accepted}`,
+        );
       }
       if (unexpected.size > 0) {
         const names = [...unexpected].map((name) => `\`${name}\``).join(', ');

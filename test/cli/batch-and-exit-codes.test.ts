@@ -115,6 +115,20 @@ describe('exit codes', () => {
     expect(run.stderr).toMatch(/\S/);
   });
 
+  it('2 for -o naming a file where a folder is needed, before any request', async () => {
+    const [one, two] = (await pdfs('notdir', 2)) as [string, string];
+    await ws.file('notdir/taken', new TextEncoder().encode('keep me'));
+    for (const args of [
+      ['split', one, '-r', '1', '-o', 'notdir/taken'],
+      ['compress', one, two, '-o', 'notdir/taken'],
+    ]) {
+      // The key is unknown: a request would have answered 401 and exit 3.
+      const run = await pdn(args, { key: 'pdn_live_00000000000000000000000000000000' });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain('-o notdir/taken must be a folder');
+    }
+  });
+
   it('2 names every missing file at once', async () => {
     const run = await pdn(['compress', 'gone-1.pdf', 'gone-2.pdf']);
     expect(run.code).toBe(2);

@@ -21,7 +21,12 @@ export async function planTarget(
   if (!flags.download && flags.output !== undefined) {
     throw new UsageError('--no-download prints signed URLs and writes no file; drop -o');
   }
-  const target = outputTarget(flags.output, { outputCount, isDirectory: await isDirectory(flags.output) });
+  const kind = await pathKind(flags.output);
+  const target = outputTarget(flags.output, { outputCount, isDirectory: kind === 'directory' });
+  // Found now rather than when the first output is written, after the upload spent a call.
+  if (target.kind === 'dir' && kind === 'other') {
+    throw new UsageError(`-o ${target.dir} must be a folder for these outputs, but it is a file`);
+  }
   if (target.kind === 'stdout') claimStdout(ctx);
   return target;
 }
@@ -41,11 +46,12 @@ export function assertDistinct(paths: readonly string[]): void {
   }
 }
 
-async function isDirectory(path: string | undefined): Promise<boolean> {
-  if (path === undefined || path === STDIO) return false;
+/** What `-o` names now: a directory, something else (a file), or nothing yet. */
+async function pathKind(path: string | undefined): Promise<'directory' | 'other' | 'absent'> {
+  if (path === undefined || path === STDIO) return 'absent';
   try {
-    return (await stat(path)).isDirectory();
+    return (await stat(path)).isDirectory() ? 'directory' : 'other';
   } catch {
-    return false;
+    return 'absent';
   }
 }

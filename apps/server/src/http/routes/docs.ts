@@ -1,6 +1,7 @@
 // GET /docs (issue #2): Swagger UI from the swagger-ui-dist package, served by this server (no CDN),
-// pointed at /openapi.json. Only the two assets the page uses are served, by fixed name, so no
-// request path ever reaches the file system.
+// pointed at /openapi.json, with `validatorUrl: null` (otherwise the page sends the document's URL to
+// validator.swagger.io for a badge: a call to another host). Only the two assets the page uses are
+// served, by fixed name, so no request path ever reaches the file system.
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -24,7 +25,7 @@ const PAGE = `<!doctype html>
   <div id="swagger-ui"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' });
+    window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', validatorUrl: null });
   </script>
 </body>
 </html>

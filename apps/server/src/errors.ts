@@ -1,4 +1,5 @@
-// The server's error vocabulary: one class per wire code of the OpenAPI `ErrorCode` enum.
+// The server's error vocabulary: one class per wire code of the OpenAPI `ErrorCode` enum, except
+// `request_timeout`, which only http/client-error.ts sends, for requests Node refused before the app.
 // Engines, accounts, storage and routes throw these; the error middleware (src/http/middleware/
 // error-envelope.ts) is the only place that turns them into the spec's JSON envelope. Messages of
 // these errors are shown to clients; anything else that is thrown becomes a generic 500.

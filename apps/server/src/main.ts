@@ -98,7 +98,7 @@ export async function startServer(
     const engines = await buildEngines(config, log);
     cleanups.push(() => engines.ocr.close());
 
-    const server = createHttpServer(createApp({ config, accounts, storage, engines, log }));
+    const server = createHttpServer(createApp({ config, accounts, storage, engines, log }), log);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {

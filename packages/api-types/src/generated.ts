@@ -179,10 +179,11 @@ export interface components {
          * @description Stable machine-readable error code. `unauthorized` 401, `rate_limited` 429, `invalid_input` 400,
          *     `payload_too_large` 413, `internal_error` 500 come from the v1 specification. Added by this
          *     document: `forbidden` 403, `not_found` 404 and `expired` 410 (download URLs; `not_found` also
-         *     for unknown routes) and `method_not_allowed` 405.
+         *     for unknown routes), `method_not_allowed` 405, and `request_timeout` 408 (see "Errors from the
+         *     HTTP layer" in the introduction). `invalid_input` is also sent with 431.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed";
+        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout";
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text. For `rate_limited` it names the plan and its hourly limit. */

@@ -64,7 +64,7 @@ describe('createApp', () => {
       compress: createCompressEngine({ ...common, choice: 'pdf-lib' }),
       ocr,
     };
-    server = createHttpServer(createApp({ config, accounts, storage, engines, log }));
+    server = createHttpServer(createApp({ config, accounts, storage, engines, log }), log);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     key = accounts.keys.create(accounts.users.ensure('ada', 'free').user, 'test').key;

@@ -2,6 +2,8 @@
 // not listen; main.ts binds the port (STYLE.md), tests bind port 0.
 import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
+import type { Logger } from '../logger.js';
+import { answerClientErrors } from './client-error.js';
 import type { AppState } from './state.js';
 
 /**
@@ -20,13 +22,14 @@ function applyTimeouts(server: Server): void {
   server.timeout = 10 * 60_000;
 }
 
-export function createHttpServer(app: Koa<AppState>): Server {
+export function createHttpServer(app: Koa<AppState>, log: Logger): Server {
   const handle = app.callback();
   const server = createServer(handle);
   // `Expect: 100-continue` (RFC 9110 section 10.1.1): by default Node says "continue" at once; routed
   // through the app instead, a 401, 429 or announced 413 goes out before the client sends its body,
   // and the uploads middleware says "continue" only when it starts reading.
   server.on('checkContinue', handle);
+  server.on('clientError', answerClientErrors(log));
   applyTimeouts(server);
   return server;
 }

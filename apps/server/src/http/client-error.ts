@@ -1,0 +1,79 @@
+// Requests Node's HTTP parser refuses before the app sees them: headers too large, bytes that are not
+// HTTP, a client too slow for headersTimeout/requestTimeout. Node's own answer to these is a bare
+// status line (lib/_http_server.js, socketOnError); this one gives the spec's envelope and an
+// X-Request-Id like every other response (issue #2), on the same condition Node uses: the socket is
+// writable and no response of its own has started on it. Then the socket is destroyed, as Node does.
+import { randomUUID } from 'node:crypto';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ErrorCode, ErrorResponse } from '@pdn/api-types';
+import type { Logger } from '../logger.js';
+
+interface Answer {
+  status: number;
+  code: ErrorCode;
+  message: string;
+}
+
+/** The status Node itself would send for each parser error code, with our code and an actionable text. */
+export function clientErrorAnswer(nodeCode: string | undefined): Answer {
+  switch (nodeCode) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        status: 431,
+        code: 'invalid_input',
+        message: `The request headers are larger than the ${maxHeaderSize} bytes this server accepts.`,
+      };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return {
+        status: 413,
+        code: 'payload_too_large',
+        message: 'A chunk extension of the request body is too large.',
+      };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        status: 408,
+        code: 'request_timeout',
+        message: 'The request did not arrive in time; send its headers and body without long pauses.',
+      };
+    default:
+      return { status: 400, code: 'invalid_input', message: 'The request is not valid HTTP/1.1.' };
+  }
+}
+
+/** Raw bytes of a complete HTTP/1.1 response: there is no ServerResponse for a request never parsed. */
+function rawResponse(answer: Answer, requestId: string): string {
+  const body: ErrorResponse = {
+    error: { code: answer.code, message: answer.message },
+    meta: { request_id: requestId },
+  };
+  const json = JSON.stringify(body);
+  return [
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(json)}`,
+    `X-Request-Id: ${requestId}`,
+    'Connection: close',
+    '',
+    json,
+  ].join('\r\n');
+}
+
+/** A `clientError` listener for `server`; replaces Node's default answer. */
+export function answerClientErrors(log: Logger) {
+  return (error: NodeJS.ErrnoException, socket: Duplex): void => {
+    // Node's private field for the response in progress on this socket (socketOnError reads it too).
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
+      const requestId = randomUUID();
+      const answer = clientErrorAnswer(error.code);
+      log.info('request refused by the HTTP parser', {
+        request_id: requestId,
+        status: answer.status,
+        reason: error.code ?? error.message,
+      });
+      socket.write(rawResponse(answer, requestId));
+    }
+    socket.destroy();
+  };
+}

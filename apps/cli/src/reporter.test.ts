@@ -82,6 +82,27 @@ describe('Reporter.finish', () => {
     else expect(printed.stderr).toMatch(stderr);
   });
 
+  it('--quiet --no-download prints only the signed URLs, one a line', () => {
+    const stdout = capture();
+    const reporter = new Reporter({
+      json: false,
+      quiet: true,
+      verbose: false,
+      stdout: stdout.stream,
+      stderr: capture().stream,
+      env: {},
+    });
+    const url = (n: number) => ({ kind: 'url' as const, url: `http://h/p?n=${n}`, expires_at: 'later' });
+    const urls = commandReport('split', [
+      itemReport('a.pdf', {
+        status: 'succeeded',
+        value: { requestId: 'r1', data: {}, outputs: [url(1), url(2)] },
+      }),
+    ]);
+    reporter.finish(urls, view);
+    expect(stdout.text()).toBe('http://h/p?n=1\nhttp://h/p?n=2\n');
+  });
+
   it('--json: one JSON document on stdout, nothing on stderr', () => {
     const printed = finish({ json: true });
     expect(printed.stderr).toBe('');

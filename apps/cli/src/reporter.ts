@@ -88,6 +88,8 @@ export class Reporter {
     for (const item of report.results) {
       if (item.status === 'succeeded') {
         if (!quietResults) this.#write(out, `${view.succeeded(item, style)}\n`);
+        // The signed URLs of --no-download are the result itself: --quiet keeps them, one a line.
+        else this.#write(out, urlLines(item));
       } else {
         this.#printItemError(item, report.command);
       }
@@ -165,6 +167,10 @@ export class Reporter {
     stream.write(text);
     if (spinning) this.#spinner?.render();
   }
+}
+
+function urlLines(item: ItemReport): string {
+  return item.outputs.map((output) => (output.kind === 'url' ? `${output.url}\n` : '')).join('');
 }
 
 function retryHint(error: ErrorReport | null): string {

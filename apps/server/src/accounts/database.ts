@@ -2,7 +2,7 @@
 // `pdn-server keys|users` admin commands (issue #2: they must work while the server runs). WAL lets
 // readers and the one writer proceed together; busy_timeout makes a second process wait for the
 // write lock instead of failing with SQLITE_BUSY.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -39,8 +39,14 @@ const MIGRATIONS: readonly string[] = [
 
 /** Opens (creating if needed) `<dataDir>/pdn.sqlite` and brings its schema up to date. */
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, 'pdn.sqlite'));
+  // Users and key hashes are nobody else's business: the data folder is 0700 and the database 0600,
+  // whatever the umask (QA found 0755/0644). SQLite gives its -wal and -shm files the database's mode.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, 'pdn.sqlite');
+  writeFileSync(path, '', { flag: 'a', mode: 0o600 });
+  // A database created by an earlier version may still be 0644.
+  chmodSync(path, 0o600);
+  const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // In WAL mode NORMAL still survives a crash of the process; only a power cut can lose the last few
   // commits (a few rate-limit records), and it spares an fsync on every request.

@@ -3,7 +3,7 @@
 // path or a name. Metadata is written before the PDF is moved in, so a crash between the two leaves
 // metadata that the sweeper removes, never a PDF nobody will delete.
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newOutputId, OUTPUT_ID_PATTERN } from './output-id.js';
 
@@ -31,7 +31,10 @@ export class OutputStore {
 
   static async open(dataDir: string): Promise<OutputStore> {
     const dir = join(dataDir, 'outputs');
-    await mkdir(dir, { recursive: true });
+    // Only the server's user may read the outputs (QA: the folder was 0755, every PDF 0644).
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // A folder made by an earlier version may still be 0755.
+    await chmod(dir, 0o700);
     return new OutputStore(dir);
   }
 
@@ -43,6 +46,8 @@ export class OutputStore {
     const metaPath = join(this.dir, `${id}.json`);
     await writeFile(metaPath, JSON.stringify(meta), { mode: 0o600 });
     try {
+      // Tools write their outputs under the process umask; tighten before the file enters the store.
+      await chmod(sourcePath, 0o600);
       await rename(sourcePath, join(this.dir, `${id}.pdf`));
     } catch (error) {
       await rm(metaPath, { force: true });

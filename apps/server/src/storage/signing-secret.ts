@@ -10,7 +10,7 @@ const FILE_NAME = 'signing-secret';
 export async function loadSigningSecret(dataDir: string, configured: string | undefined): Promise<string> {
   if (configured !== undefined) return configured;
   const path = join(dataDir, FILE_NAME);
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   try {
     // 'wx': never overwrite a secret another process wrote first; 0600: no other local user can read it.
     await writeFile(path, `${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });

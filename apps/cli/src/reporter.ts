@@ -147,7 +147,8 @@ export class Reporter {
     const requestId = error?.request_id ? style.dim(` [request ${error.request_id}]`) : '';
     this.#write(
       err,
-      `${style.red('✖')} ${label}: ${error?.message ?? 'failed'}${retryHint(error)}${requestId}\n`,
+      // The server's 429 message already says when to try again (http/middleware/rate-limit.ts).
+      `${style.red('✖')} ${label}: ${error?.message ?? 'failed'}${requestId}\n`,
     );
   }
 

@@ -34,6 +34,21 @@ class UsageError extends Error {
   override name = 'UsageError';
 }
 
+type OptionName = 'user' | 'plan' | 'test';
+
+/**
+ * What each command takes: its positional arguments, by name, and its options. Anything else is a
+ * usage error before the command runs (QA: `keys create --user x extra-arg` created the key, and
+ * `keys list extra` exited 0).
+ */
+const COMMANDS: Readonly<Record<string, { args: readonly string[]; options: readonly OptionName[] }>> = {
+  start: { args: [], options: [] },
+  'keys create': { args: [], options: ['user', 'plan', 'test'] },
+  'keys list': { args: [], options: ['user'] },
+  'keys revoke': { args: ['ID'], options: [] },
+  'users set-plan': { args: ['NAME', 'PLAN'], options: [] },
+};
+
 function parse(args: string[]) {
   try {
     return parseArgs({
@@ -49,6 +64,26 @@ function parse(args: string[]) {
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
+  }
+}
+
+/** Throws a UsageError unless `command` exists and got exactly its arguments and options. */
+function checkUsage(
+  command: string,
+  args: readonly string[],
+  values: ReturnType<typeof parse>['values'],
+): void {
+  const spec = COMMANDS[command];
+  if (spec === undefined) throw new UsageError(`unknown command '${command}'`);
+  if (args.length !== spec.args.length) {
+    const wanted = spec.args.length === 0 ? 'no arguments' : `exactly ${spec.args.join(' ')}`;
+    throw new UsageError(
+      `${command} takes ${wanted}; got ${args.length === 0 ? 'none' : `'${args.join(' ')}'`}`,
+    );
+  }
+  for (const option of ['user', 'plan', 'test'] as const) {
+    if (values[option] !== undefined && !spec.options.includes(option))
+      throw new UsageError(`${command} does not take --${option}`);
   }
 }
 
@@ -110,7 +145,7 @@ function keysList(accounts: Accounts, userName: string | undefined): void {
 function runAdmin(command: string, positionals: string[], values: ReturnType<typeof parse>['values']): void {
   const accounts = openAccounts(loadConfig().dataDir);
   try {
-    const [id, name, plan] = [positionals[0], positionals[0], positionals[1]];
+    const [id = '', name = '', plan] = [positionals[0], positionals[0], positionals[1]];
     switch (command) {
       case 'keys create':
         keysCreate(accounts, values.user, planArg(values.plan), values.test === true);
@@ -119,23 +154,19 @@ function runAdmin(command: string, positionals: string[], values: ReturnType<typ
         keysList(accounts, values.user);
         return;
       case 'keys revoke':
-        if (id === undefined || positionals.length !== 1)
-          throw new UsageError('keys revoke needs exactly one key ID');
         if (!accounts.keys.revoke(id))
           throw new Error(`no active key with id ${id} (see pdn-server keys list)`);
         console.log(`Revoked key ${id}.`);
         return;
       case 'users set-plan': {
         const newPlan = planArg(plan);
-        if (name === undefined || newPlan === undefined || positionals.length !== 2) {
-          throw new UsageError('users set-plan needs NAME and PLAN');
-        }
+        if (newPlan === undefined) throw new UsageError('users set-plan needs NAME and PLAN');
         if (!accounts.users.setPlan(name, newPlan)) throw new Error(`no user named ${name}`);
         console.log(`${name} is now on the ${newPlan} plan.`);
         return;
       }
       default:
-        throw new UsageError(`unknown command '${command}'`);
+        throw new Error(`command '${command}' has no implementation`);
     }
   } finally {
     accounts.close();
@@ -150,13 +181,15 @@ async function main(argv: string[]): Promise<void> {
     if (group === undefined && !values.help) process.exitCode = 2;
     return;
   }
-  if (group === 'start') {
-    if (positionals.length > 1) throw new UsageError('start takes no arguments');
+  const command = group === 'start' ? group : `${group} ${action ?? ''}`.trim();
+  const args = group === 'start' ? positionals.slice(1) : rest;
+  checkUsage(command, args, values);
+  if (command === 'start') {
     const config = loadConfig();
     await serveUntilSignalled(config, createLogger(config.logLevel));
     return;
   }
-  runAdmin(`${group} ${action ?? ''}`.trim(), rest, values);
+  runAdmin(command, args, values);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseName, compressedName, partName } from './output-names.js';
+import { asciiName, baseName, compressedName, partName } from './output-names.js';
 
 describe('baseName', () => {
   const table: [string, { given: string; want: string }][] = [
@@ -29,5 +29,17 @@ describe('output names', () => {
     expect(compressedName('report.pdf')).toBe('report.compressed.pdf');
     expect(partName('report.pdf', '3-5')).toBe('report.pages-3-5.pdf');
     expect(partName('', '7')).toBe('document.pages-7.pdf');
+  });
+});
+
+describe('asciiName', () => {
+  const table: [string, { given: string; want: string }][] = [
+    ['ASCII as is', { given: 'report.pages-3-5.pdf', want: 'report.pages-3-5.pdf' }],
+    ['accents dropped', { given: 'Übersicht résumé.pdf', want: 'Ubersicht resume.pdf' }],
+    ['other scripts replaced', { given: 'отчёт.pdf', want: '_____.pdf' }],
+    ['astral characters as one each', { given: '📄.pdf', want: '_.pdf' }],
+  ];
+  it.each(table)('%s', (_name, { given, want }) => {
+    expect(asciiName(given)).toBe(want);
   });
 });

@@ -15,6 +15,18 @@ export function baseName(uploadName: string): string {
   return cleaned === '' || /^\.+$/.test(cleaned) ? FALLBACK : cleaned;
 }
 
+/**
+ * The plain-ASCII stand-in for `name` in Content-Disposition's `filename` (RFC 6266 section 4.3: send
+ * `filename*` for the real name and an ASCII `filename` for clients that know no better). Accents are
+ * dropped (NFKD then the combining marks), anything else outside printable ASCII becomes `_`.
+ */
+export function asciiName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x20-\x7e]/gu, '_');
+}
+
 export const MERGED_NAME = 'merged.pdf';
 
 export function compressedName(uploadName: string): string {

@@ -2,13 +2,16 @@
 // limited; the signature is the credential. Streams the stored PDF as an attachment under its name.
 import type { Middleware } from 'koa';
 import type { Downloads } from '../../storage/index.js';
+import { asciiName } from '../output-names.js';
 import type { AppState } from '../state.js';
 
 export function downloadRoute(downloads: Downloads): Middleware<AppState> {
   return async (ctx) => {
     const { meta, handle } = await downloads.open(ctx.query);
     ctx.status = 200;
-    ctx.attachment(meta.filename, { fallback: true });
+    // An explicit ASCII fallback: content-disposition's own (`fallback: true`) sends Latin-1 names raw,
+    // without `filename*`, and turns other scripts into `?`. Any difference adds `filename*` (RFC 5987).
+    ctx.attachment(meta.filename, { fallback: asciiName(meta.filename) });
     ctx.type = 'application/pdf';
     ctx.length = meta.size;
     // A signed URL is a bearer credential: keep the file out of shared caches.

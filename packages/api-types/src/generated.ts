@@ -167,6 +167,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The two static files the /docs page loads (from swagger-ui-dist, served locally) */
+        get: operations["docsAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -387,6 +404,16 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Nothing is served at this path (code `not_found`). */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -760,6 +787,33 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    docsAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Only these two names are served; any other path under `/docs/` is `404 not_found`. */
+                asset: "swagger-ui.css" | "swagger-ui-bundle.js";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, cacheable for an hour. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control"?: "public, max-age=3600";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                    "application/javascript": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
         };
     };
 }

@@ -19,8 +19,11 @@ export interface LanguageData {
 }
 
 const DATA_PACKAGE_PREFIX = '@tesseract.js-data/';
-/** Codes are lower-case words (`eng`, `chi_sim`), joined by `+` in a request (OpenAPI `ocr` operation). */
-const CODE = /^[a-z_]+$/;
+/**
+ * Codes are lower-case words (`eng`, `chi_sim`), joined by `+` in a request (OpenAPI `ocr` operation).
+ * Also what the native binary's languages must look like, so both paths accept the same codes.
+ */
+export const LANGUAGE_CODE = /^[a-z_]+$/;
 
 export class LanguageRegistry {
   readonly #byCode: ReadonlyMap<string, LanguageData>;
@@ -45,7 +48,7 @@ export class LanguageRegistry {
     const codes = raw.split('+');
     const selected: LanguageData[] = [];
     for (const code of codes) {
-      if (!CODE.test(code)) {
+      if (!LANGUAGE_CODE.test(code)) {
         throw new InvalidInputError(
           `language "${raw}" is not a language code or codes joined by "+" (e.g. "eng" or "eng+deu")`,
         );
@@ -98,7 +101,7 @@ async function systemLanguages(dir: string, log: EngineLog): Promise<LanguageDat
   const languages: LanguageData[] = [];
   for (const name of names.sort()) {
     const code = name.endsWith('.traineddata') ? name.slice(0, -'.traineddata'.length) : '';
-    if (!CODE.test(code)) continue;
+    if (!LANGUAGE_CODE.test(code)) continue;
     const file = join(dir, name);
     const problem = await traineddataProblem(file);
     if (problem === undefined) languages.push({ code, source: 'system', file });

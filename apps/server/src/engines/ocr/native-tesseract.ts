@@ -13,13 +13,12 @@ import { join } from 'node:path';
 import { runTool } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
 import type { EngineLog, InputFile } from '../types.js';
-import type { LanguageData } from './language-registry.js';
+import { LANGUAGE_CODE, type LanguageData } from './language-registry.js';
 import { type RecognizedText, UnreadableImageError } from './recognizer.js';
 import { traineddataProblem } from './traineddata-file.js';
 
 /** `--list-langs` prints `List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (4):`. */
 const LIST_HEADER = /languages in "([^"]+)"/;
-const CODE = /^[a-z_]+$/;
 const LIST_TIMEOUT_MS = 10_000;
 
 export interface NativeJob {
@@ -67,7 +66,7 @@ export class NativeTesseract {
       .split('\n')
       .slice(1)
       .map((line) => line.trim())) {
-      if (!CODE.test(code)) continue;
+      if (!LANGUAGE_CODE.test(code)) continue;
       const file = join(dir, `${code}.traineddata`);
       // The same rule as for tesseract.js, so both paths accept the same codes (osd is not a language).
       const problem = await traineddataProblem(file);

@@ -4,9 +4,10 @@ import type { Middleware } from 'koa';
 import type { OcrEngine } from '../../engines/types.js';
 import { sendData } from '../respond.js';
 import type { AppState } from '../state.js';
+import { DEFAULT_LANGUAGE } from './ocr.js';
 
 export function languagesRoute(engine: OcrEngine): Middleware<AppState> {
   return (ctx) => {
-    sendData<LanguagesResult>(ctx, { default: 'eng', languages: [...engine.languages()] });
+    sendData<LanguagesResult>(ctx, { default: DEFAULT_LANGUAGE, languages: [...engine.languages()] });
   };
 }

@@ -10,7 +10,8 @@ import type { AppState } from '../state.js';
 import { optionalField, singleFile } from '../upload.js';
 import { inputFile, jobOf, uploadOf } from './job.js';
 
-const DEFAULT_LANGUAGE = 'eng';
+/** openapi.yaml `ocr` `language` default; GET /api/v1/languages reports it too. */
+export const DEFAULT_LANGUAGE = 'eng';
 
 export const ocrParts: PartsSpec = {
   summary:

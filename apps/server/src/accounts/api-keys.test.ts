@@ -34,6 +34,17 @@ describe('ApiKeys', () => {
     expect(accounts.keys.list('ada')).toEqual([{ ...record, lastUsedAt: 2_000 }]);
   });
 
+  it("returns from create exactly the record it stored, among other users' keys", () => {
+    const ada = accounts.users.ensure('ada', 'free').user;
+    const bob = accounts.users.ensure('bob', 'premium').user;
+    // list() is oldest first: one key per tick.
+    const records = [ada, bob, ada].map((user, index) => {
+      clock = 1_000 + index;
+      return accounts.keys.create(user, index === 1 ? 'test' : 'live').record;
+    });
+    expect(accounts.keys.list(undefined)).toEqual(records);
+  });
+
   it('refuses malformed, unknown and revoked keys', () => {
     const { user } = accounts.users.ensure('ada', 'free');
     const { key, record } = accounts.keys.create(user, 'live');

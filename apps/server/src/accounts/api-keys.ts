@@ -58,12 +58,19 @@ export class ApiKeys {
   /** Creates a key for `user` and returns it in full: the only time the plain key exists. */
   create(user: User, kind: KeyKind): { key: string; record: ApiKeyRecord } {
     const key = generateKey(kind);
-    const id = `key_${randomBytes(6).toString('hex')}`;
+    // Everything the new row holds is known here: no need to read it back (or every key with it).
+    const record: ApiKeyRecord = {
+      id: `key_${randomBytes(6).toString('hex')}`,
+      userName: user.name,
+      kind,
+      prefix: displayPrefix(key),
+      createdAt: this.now(),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
     this.db
       .prepare('INSERT INTO api_keys (id, user_id, kind, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(id, user.id, kind, hashKey(key), displayPrefix(key), this.now());
-    const record = this.list(undefined).find((candidate) => candidate.id === id);
-    if (!record) throw new Error(`key ${id} vanished right after it was saved`);
+      .run(record.id, user.id, kind, hashKey(key), record.prefix, record.createdAt);
     return { key, record };
   }
 

@@ -64,16 +64,19 @@ describe('service endpoints', () => {
     const html = res.bytes.toString('utf8');
     expect(html).toMatch(/<html/i);
     expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//i);
-    // Every script and stylesheet the page names must be served by the server itself. These static
-    // assets are not API operations, so the contract does not describe them: plain fetch, on purpose.
+    // Every script and stylesheet the page names must be served by the server itself (GET /docs/{asset}).
     const assets = [...html.matchAll(/(?:src|href)=["']([^"'#]+\.(?:js|css))["']/gi)].map((m) => m[1] ?? '');
     expect(assets.length).toBeGreaterThan(0);
     for (const asset of assets) {
-      const url = new URL(asset, `${ctx.server.baseUrl}/docs/`);
-      const fetched = await fetch(url);
-      expect(fetched.status, url.pathname).toBe(200);
-      await fetched.arrayBuffer();
+      const { pathname } = new URL(asset, `${ctx.server.baseUrl}/docs/`);
+      expect((await ctx.call(pathname)).status, pathname).toBe(200);
     }
+    expect((await ctx.call('/docs/package.json')).status).toBe(404);
+  });
+
+  it("answers request headers over the server's limit with a 431 envelope", async () => {
+    const res = await ctx.call('/healthz', { headers: { 'x-padding': 'a'.repeat(20 * 1024) } });
+    expect(res.status).toBe(431);
   });
 
   it.each([

@@ -42,6 +42,8 @@ const rateLimitedBody = {
   meta: { request_id: 'r1' },
 };
 
+const methodBody = { error: { code: 'method_not_allowed', message: 'use POST' }, meta: { request_id: 'r1' } };
+
 function exchange(
   over: Partial<Omit<Exchange, 'headers' | 'body'>> & { headers: Record<string, string>; body: unknown },
 ): Exchange {
@@ -57,6 +59,38 @@ function exchange(
 describe('checkExchange', () => {
   it('accepts a conforming compress response', () => {
     expect(checkExchange(exchange({ headers: limited, body: compressBody }))).toEqual([]);
+  });
+
+  it.each<[string, Exchange]>([
+    [
+      'a 405 with the right Allow',
+      exchange({
+        url: '/healthz',
+        method: 'POST',
+        status: 405,
+        headers: { 'x-request-id': 'r1', 'content-type': 'application/json', allow: 'GET, HEAD' },
+        body: methodBody,
+      }),
+    ],
+    [
+      'an HTTP-layer 431 on any operation',
+      exchange({
+        status: 431,
+        headers: { 'x-request-id': 'r1', 'content-type': 'application/json' },
+        body: { error: { code: 'invalid_input', message: 'headers too large' }, meta: { request_id: 'r1' } },
+      }),
+    ],
+    [
+      'a templated path (/docs/{asset})',
+      exchange({
+        url: '/docs/swagger-ui.css',
+        method: 'GET',
+        headers: { 'x-request-id': 'r1', 'content-type': 'text/css; charset=utf-8' },
+        body: new TextEncoder().encode('body{}'),
+      }),
+    ],
+  ])('accepts %s', (_name, given) => {
+    expect(checkExchange(given)).toEqual([]);
   });
 
   it('accepts Enterprise headers without the IETF pair', () => {
@@ -134,7 +168,38 @@ describe('checkExchange', () => {
     [
       'unknown route not 404',
       exchange({ url: '/nope', method: 'GET', status: 200, headers: limited, body: compressBody }),
-      /expected 404/,
+      /status 200 is not documented for this no-path/,
+    ],
+    [
+      'wrong method without Allow',
+      exchange({
+        url: '/api/v1/merge',
+        method: 'GET',
+        status: 405,
+        headers: { 'x-request-id': 'r1', 'content-type': 'application/json' },
+        body: methodBody,
+      }),
+      /Allow null should name POST/,
+    ],
+    [
+      'wrong method with the wrong Allow',
+      exchange({
+        url: '/healthz',
+        method: 'POST',
+        status: 405,
+        headers: { 'x-request-id': 'r1', 'content-type': 'application/json', allow: 'GET' },
+        body: methodBody,
+      }),
+      /should name GET, HEAD/,
+    ],
+    [
+      'an HTTP-layer status with the wrong code',
+      exchange({
+        status: 431,
+        headers: { 'x-request-id': 'r1', 'content-type': 'application/json' },
+        body: rateLimitedBody,
+      }),
+      /means invalid_input/,
     ],
     [
       'download without attachment',

@@ -31,9 +31,17 @@ const CODE_FOR_STATUS: Readonly<Record<number, string>> = {
   405: 'method_not_allowed',
   410: 'expired',
   413: 'payload_too_large',
+  408: 'request_timeout',
   429: 'rate_limited',
+  431: 'invalid_input',
   500: 'internal_error',
 };
+
+/**
+ * Statuses the HTTP layer may answer on any path, for requests it cannot parse or that are too slow
+ * or too large before any route sees them (document description, "Errors from the HTTP layer").
+ */
+const HTTP_LAYER_STATUSES = new Set([400, 408, 413, 431]);
 
 const RATE_LIMIT_HEADERS = [
   'X-RateLimit-Limit',
@@ -48,20 +56,28 @@ export function checkExchange(exchange: Exchange): string[] {
   const where = `${exchange.method} ${pathname} -> ${exchange.status}`;
   const problems: string[] = [];
   const json = parseJson(exchange, problems);
-  const operation = findOperation(exchange.method, pathname);
+  const match = findOperation(exchange.method, pathname);
+  const documented =
+    match.kind === 'operation'
+      ? (match.operation.responses[String(exchange.status)] ?? match.operation.responses.default)
+      : undefined;
 
-  if (operation === undefined || operation === 'no-method') {
-    // Undocumented route or method: the document (ErrorCode) promises 404 not_found / 405 envelopes.
-    const expected = operation === undefined ? 404 : 405;
-    if (exchange.status !== expected) problems.push(`expected ${expected} for an undocumented route/method`);
+  if (!documented) {
+    // Not an answer the operation lists: only the promises the document makes for every path apply
+    // (description: unknown routes 404, wrong methods 405 with Allow, HTTP-layer errors).
+    const expected =
+      match.kind === 'no-path' ? [404] : match.kind === 'no-method' ? [405] : [...HTTP_LAYER_STATUSES];
+    if (match.kind !== 'operation' && HTTP_LAYER_STATUSES.has(exchange.status))
+      expected.push(exchange.status);
+    if (!expected.includes(exchange.status)) {
+      const what =
+        match.kind === 'operation' ? `operation ${match.operation.operationId}` : `this ${match.kind}`;
+      problems.push(`status ${exchange.status} is not documented for ${what}`);
+    }
+    if (match.kind === 'no-method' && exchange.status === 405)
+      checkAllow(exchange.headers, match.allowed, problems);
     checkErrorEnvelope(json, exchange.status, problems);
     checkRequestId(exchange.headers, json, problems);
-    return problems.map((p) => `${where}: ${p}`);
-  }
-
-  const documented = operation.responses[String(exchange.status)] ?? operation.responses.default;
-  if (!documented) {
-    problems.push(`status ${exchange.status} is not documented for operation ${operation.operationId}`);
     return problems.map((p) => `${where}: ${p}`);
   }
   const response = resolve<ResponseObject>(documented);
@@ -70,8 +86,25 @@ export function checkExchange(exchange: Exchange): string[] {
   checkRequestId(exchange.headers, json, problems);
   if (exchange.status >= 400) checkErrorEnvelope(json, exchange.status, problems);
   checkRateLimitRules(exchange, problems);
-  if (operation.operationId === 'downloadPdf' && exchange.status === 200) checkDownload(exchange, problems);
+  if (
+    match.kind === 'operation' &&
+    match.operation.operationId === 'downloadPdf' &&
+    exchange.status === 200
+  ) {
+    checkDownload(exchange, problems);
+  }
   return problems.map((p) => `${where}: ${p}`);
+}
+
+/** "an `Allow` header naming the methods it does offer" (RFC 9110 section 15.5.6). */
+function checkAllow(headers: Headers, allowed: readonly string[], problems: string[]): void {
+  const named = (headers.get('allow') ?? '')
+    .split(',')
+    .map((method) => method.trim().toUpperCase())
+    .filter((method) => method !== '');
+  if ([...named].sort().join() !== [...allowed].sort().join()) {
+    problems.push(`Allow ${JSON.stringify(headers.get('allow'))} should name ${allowed.join(', ')}`);
+  }
 }
 
 function mediaType(headers: Headers): string {

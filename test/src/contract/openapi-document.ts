@@ -83,12 +83,37 @@ export function resolve<T extends object>(value: T | Reference): T {
   return target as T;
 }
 
-/** The operation documented for `method path`, `'no-method'` when only the path is known, else undefined. */
-export function findOperation(method: string, pathname: string): OperationObject | 'no-method' | undefined {
-  const item = openapi.paths[pathname];
-  if (!item) return undefined;
-  const lower = method.toLowerCase();
-  return METHODS.has(lower) && item[lower] ? item[lower] : 'no-method';
+export type Match =
+  | { kind: 'operation'; operation: OperationObject }
+  /** The path is listed but not with this method; `allowed` is what its `Allow` header must name. */
+  | { kind: 'no-method'; allowed: string[] }
+  | { kind: 'no-path' };
+
+/** `/docs/{asset}` as a pattern matching one path segment per parameter. */
+function templatePattern(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return new RegExp(`^${escaped}$`);
+}
+
+const templates = Object.keys(openapi.paths)
+  .filter((path) => path.includes('{'))
+  .map((path) => ({ path, pattern: templatePattern(path) }));
+
+/**
+ * What the document says about `method pathname`: exact paths first, then templated ones. HEAD is
+ * answered wherever GET is (document description, "Unknown routes and wrong methods").
+ */
+export function findOperation(method: string, pathname: string): Match {
+  const key = openapi.paths[pathname] ? pathname : templates.find((t) => t.pattern.test(pathname))?.path;
+  const item = key === undefined ? undefined : openapi.paths[key];
+  if (!item) return { kind: 'no-path' };
+  const offered = Object.keys(item).filter((name) => METHODS.has(name));
+  const lower = method.toLowerCase() === 'head' && offered.includes('get') ? 'get' : method.toLowerCase();
+  const operation = offered.includes(lower) ? item[lower] : undefined;
+  if (operation) return { kind: 'operation', operation };
+  const allowed = offered.map((name) => name.toUpperCase());
+  if (offered.includes('get')) allowed.push('HEAD');
+  return { kind: 'no-method', allowed };
 }
 
 export const errorResponseSchema = openapi.components.schemas.ErrorResponse as object;

@@ -5,6 +5,7 @@
 import { connect } from 'node:net';
 import { createRandom, labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { assertExchange } from './contract/checked-fetch.js';
 import { field, file, form } from './harness/form.js';
 import { filesLeftSince, listFiles } from './harness/leftovers.js';
 import { useServer } from './harness/use-server.js';
@@ -89,25 +90,51 @@ describe('garbage uploads', () => {
     expect([200, ...CLIENT_ERRORS]).toContain(crowded.status);
   });
 
-  it('raw sockets that send no valid HTTP, or stop mid-request, do not hurt the server', async () => {
-    const payloads = [
-      'GARBAGE\r\n\r\n',
-      Buffer.from(new Uint8Array(4096).map((_, i) => (i * 31) & 0xff)),
+  /** Writes `payload` on a fresh connection and collects what comes back until close or `waitMs`. */
+  function rawExchange(payload: string | Buffer, waitMs: number): Promise<string> {
+    const { port } = new URL(ctx.server.baseUrl);
+    return new Promise((resolve) => {
+      let received = '';
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(payload));
+      const timer = setTimeout(() => socket.destroy(), waitMs);
+      socket.on('data', (chunk) => {
+        received += chunk.toString('latin1');
+      });
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(received);
+      });
+      socket.on('error', () => undefined);
+    });
+  }
+
+  // "Errors from the HTTP layer" (OpenAPI description): what Node's parser refuses still gets the
+  // envelope with X-Request-Id, and the connection is closed.
+  it.each<[string, string | Buffer]>([
+    ['a request line that is not HTTP', 'GARBAGE\r\n\r\n'],
+    ['binary noise', Buffer.from(new Uint8Array(4096).map((_, i) => (i * 31) & 0xff))],
+  ])('%s gets a 400 envelope and a closed connection', async (_name, payload) => {
+    const raw = await rawExchange(payload, 10_000);
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    const [statusLine = '', ...headerLines] = head.split('\r\n');
+    expect(statusLine).toMatch(/^HTTP\/1\.1 400 /);
+    const headers = new Headers(
+      headerLines.map((line): [string, string] => [
+        line.slice(0, line.indexOf(':')),
+        line.slice(line.indexOf(':') + 1).trim(),
+      ]),
+    );
+    assertExchange({ method: 'GET', url: '/', status: 400, headers, body: Buffer.from(body, 'latin1') });
+  });
+
+  it('clients that stop mid-request and hang up do not hurt the server', async () => {
+    for (const payload of [
       `POST /api/v1/compress HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\n`,
       `POST /api/v1/merge HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`,
-    ];
-    const { port } = new URL(ctx.server.baseUrl);
-    for (const payload of payloads) {
-      await new Promise<void>((resolve) => {
-        const socket = connect(Number(port), '127.0.0.1', () => {
-          socket.write(payload);
-          // Give the server a moment to read it, then hang up without finishing the request.
-          setTimeout(() => socket.destroy(), 200);
-        });
-        socket.on('close', () => resolve());
-        socket.on('error', () => resolve());
-      });
+    ]) {
+      await rawExchange(payload, 200);
     }
+    expect((await ctx.call('/healthz')).status).toBe(200);
   });
 
   it('left no files behind', async () => {

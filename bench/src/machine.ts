@@ -16,7 +16,9 @@ export interface Machine {
 async function versionOf(command: string, args: string[]): Promise<string> {
   try {
     const { stdout, stderr } = await run(command, args);
-    return (stdout || stderr).split('\n')[0]?.trim() || 'unknown';
+    // First line only, version number only: `qpdf version 11.3.0` and `tesseract 5.3.0` both say 11.3.0 / 5.3.0.
+    const line = (stdout || stderr).split('\n')[0] ?? '';
+    return /\d+(\.\d+)+/.exec(line)?.[0] ?? (line.trim() || 'unknown');
   } catch {
     return 'not installed';
   }

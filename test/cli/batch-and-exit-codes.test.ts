@@ -5,25 +5,14 @@ import { type AddressInfo, createServer } from 'node:net';
 import { labelledPdf, notAPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../src/harness/use-server.js';
-import { jsonOf, type RunOptions, runPdn } from './run-pdn.js';
+import { exportedPdn, jsonOf } from './run-pdn.js';
 import { useWorkspace } from './workspace.js';
 
 const ctx = useServer();
 const ws = useWorkspace();
 let key: string;
 
-function pdn(args: string[], options: RunOptions & { key?: string } = {}) {
-  return runPdn(args, {
-    cwd: ws.dir,
-    ...options,
-    env: {
-      PDN_API_KEY: options.key ?? key,
-      PDN_BASE_URL: ctx.server.baseUrl,
-      XDG_CONFIG_HOME: ws.configHome,
-      ...options.env,
-    },
-  });
-}
+const pdn = exportedPdn(ws, () => ({ key, baseUrl: ctx.server.baseUrl }));
 
 /** A port nothing listens on: bound by the OS, then released. */
 async function closedPort(): Promise<number> {

@@ -5,26 +5,14 @@ import { labelledPdf, pageLabels } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pageCount } from '../src/harness/download.js';
 import { useServer } from '../src/harness/use-server.js';
-import { jsonOf, type RunOptions, runPdn } from './run-pdn.js';
+import { exportedPdn, jsonOf } from './run-pdn.js';
 import { useWorkspace } from './workspace.js';
 
 const ctx = useServer();
 const ws = useWorkspace();
 let key: string;
 
-/** Runs pdn in the workspace with the key and base URL in the environment, as `export` would. */
-function pdn(args: string[], options: RunOptions = {}) {
-  return runPdn(args, {
-    cwd: ws.dir,
-    ...options,
-    env: {
-      PDN_API_KEY: key,
-      PDN_BASE_URL: ctx.server.baseUrl,
-      XDG_CONFIG_HOME: ws.configHome,
-      ...options.env,
-    },
-  });
-}
+const pdn = exportedPdn(ws, () => ({ key, baseUrl: ctx.server.baseUrl }));
 
 beforeAll(async () => {
   key = await ctx.server.createKey({ user: 'cli-user', plan: 'enterprise' });

@@ -6,25 +6,14 @@ import { labelledPdf, pageLabels } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pageCount } from '../src/harness/download.js';
 import { useServer } from '../src/harness/use-server.js';
-import { jsonOf, type RunOptions, runPdn } from './run-pdn.js';
+import { exportedPdn, jsonOf } from './run-pdn.js';
 import { OCR_ENG_PNG, useWorkspace } from './workspace.js';
 
 const ctx = useServer();
 const ws = useWorkspace();
 let key: string;
 
-function pdn(args: string[], options: RunOptions = {}) {
-  return runPdn(args, {
-    cwd: ws.dir,
-    ...options,
-    env: {
-      PDN_API_KEY: key,
-      PDN_BASE_URL: ctx.server.baseUrl,
-      XDG_CONFIG_HOME: ws.configHome,
-      ...options.env,
-    },
-  });
-}
+const pdn = exportedPdn(ws, () => ({ key, baseUrl: ctx.server.baseUrl }));
 
 const ESC = '\u001b[';
 

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Workspace } from './workspace.js';
 
 export const PDN_BIN = fileURLToPath(new URL('../../apps/cli/dist/bin.js', import.meta.url));
 
@@ -90,4 +91,30 @@ function cleanEnv(): Record<string, string> {
     env[name] = value;
   }
   return env;
+}
+
+export interface SessionRunOptions extends RunOptions {
+  /** Another key than the session's, e.g. a Free user's. */
+  key?: string;
+}
+
+/**
+ * `pdn` as a person runs it after `export PDN_API_KEY=… PDN_BASE_URL=…`: in the workspace, with its own
+ * config home. `session` is read at each call, since keys and the server's URL exist only once the
+ * suite's `beforeAll` has run.
+ */
+export function exportedPdn(ws: Workspace, session: () => { key: string; baseUrl: string }) {
+  return (args: readonly string[], options: SessionRunOptions = {}): Promise<PdnRun> => {
+    const { key, baseUrl } = session();
+    return runPdn(args, {
+      cwd: ws.dir,
+      ...options,
+      env: {
+        PDN_API_KEY: options.key ?? key,
+        PDN_BASE_URL: baseUrl,
+        XDG_CONFIG_HOME: ws.configHome,
+        ...options.env,
+      },
+    });
+  };
 }

@@ -684,8 +684,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description `attachment` with the output's filename. */
-                    "Content-Disposition"?: string;
+                    /** @description `attachment` with the output's filename (plus `filename*` when it is not ASCII). */
+                    "Content-Disposition": string;
                     "Content-Length"?: number;
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 // How the uploads middleware answers multipart bodies that break formidable's limits or put a part in
 // the wrong form, over a real listener with a real work folder: each is a 400 that says what was wrong.
+import { getMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,7 +39,8 @@ beforeAll(async () => {
   const limits = { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB };
   app.use(uploads(spec, { workDirs, uploadLimits: limits }));
   app.use((ctx) => {
-    ctx.body = { ok: true };
+    const signal = ctx.state.upload?.signal;
+    ctx.body = { ok: true, abortListeners: signal ? getMaxListeners(signal) : 0 };
   });
   server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -109,5 +111,16 @@ describe('uploads middleware', () => {
   it.each(cases)('refuses %s with 400 invalid_input', async (_name, { given, want }) => {
     const answer = await send(given());
     expect(answer).toEqual({ status: 400, code: 'invalid_input', message: expect.stringMatching(want) });
+  });
+});
+
+describe('the abort signal handed to the engines', () => {
+  it('allows one listener per tool run of a 20-file merge without a leak warning', async () => {
+    const form = new FormData();
+    for (let i = 0; i < 20; i++) form.append('files[]', pdf(), `f${i}.pdf`);
+    const res = await fetch(base, { method: 'POST', body: form });
+    const body = (await res.json()) as { abortListeners: number };
+    expect(res.status).toBe(200);
+    expect(body.abortListeners).toBeGreaterThanOrEqual(20);
   });
 });

@@ -3,6 +3,7 @@
 // (formidable counts file bytes per chunk). The folder is removed in `finally` after the route has
 // answered, on success, on error and on client abort alike, so nothing an upload brings is left behind.
 // Only the parts an operation declares are accepted; anything else is a 400 naming what is expected.
+import { setMaxListeners } from 'node:events';
 import formidable, { type Fields, type Files } from 'formidable';
 import type { Middleware } from 'koa';
 import { planLimits, planTitle } from '../../accounts/index.js';
@@ -48,9 +49,15 @@ function mebibytes(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
 }
 
+/** Listeners one request's engines may hold on its abort signal at once (20 merge inputs + margin). */
+const ENGINE_LISTENERS = 32;
+
 /** Abort signal for the engines: fires when the client disconnects before the answer is sent. */
 function clientAbortSignal(ctx: AppContext): AbortSignal {
   const controller = new AbortController();
+  // Every tool run of the request listens on this signal, and a merge inspects its up to 20 inputs at
+  // once (engines/pdf/qpdf-engine.ts): above Node's default of 10 listeners that is design, not a leak.
+  setMaxListeners(ENGINE_LISTENERS, controller.signal);
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) controller.abort(new Error('client closed the connection'));
   });

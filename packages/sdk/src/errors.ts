@@ -46,12 +46,10 @@ export class ApiError extends PdnError {
   }
 }
 
-type SubclassInit = ApiErrorInit;
-
 /** 401 `unauthorized`: the API key is missing, malformed, unknown or revoked. */
 export class AuthenticationError extends ApiError {
   override name = 'AuthenticationError';
-  constructor(message: string, init?: SubclassInit) {
+  constructor(message: string, init?: ApiErrorInit) {
     super('unauthorized', message, init);
   }
 }
@@ -59,7 +57,7 @@ export class AuthenticationError extends ApiError {
 /** 400 `invalid_input`: the body or parameters fail validation (server side or in the SDK). */
 export class InvalidInputError extends ApiError {
   override name = 'InvalidInputError';
-  constructor(message: string, init?: SubclassInit) {
+  constructor(message: string, init?: ApiErrorInit) {
     super('invalid_input', message, init);
   }
 }
@@ -67,7 +65,7 @@ export class InvalidInputError extends ApiError {
 /** 413 `payload_too_large`: a file or the whole upload exceeds the plan's size limit. */
 export class PayloadTooLargeError extends ApiError {
   override name = 'PayloadTooLargeError';
-  constructor(message: string, init?: SubclassInit) {
+  constructor(message: string, init?: ApiErrorInit) {
     super('payload_too_large', message, init);
   }
 }
@@ -75,7 +73,7 @@ export class PayloadTooLargeError extends ApiError {
 /** 5xx `internal_error` (any 5xx status, including proxies' 502/503/504). */
 export class InternalServerError extends ApiError {
   override name = 'InternalServerError';
-  constructor(message: string, init?: SubclassInit) {
+  constructor(message: string, init?: ApiErrorInit) {
     super('internal_error', message, init);
   }
 }
@@ -83,7 +81,7 @@ export class InternalServerError extends ApiError {
 /** 403 `forbidden`: a download URL's signature is missing, malformed or wrong. */
 export class ForbiddenError extends ApiError {
   override name = 'ForbiddenError';
-  constructor(message: string, init?: SubclassInit) {
+  constructor(message: string, init?: ApiErrorInit) {
     super('forbidden', message, init);
   }
 }
@@ -91,7 +89,7 @@ export class ForbiddenError extends ApiError {
 /** 404 `not_found`: the output behind a download URL no longer exists (or an unknown route). */
 export class NotFoundError extends ApiError {
   override name = 'NotFoundError';
-  constructor(message: string, init?: SubclassInit) {
+  constructor(message: string, init?: ApiErrorInit) {
     super('not_found', message, init);
   }
 }
@@ -99,7 +97,7 @@ export class NotFoundError extends ApiError {
 /** 410 `expired`: the download URL has expired (also refused locally from `expires_at`). */
 export class ExpiredError extends ApiError {
   override name = 'ExpiredError';
-  constructor(message: string, init?: SubclassInit) {
+  constructor(message: string, init?: ApiErrorInit) {
     super('expired', message, init);
   }
 }
@@ -113,7 +111,7 @@ export class RateLimitError extends ApiError {
 
   constructor(
     message: string,
-    init: SubclassInit & { retryAfter?: number | undefined; rateLimit?: RateLimitInfo | undefined } = {},
+    init: ApiErrorInit & { retryAfter?: number | undefined; rateLimit?: RateLimitInfo | undefined } = {},
   ) {
     super('rate_limited', message, init);
     this.retryAfter = init.retryAfter;

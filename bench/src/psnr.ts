@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-interface Pixmap {
+export interface Pixmap {
   width: number;
   height: number;
   pixels: Buffer;

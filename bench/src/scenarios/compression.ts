@@ -7,7 +7,7 @@ import { fromPath } from '@pdn/sdk';
 import { GHOSTSCRIPT_PRESETS, ghostscript, pdfLibResave, qpdfRewrite } from '../baselines.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import type { CorpusFile } from '../corpus.js';
-import { psnr, renderFirstPage } from '../psnr.js';
+import { type Pixmap, psnr, renderFirstPage } from '../psnr.js';
 import { formatBytes, formatMs, type Row, table } from '../report.js';
 import { summarize, timeRuns } from '../stats.js';
 
@@ -21,11 +21,7 @@ interface Output {
   method?: string;
 }
 
-async function measureOutput(
-  label: string,
-  reference: Awaited<ReturnType<typeof renderFirstPage>>,
-  path: string,
-) {
+async function measureOutput(label: string, reference: Pixmap, path: string) {
   const size = (await stat(path)).size;
   let quality = Number.NaN;
   try {
@@ -41,11 +37,7 @@ function formatPsnr(value: number): string {
   return value === Number.POSITIVE_INFINITY ? 'lossless' : `${value.toFixed(1)} dB`;
 }
 
-async function baselineOutputs(
-  file: CorpusFile,
-  context: BenchContext,
-  reference: Awaited<ReturnType<typeof renderFirstPage>>,
-) {
+async function baselineOutputs(file: CorpusFile, context: BenchContext, reference: Pixmap) {
   const outputs: Output[] = [];
   for (const preset of GHOSTSCRIPT_PRESETS) {
     const path = join(context.workDir, `${file.name}.gs${preset.replace('/', '-')}.pdf`);
@@ -65,7 +57,7 @@ async function pdnOutput(
   file: CorpusFile,
   level: CompressionLevel,
   context: BenchContext,
-  reference: Awaited<ReturnType<typeof renderFirstPage>>,
+  reference: Pixmap,
 ) {
   const result = await context.pdn.compress({ file: fromPath(file.path), level });
   const path = await context.pdn.download(

@@ -132,4 +132,15 @@ describe('pdn-server admin commands and the data folder', () => {
     expect(run.stderr).toContain(`mkdir -p ${xdg} && mv ${join(project, '.pdn-data')} ${join(xdg, 'pdn')}`);
     expect(hasDatabase(join(xdg, 'pdn'))).toBe(false);
   });
+
+  it('start refuses to begin a new database beside ./.pdn-data, and serves nothing', () => {
+    const project = folder('project-start');
+    createDatabase(join(project, '.pdn-data'));
+    const xdg = folder('xdg-start');
+    const run = pdnServer(['start'], { env: { PDN_DATA_DIR: '', XDG_DATA_HOME: xdg }, cwd: project });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`not creating a new, empty database in the data folder ${join(xdg, 'pdn')}`);
+    expect(run.stdout).not.toMatch(/listening/);
+    expect(readdirSync(xdg)).toEqual([]);
+  });
 });

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { type Accounts, InvalidUserNameError, isPlan, PLANS, type Plan } from './accounts/index.js';
 import { ConfigError, loadConfig } from './config.js';
-import { formerDataFolderHint, openExistingAccounts } from './data-folder.js';
+import { checkFormerDataFolder, openExistingAccounts } from './data-folder.js';
 import { createLogger } from './logger.js';
 import { serveUntilSignalled } from './main.js';
 
@@ -184,8 +184,7 @@ async function main(argv: string[]): Promise<void> {
   checkUsage(command, args, values);
   if (command === 'start') {
     const config = loadConfig();
-    const hint = formerDataFolderHint(config.dataDir, process.cwd());
-    if (hint !== undefined) console.error(`pdn-server: note: ${hint}`);
+    checkFormerDataFolder(config.dataDir, process.cwd());
     await serveUntilSignalled(config, createLogger(config.logLevel));
     return;
   }

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openAccounts } from './accounts/index.js';
-import { formerDataFolderHint, NoDatabaseError, openExistingAccounts } from './data-folder.js';
+import {
+  checkFormerDataFolder,
+  DataFolderError,
+  formerDataFolderHint,
+  openExistingAccounts,
+} from './data-folder.js';
 
 const root = mkdtempSync(join(tmpdir(), 'pdn-data-folder-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -47,7 +52,22 @@ describe('openExistingAccounts', () => {
 
   it('refuses a folder without one, creating nothing', () => {
     const { cwd, dataDir } = layout('absent', { former: false, current: false });
-    expect(() => openExistingAccounts(dataDir, cwd)).toThrow(NoDatabaseError);
+    expect(() => openExistingAccounts(dataDir, cwd)).toThrow(DataFolderError);
     expect(readdirSync(cwd)).toEqual([]);
+  });
+});
+
+describe('checkFormerDataFolder', () => {
+  it('refuses to start on a new database while ./.pdn-data holds one, creating nothing', () => {
+    const { cwd, dataDir } = layout('start-former', { former: true, current: false });
+    expect(() => checkFormerDataFolder(dataDir, cwd)).toThrow(
+      /not creating a new, empty database[\s\S]*rename or remove .*\.pdn-data/,
+    );
+    expect(readdirSync(cwd)).toEqual(['.pdn-data']);
+  });
+
+  it('lets a data folder with a database start, whatever ./.pdn-data holds', () => {
+    const { cwd, dataDir } = layout('start-both', { former: true, current: true });
+    checkFormerDataFolder(dataDir, cwd);
   });
 });

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'cli/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'cli/**/*.test.ts', 'pack/**/*.test.ts'],
     fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,

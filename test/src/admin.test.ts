@@ -1,8 +1,19 @@
 // The "account area" (spec "Authentication" 2; issue #2): `pdn-server` admin commands on the data
 // folder of a running server. Usage mistakes exit 2, failures exit 1, and what they change applies to
-// the running server at once.
-import { beforeAll, describe, expect, it } from 'vitest';
+// the running server at once, from whatever folder they run in (issue #10).
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from './contract/checked-fetch.js';
+import { startServer, type TestServer } from './harness/server.js';
 import { useServer } from './harness/use-server.js';
+
+const execFileAsync = promisify(execFile);
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const ctx = useServer();
 
@@ -57,5 +68,54 @@ describe('pdn-server admin commands', () => {
     const key = await ctx.server.createKey({ user: 'admin-alice', plan: 'free' });
     const res = await ctx.call('/api/v1/languages', { key });
     expect(res.headers.get('x-ratelimit-limit')).toBe('5000');
+  });
+});
+
+describe('the default data folder, from any folder (issue #10)', () => {
+  let home = '';
+  let server: TestServer | undefined;
+  const running = () => {
+    if (!server) throw new Error('the server did not start');
+    return server;
+  };
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'pdn-home-'));
+    // No PDN_DATA_DIR: the server and the commands below find the data folder on their own.
+    server = await startServer({ env: { PDN_DATA_DIR: '', XDG_DATA_HOME: home } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it("the first-start banner's command makes a working key as printed, from the repository's root", async () => {
+    const { output, env, baseUrl } = running();
+    expect(output).toContain(`Users and keys live in the data folder ${join(home, 'pdn')}.`);
+    const printed = /^ {2}(npx pdn-server keys create .*)$/m.exec(output)?.[1] ?? '';
+    expect(printed).toMatch(/^npx pdn-server keys create --user NAME/);
+    // Filled in as a person would: a name for NAME, and the optional [parts] left out.
+    const [file = '', ...args] = printed
+      .replace('NAME', 'banner-bea')
+      .replace(/ \[.*$/, '')
+      .split(' ');
+    const { stdout } = await execFileAsync(file, args, {
+      cwd: REPO_ROOT,
+      // The bin is the repository's own; npx must not look for one elsewhere.
+      env: { ...env, npm_config_offline: 'true' },
+      timeout: 60_000,
+    });
+    const key = stdout.trim().split('\n').at(-1) ?? '';
+    expect((await call(baseUrl, '/api/v1/languages', { key })).status).toBe(200);
+  });
+
+  it('admin commands in another folder work on the same database, say which, and leave nothing there', async () => {
+    const elsewhere = await mkdtemp(join(home, 'elsewhere-'));
+    const made = await running().admin(['keys', 'create', '--user', 'far-fay'], { cwd: elsewhere });
+    expect(made.exitCode).toBe(0);
+    expect(made.stderr).toContain(`Data folder: ${join(home, 'pdn')}`);
+    const key = made.stdout.trim().split('\n').at(-1) ?? '';
+    expect((await call(running().baseUrl, '/api/v1/languages', { key })).status).toBe(200);
+    expect(await readdir(elsewhere)).toEqual([]);
   });
 });

@@ -1,30 +1,47 @@
 // `pdn-server` refuses arguments and options its commands do not take, with exit code 2 and before
-// touching the accounts (QA: `keys create --user x extra-arg` created the key and exited 0). Runs the
-// built binary, as operators do.
+// touching the accounts (QA: `keys create --user x extra-arg` created the key and exited 0), and its
+// admin commands work only on a data folder that has a database, which they name (issue #10: run in
+// another folder, `keys create` made a new empty database there). Runs the built binary, as operators do.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openAccounts } from './accounts/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasDatabase, openAccounts } from './accounts/index.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 if (!existsSync(BIN))
   throw new Error('pdn-server runs from dist/: build @pdn/server before running these tests');
 
-const dataDir = mkdtempSync(join(tmpdir(), 'pdn-bin-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const root = mkdtempSync(join(tmpdir(), 'pdn-bin-'));
+const dataDir = join(root, 'data');
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function pdnServer(...args: string[]) {
+/** A folder under the test's root, created empty. */
+function folder(name: string): string {
+  const path = join(root, name);
+  mkdirSync(path, { recursive: true });
+  return path;
+}
+
+function pdnServer(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
   const run = spawnSync(process.execPath, [BIN, ...args], {
     // A `start` that is wrongly accepted serves until killed: on a free port, and stopped after a while.
-    env: { ...process.env, PDN_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+    env: { ...process.env, PDN_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...options.env },
+    cwd: options.cwd ?? root,
     encoding: 'utf8',
     timeout: 30_000,
   });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
+
+/** What `start` leaves behind, without serving: the database. */
+function createDatabase(dir: string): void {
+  openAccounts(dir).close();
+}
+
+beforeAll(() => createDatabase(dataDir));
 
 const refused: [string[], RegExp][] = [
   [['keys', 'list', 'extra'], /keys list takes no arguments; got 'extra'/],
@@ -40,7 +57,7 @@ const refused: [string[], RegExp][] = [
 
 describe('pdn-server usage errors', () => {
   it.each(refused)('refuses %j with exit 2 and usage', (args, message) => {
-    const run = pdnServer(...args);
+    const run = pdnServer(args);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toMatch(/Run pdn-server --help for usage\./);
@@ -57,8 +74,73 @@ describe('pdn-server usage errors', () => {
   });
 
   it('still runs a well-formed command', () => {
-    const run = pdnServer('keys', 'create', '--user', 'zed', '--plan', 'free', '--test');
+    const run = pdnServer(['keys', 'create', '--user', 'zed', '--plan', 'free', '--test']);
     expect(run.status).toBe(0);
     expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^pdn_test_[0-9a-f]{32}$/);
+  });
+});
+
+describe('pdn-server admin commands and the data folder', () => {
+  const admin: string[][] = [
+    ['keys', 'create', '--user', 'zed'],
+    ['keys', 'list'],
+    ['keys', 'revoke', 'key_0123'],
+    ['users', 'set-plan', 'zed', 'free'],
+  ];
+
+  it.each(admin)('%s %s refuses a data folder without a database and creates nothing', (...args) => {
+    const empty = folder(`empty-${args.join('-')}`);
+    const run = pdnServer(args, { env: { PDN_DATA_DIR: empty } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`no database in the data folder ${empty}; admin commands never create one`);
+    expect(run.stderr).toMatch(/Start the server once/);
+    expect(run.stdout).toBe('');
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
+  it('refuses a data folder that does not exist, and leaves it so', () => {
+    const missing = join(root, 'missing');
+    expect(pdnServer(['keys', 'list'], { env: { PDN_DATA_DIR: missing } }).status).toBe(1);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('names the data folder it used, on stderr', () => {
+    const run = pdnServer(['keys', 'list']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe(`Data folder: ${dataDir}\n`);
+    expect(run.stdout).toMatch(/^ID\s+USER/);
+  });
+
+  it('uses $XDG_DATA_HOME/pdn by default, whatever folder it runs in', () => {
+    const xdg = folder('xdg');
+    createDatabase(join(xdg, 'pdn'));
+    const env = { PDN_DATA_DIR: '', XDG_DATA_HOME: xdg };
+    const made = pdnServer(['keys', 'create', '--user', 'xena'], { env, cwd: folder('one') });
+    expect(made.status).toBe(0);
+    expect(made.stderr).toContain(`Data folder: ${join(xdg, 'pdn')}`);
+    const listed = pdnServer(['keys', 'list', '--user', 'xena'], { env, cwd: folder('two') });
+    expect(listed.stdout).toContain('xena');
+  });
+
+  it('says how to carry over a database left in ./.pdn-data, the default before issue #10', () => {
+    const project = folder('project');
+    createDatabase(join(project, '.pdn-data'));
+    const xdg = folder('xdg-new');
+    const run = pdnServer(['keys', 'list'], { env: { PDN_DATA_DIR: '', XDG_DATA_HOME: xdg }, cwd: project });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${join(project, '.pdn-data')} holds the database of an earlier pdn-server`);
+    expect(run.stderr).toContain(`mkdir -p ${xdg} && mv ${join(project, '.pdn-data')} ${join(xdg, 'pdn')}`);
+    expect(hasDatabase(join(xdg, 'pdn'))).toBe(false);
+  });
+
+  it('start refuses to begin a new database beside ./.pdn-data, and serves nothing', () => {
+    const project = folder('project-start');
+    createDatabase(join(project, '.pdn-data'));
+    const xdg = folder('xdg-start');
+    const run = pdnServer(['start'], { env: { PDN_DATA_DIR: '', XDG_DATA_HOME: xdg }, cwd: project });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`not creating a new, empty database in the data folder ${join(xdg, 'pdn')}`);
+    expect(run.stdout).not.toMatch(/listening/);
+    expect(readdirSync(xdg)).toEqual([]);
   });
 });

@@ -3,15 +3,9 @@
 // users, plans and API keys, managed on the same data folder while the server runs. Commands throw;
 // this entry point alone turns failures into exit codes (2: usage, 1: anything else).
 import { parseArgs } from 'node:util';
-import {
-  type Accounts,
-  InvalidUserNameError,
-  isPlan,
-  openAccounts,
-  PLANS,
-  type Plan,
-} from './accounts/index.js';
+import { type Accounts, InvalidUserNameError, isPlan, PLANS, type Plan } from './accounts/index.js';
 import { ConfigError, loadConfig } from './config.js';
+import { checkFormerDataFolder, openExistingAccounts } from './data-folder.js';
 import { createLogger } from './logger.js';
 import { serveUntilSignalled } from './main.js';
 
@@ -28,7 +22,8 @@ Commands:
   --help                                   Show this help
 
 PLAN is one of ${PLANS.join(', ')} (default premium for new users).
-All commands use the data folder PDN_DATA_DIR (default ./.pdn-data), also while the server runs.`;
+All commands use the data folder PDN_DATA_DIR (default $XDG_DATA_HOME/pdn, else ~/.local/share/pdn),
+also while the server runs. Only start creates its database.`;
 
 class UsageError extends Error {
   override name = 'UsageError';
@@ -143,7 +138,10 @@ function keysList(accounts: Accounts, userName: string | undefined): void {
 }
 
 function runAdmin(command: string, positionals: string[], values: ReturnType<typeof parse>['values']): void {
-  const accounts = openAccounts(loadConfig().dataDir);
+  const { dataDir } = loadConfig();
+  const accounts = openExistingAccounts(dataDir, process.cwd());
+  // On stderr: stdout stays what scripts read (the key is its last line, the listing its table).
+  console.error(`Data folder: ${dataDir}`);
   try {
     const [id = '', name = '', plan] = [positionals[0], positionals[0], positionals[1]];
     switch (command) {
@@ -186,6 +184,7 @@ async function main(argv: string[]): Promise<void> {
   checkUsage(command, args, values);
   if (command === 'start') {
     const config = loadConfig();
+    checkFormerDataFolder(config.dataDir, process.cwd());
     await serveUntilSignalled(config, createLogger(config.logLevel));
     return;
   }

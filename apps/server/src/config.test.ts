@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -19,7 +21,7 @@ describe('loadConfig', () => {
       ocrRecycleAfter: 200,
       uploadLimits: { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB },
     });
-    expect(config.dataDir).toMatch(/\.pdn-data$/);
+    expect(config.dataDir).toBe(join(homedir(), '.local', 'share', 'pdn'));
     expect(config.signingSecret).toBeUndefined();
     expect(config.tessdataDir).toBeUndefined();
     expect(config.jobConcurrency).toBeGreaterThanOrEqual(1);
@@ -35,6 +37,17 @@ describe('loadConfig', () => {
         env: { PDN_UPLOAD_LIMIT_FREE: '1024' },
         want: { uploadLimits: expect.objectContaining({ free: 1024 }) },
       },
+    ],
+    ['a data folder', { env: { PDN_DATA_DIR: '/srv/pdn' }, want: { dataDir: '/srv/pdn' } }],
+    ['a relative data folder', { env: { PDN_DATA_DIR: 'data' }, want: { dataDir: resolve('data') } }],
+    ['the XDG data home', { env: { XDG_DATA_HOME: '/xdg' }, want: { dataDir: '/xdg/pdn' } }],
+    [
+      'PDN_DATA_DIR over the XDG data home',
+      { env: { XDG_DATA_HOME: '/xdg', PDN_DATA_DIR: '/srv/pdn' }, want: { dataDir: '/srv/pdn' } },
+    ],
+    [
+      'no relative XDG data home (the XDG specification ignores one)',
+      { env: { XDG_DATA_HOME: 'xdg' }, want: { dataDir: join(homedir(), '.local', 'share', 'pdn') } },
     ],
     ['a blank value as unset', { env: { PDN_MAX_PAGES: ' ' }, want: { maxPages: 5000 } }],
     [

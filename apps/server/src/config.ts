@@ -1,8 +1,8 @@
 // The server's configuration: environment variables read once, validated, and handed to everything
 // else as plain typed values (engines and routes never read process.env). A bad value stops the
 // server at start-up with a message naming the variable, rather than surfacing later as a 500.
-import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { availableParallelism, homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 
 export type PdfEngineChoice = 'auto' | 'qpdf' | 'pdf-lib';
 export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
@@ -78,6 +78,18 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return found;
 }
 
+/**
+ * The data folder when PDN_DATA_DIR is unset: the user's, after the XDG base directories
+ * (`$XDG_DATA_HOME/pdn`, else `~/.local/share/pdn`), as the CLI keeps its config under
+ * `$XDG_CONFIG_HOME/pdn`. It was `./.pdn-data` until issue #10, so `pdn-server keys …` run from
+ * another folder than the server worked on another, empty database.
+ */
+function defaultDataDir(env: Env): string {
+  const xdg = text(env, 'XDG_DATA_HOME');
+  // The XDG specification: a relative path in these variables is invalid and is ignored.
+  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'pdn');
+}
+
 /** Reads and validates the configuration; throws ConfigError on the first unusable value. */
 export function loadConfig(env: Env = process.env): Config {
   const cpus = availableParallelism();
@@ -90,7 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
-    dataDir: resolve(text(env, 'PDN_DATA_DIR') ?? './.pdn-data'),
+    dataDir: resolve(text(env, 'PDN_DATA_DIR') ?? defaultDataDir(env)),
     ...(signingSecret === undefined ? {} : { signingSecret }),
     logLevel: oneOf(env, 'PDN_LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'quiet'], 'info'),
     pdfEngine: oneOf(env, 'PDN_PDF_ENGINE', ['auto', 'qpdf', 'pdf-lib'], 'auto'),

@@ -57,7 +57,7 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
 }
 
 /** On the very first start (no users at all) create `dev` on Premium with one test key (issue #2). */
-function firstStartBanner(accounts: Accounts, url: string): string | undefined {
+function firstStartBanner(accounts: Accounts, url: string, dataDir: string): string | undefined {
   if (accounts.users.count() > 0) return undefined;
   const { user } = accounts.users.ensure('dev', 'premium');
   const { key } = accounts.keys.create(user, 'test');
@@ -71,7 +71,10 @@ function firstStartBanner(accounts: Accounts, url: string): string | undefined {
     '',
     `  curl -H "Authorization: Bearer ${key}" -F "files[]=@a.pdf" -F "files[]=@b.pdf" ${url}/api/v1/merge`,
     '',
-    'More keys: pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
+    `Users and keys live in the data folder ${dataDir}. More keys, from the repository's root`,
+    '(README.md says how to run pdn-server from anywhere):',
+    '',
+    '  npx pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
     '',
   ].join('\n');
 }
@@ -107,7 +110,7 @@ export async function startServer(
       });
     });
     const url = urlOf(server);
-    const banner = firstStartBanner(accounts, url);
+    const banner = firstStartBanner(accounts, url, config.dataDir);
     if (banner !== undefined) print(banner);
     // Tests and scripts wait for exactly this line (with the real port when PORT=0).
     print(`pdn server listening on ${url}`);

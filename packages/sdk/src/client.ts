@@ -1,6 +1,6 @@
 // The pdn client (issue #4 "Surface"). Each method checks what the SDK can know without the server
 // (issue #4 "Validation before sending"), builds the multipart form and hands it to the request loop.
-import type { CompressionLevel, Download } from '@pdn/api-types';
+import type { CompressionLevel, Download } from './api-types/index.js';
 import { ExpiredError, InvalidInputError } from './errors.js';
 import { readEnv } from './internal/env.js';
 import { readEnvelope } from './internal/envelope.js';

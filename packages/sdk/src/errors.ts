@@ -1,7 +1,7 @@
 // The SDK's error family (STYLE.md principle 3): one base class, one subclass per wire code of
 // openapi.yaml `ErrorCode`, and three transport errors that never reached an HTTP answer.
 // `errorFromResponse` (internal/error-from-response.ts) is the one factory that picks the subclass.
-import type { ErrorCode } from '@pdn/api-types';
+import type { ErrorCode } from './api-types/index.js';
 import type { RateLimitInfo } from './results.js';
 
 /** Every code a `PdnError` can carry: the server's wire codes plus the SDK's transport codes. */

@@ -6,7 +6,7 @@ export type {
   ErrorCode,
   Language,
   SplitPart,
-} from '@pdn/api-types';
+} from './api-types/index.js';
 export {
   type CompressParams,
   type DownloadOptions,

@@ -6,7 +6,7 @@ import type {
   MergeResult as MergeData,
   OcrResult as OcrData,
   SplitResult as SplitData,
-} from '@pdn/api-types';
+} from './api-types/index.js';
 
 /** The `X-RateLimit-*` headers of a response (openapi.yaml, "Rate limits"). */
 export interface RateLimitInfo {

@@ -129,12 +129,16 @@ export class TestServer {
     return new URL(path, `${this.#baseUrl}/`).toString();
   }
 
-  /** Runs `pdn-server <args...>` against this server's data folder. Never throws on a non-zero exit. */
-  async admin(args: readonly string[]): Promise<AdminResult> {
+  /**
+   * Runs `pdn-server <args...>` with the server's environment (so on its data folder), in `cwd` if
+   * given. Never throws on a non-zero exit.
+   */
+  async admin(args: readonly string[], options: { cwd?: string } = {}): Promise<AdminResult> {
     try {
       const { stdout, stderr } = await execFileAsync(process.execPath, [SERVER_BIN, ...args], {
         env: this.env,
         timeout: 30_000,
+        ...options,
       });
       return { exitCode: 0, stdout, stderr };
     } catch (error) {

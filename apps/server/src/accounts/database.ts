@@ -2,7 +2,7 @@
 // `pdn-server keys|users` admin commands (issue #2: they must work while the server runs). WAL lets
 // readers and the one writer proceed together; busy_timeout makes a second process wait for the
 // write lock instead of failing with SQLITE_BUSY.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -37,12 +37,21 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX rate_events_user_at ON rate_events (user_id, at);`,
 ];
 
+function databasePath(dataDir: string): string {
+  return join(dataDir, 'pdn.sqlite');
+}
+
+/** Whether `dataDir` holds a database: the admin commands work only on one that does (issue #10). */
+export function hasDatabase(dataDir: string): boolean {
+  return existsSync(databasePath(dataDir));
+}
+
 /** Opens (creating if needed) `<dataDir>/pdn.sqlite` and brings its schema up to date. */
 export function openDatabase(dataDir: string): Db {
   // Users and key hashes are nobody else's business: the data folder is 0700 and the database 0600,
   // whatever the umask (QA found 0755/0644). SQLite gives its -wal and -shm files the database's mode.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const path = join(dataDir, 'pdn.sqlite');
+  const path = databasePath(dataDir);
   writeFileSync(path, '', { flag: 'a', mode: 0o600 });
   // A database created by an earlier version may still be 0644.
   chmodSync(path, 0o600);

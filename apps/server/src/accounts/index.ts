@@ -6,6 +6,7 @@ import { RateLimiter } from './rate-limiter.js';
 import { Users } from './users.js';
 
 export type { ApiKeyRecord, Principal } from './api-keys.js';
+export { hasDatabase } from './database.js';
 export type { KeyKind } from './key-format.js';
 export { isPlan, PLANS, type Plan, type PlanLimits, planLimits, planTitle } from './plans.js';
 export type { RateDecision } from './rate-limiter.js';

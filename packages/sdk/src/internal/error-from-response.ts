@@ -1,7 +1,7 @@
 // The one factory that turns an HTTP error answer into the typed error family (STYLE.md principle 3).
 // The subclass follows the status; the code and message come from the error envelope when the body
 // is one (openapi.yaml `ErrorResponse`), so a proxy's HTML 502 still becomes an InternalServerError.
-import type { ErrorCode } from '@pdn/api-types';
+import type { ErrorCode } from '../api-types/index.js';
 import {
   ApiError,
   type ApiErrorInit,

@@ -26,6 +26,7 @@ export function errorEnvelope(): Middleware<AppState> {
         error: {
           code: known?.code ?? 'internal_error',
           message: known?.status === 500 ? GENERIC_500 : (known?.message ?? GENERIC_500),
+          ...(known?.retryAfterSeconds === undefined ? {} : { retry_after_seconds: known.retryAfterSeconds }),
         },
         meta: { request_id: ctx.state.requestId },
       };

@@ -10,6 +10,7 @@ import { tools } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
 const ctx = useServer();
+let exactRoutesKey: string | undefined;
 
 describe('service endpoints', () => {
   it('GET /healthz answers without a key and names the engines with their versions', async () => {
@@ -83,8 +84,19 @@ describe('service endpoints', () => {
     ['GET', '/nope'],
     ['GET', '/api/v1/nope'],
     ['POST', '/api/v2/compress'],
+    // Routes are exact (issue #11): no case folding, no trailing-slash aliases.
+    ['GET', '/API/V1/LANGUAGES'],
+    ['GET', '/Healthz'],
+    ['GET', '/healthz/'],
+    ['POST', '/api/v1/split/'],
+    ['GET', '/api/v1/languages/'],
+    ['GET', '/docs/'],
+    ['GET', '/docs/swagger-ui.css/'],
+    ['GET', '/openapi.json/'],
   ])('%s %s is a 404 not_found envelope', async (method, path) => {
-    const res = await ctx.call(path, { method });
+    // With a valid key, so that a route matching loosely would answer 200 rather than 401.
+    exactRoutesKey ??= await ctx.server.createKey({ user: 'exact-routes' });
+    const res = await ctx.call(path, { method, key: exactRoutesKey });
     expect(res.status).toBe(404);
   });
 

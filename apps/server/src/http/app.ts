@@ -29,7 +29,9 @@ export type { AppDeps } from './deps.js';
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config, accounts, storage, engines, log } = deps;
   const app = new Koa<AppState>();
-  const router = new Router<AppState>();
+  // Paths match exactly (issue #11: `/API/V1/LANGUAGES` and `/healthz/` answered 200): case-sensitive,
+  // and a trailing slash is another path, which the contract does not list (404).
+  const router = new Router<AppState>({ sensitive: true, strict: true });
 
   const authenticated: Middleware<AppState>[] = [auth(accounts), rateLimit(accounts, config.uploadLimits)];
   const multipart = (parts: PartsSpec) =>

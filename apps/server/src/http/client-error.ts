@@ -64,7 +64,11 @@ export function answerClientErrors(log: Logger) {
   return (error: NodeJS.ErrnoException, socket: Duplex): void => {
     // Node's private field for the response in progress on this socket (socketOnError reads it too).
     const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
+    if (error.code === 'ECONNRESET') {
+      // Nobody is left to answer, but a request cut short in its headers is still logged (issue #11,
+      // item 5: every request, whatever the client does); one in progress logs its own line.
+      if (inFlight === undefined) log.info('connection reset by the client');
+    } else if (socket.writable && inFlight?.headersSent !== true) {
       const requestId = randomUUID();
       const answer = clientErrorAnswer(error.code);
       log.info('request refused by the HTTP parser', {

@@ -7,11 +7,10 @@ import { connect, type Socket } from 'node:net';
 import { assertExchange } from '../contract/checked-fetch.js';
 
 /** A multipart body with one file part; `filler` bytes of content after a PDF header. */
-export function multipartBody(options: {
-  part: string;
-  filename: string;
-  filler: number;
-}): { contentType: string; body: Buffer } {
+export function multipartBody(options: { part: string; filename: string; filler: number }): {
+  contentType: string;
+  body: Buffer;
+} {
   const boundary = `pdn-raw-${randomBytes(8).toString('hex')}`;
   const body = Buffer.concat([
     Buffer.from(
@@ -39,7 +38,9 @@ export function openSocket(url: string): Promise<Socket> {
 }
 
 function writeAll(socket: Socket, bytes: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => socket.write(bytes, (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) =>
+    socket.write(bytes, (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 /**
@@ -82,7 +83,12 @@ function parseResponse(raw: Buffer): RawAnswer {
  * Sends `bytes`, reads until the server closes the connection, and returns the (first) answer,
  * contract-checked against `method path`.
  */
-export async function rawExchange(url: string, method: string, path: string, bytes: Buffer): Promise<RawAnswer> {
+export async function rawExchange(
+  url: string,
+  method: string,
+  path: string,
+  bytes: Buffer,
+): Promise<RawAnswer> {
   const socket = await openSocket(url);
   const chunks: Buffer[] = [];
   const closed = new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 // createApp(deps) -> Koa: the HTTP face of the server, with no port of its own (main.ts listens;
 // tests may drive app.callback()). Order matters: the request id wraps everything so even a 500 has
-// one; the error envelope wraps every route; on /api/v1, auth runs before the rate limit, and the
+// one; an answer given before the body has all arrived closes the connection after a bounded drain;
+// the error envelope wraps every route; on /api/v1, auth runs before the rate limit, and the
 // rate limit before the body is read (issue #2).
 import { Router } from '@koa/router';
 import Koa, { type Middleware } from 'koa';
@@ -12,6 +13,7 @@ import { errorEnvelope } from './middleware/error-envelope.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { unmatched } from './middleware/unmatched.js';
+import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { type PartsSpec, uploads } from './middleware/uploads.js';
 import { compressParts, compressRoute } from './routes/compress.js';
 import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
@@ -65,6 +67,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     router.get(`/docs/${asset}`, docsAssetRoute(asset));
 
   app.use(requestId(log));
+  app.use(closeAfterUnreadBody());
   app.use(errorEnvelope());
   app.use(router.routes());
   app.use(unmatched());

@@ -66,6 +66,16 @@ function stopParse(form: ReturnType<typeof formidable>, error: Error): void {
   (form as unknown as { _error(error: Error): void })._error(error);
 }
 
+/**
+ * A part with a filename is a file (issue #11, item 11), with or without a Content-Type, and also
+ * when formidable cannot read the name: its pattern stops at a U+2028 in it, and it ignores
+ * `filename*` (RFC 6266).
+ */
+function hasFilename(part: Part): boolean {
+  const disposition = (part as { headers?: Record<string, string> }).headers?.['content-disposition'] ?? '';
+  return /;\s*filename\*?\s*=/i.test(disposition);
+}
+
 /** What is wrong with a part named `name` that is (or is not) a file, or undefined when it is wanted. */
 function partProblem(spec: PartsSpec, name: string | null, isFile: boolean): string | undefined {
   const accepted = `${spec.summary}.`;
@@ -135,14 +145,18 @@ export async function parseParts(
   const position = new Map<object, number>();
   form.on('fileBegin', (_name, file) => position.set(file, position.size));
   form.onPart = (part: Part) => {
-    // formidable takes a part without a Content-Type for a text field, whatever its filename.
-    const isFile = typeof part.originalFilename === 'string';
+    const isFile = hasFilename(part);
     const problem = partProblem(spec, part.name, isFile);
     if (problem !== undefined) {
       stopParse(form, new InvalidInputError(problem));
       return;
     }
-    if (isFile && !part.mimetype) part.mimetype = 'application/octet-stream';
+    if (isFile) {
+      // formidable takes a part without a Content-Type for a text field, whatever its filename.
+      part.mimetype ||= 'application/octet-stream';
+      // A name formidable could not read becomes the routes' "the uploaded file".
+      part.originalFilename ??= '';
+    }
     form._handlePart(part);
   };
   // Raw body bytes, boundaries and all, counted before each chunk is parsed (formidable emits

@@ -181,10 +181,21 @@ describe('file parts', () => {
           content: '%PDF-1.7 a',
         },
         { headers: ['Content-Disposition: form-data; name="files[]"; filename=""'], content: '%PDF-1.7 bb' },
+        // formidable reads neither of these names; the parts are files all the same.
+        {
+          headers: [
+            'Content-Disposition: form-data; name="files[]"; filename*=UTF-8\'\'r%C3%A9sum%C3%A9.pdf',
+          ],
+          content: '%PDF-1.7 ccc',
+        },
+        {
+          headers: ['Content-Disposition: form-data; name="files[]"; filename="a\u2028b.pdf"'],
+          content: '%PDF-1.7 d',
+        },
       ),
     );
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { files: string[] }).files).toEqual(['a.pdf:10', ':11']);
+    expect(((await res.json()) as { files: string[] }).files).toEqual(['a.pdf:10', ':11', ':12', ':10']);
   });
 
   it('refuses an undeclared part as soon as it begins, without reading the rest of the body', async () => {

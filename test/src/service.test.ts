@@ -6,6 +6,7 @@ import { characterErrorRate, ocrSample } from '@pdn/fixtures';
 import { describe, expect, it } from 'vitest';
 import { openapi } from './contract/openapi-document.js';
 import { field, file, form } from './harness/form.js';
+import { rawExchange } from './harness/raw-request.js';
 import { tools } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
@@ -78,6 +79,39 @@ describe('service endpoints', () => {
   it("answers request headers over the server's limit with a 431 envelope", async () => {
     const res = await ctx.call('/healthz', { headers: { 'x-padding': 'a'.repeat(20 * 1024) } });
     expect(res.status).toBe(431);
+  });
+
+  // Node's own answers to these were a bare status line, without envelope or request id (issue #11).
+  it.each<[string, string, number]>([
+    ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n', 400],
+    [
+      'an expectation other than 100-continue',
+      'GET /healthz HTTP/1.1\r\nHost: pdn.test\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+      417,
+    ],
+    [
+      'an expectation on a path with no route',
+      'POST /nope HTTP/1.1\r\nHost: pdn.test\r\nExpect: bar\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      417,
+    ],
+    ['CONNECT, which asks for a tunnel', 'CONNECT pdn.test:443 HTTP/1.1\r\nHost: pdn.test:443\r\n\r\n', 400],
+  ])('answers %s with the envelope', async (_name, request, status) => {
+    const target = request.split(' ')[1] ?? '/';
+    const path = target.startsWith('/') ? target : '/';
+    const res = await rawExchange(
+      ctx.server.baseUrl,
+      request.split(' ')[0] ?? 'GET',
+      path,
+      Buffer.from(request),
+    );
+    expect(res.status).toBe(status);
+    expect(res.json?.error?.code).toBe('invalid_input');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('needs no Host from HTTP/1.0, and ignores its expectations', async () => {
+    const request = 'GET /healthz HTTP/1.0\r\nExpect: foo\r\n\r\n';
+    expect((await rawExchange(ctx.server.baseUrl, 'GET', '/healthz', Buffer.from(request))).status).toBe(200);
   });
 
   it.each([

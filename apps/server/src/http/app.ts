@@ -10,6 +10,7 @@ import { clientGone } from './client-gone.js';
 import type { AppDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
+import { httpRules } from './middleware/http-rules.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { unmatched } from './middleware/unmatched.js';
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestId(log));
   app.use(closeAfterUnreadBody());
   app.use(errorEnvelope());
+  app.use(httpRules());
   app.use(router.routes());
   app.use(unmatched());
   // Errors Koa sees itself (the connection failing under a response, a download stream breaking

@@ -10,6 +10,7 @@ import { InvalidInputError, PayloadTooLargeError } from '../../errors.js';
 import type { WorkDirs } from '../../storage/index.js';
 import { type PartsSpec, parseParts } from '../multipart.js';
 import type { AppContext, AppState } from '../state.js';
+import { expectsContinue } from './http-rules.js';
 
 export type { PartsSpec } from '../multipart.js';
 
@@ -58,7 +59,7 @@ export function uploads(
       // The client may be holding its body back until told to send it (see http-server.ts,
       // checkContinue). Should Node have said so already, a second 100 is harmless: RFC 9110 section
       // 15.2 lets clients receive any number of 1xx responses.
-      if (/^100-continue$/i.test(ctx.get('Expect')) && !signal.aborted) ctx.res.writeContinue();
+      if (expectsContinue(ctx) && !signal.aborted) ctx.res.writeContinue();
       const { files, fields } = await parseParts(ctx.req, spec, {
         uploadDir: workDir,
         limit,

@@ -61,7 +61,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
   router.get('/api/v1/languages', ...authenticated, languagesRoute(engines.ocr));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
-  router.get('/healthz', healthRoute(engines));
+  router.get('/healthz', healthRoute(engines, storage));
   router.get('/openapi.json', openapiRoute());
   router.get('/docs', docsPageRoute());
   for (const asset of Object.keys(DOCS_ASSETS) as DocsAsset[])

@@ -143,7 +143,14 @@ export async function parseParts(
   // were sent (measured: 20 files to merge came back shuffled); merge keeps upload order (spec), so
   // remember where each file part began.
   const position = new Map<object, number>();
-  form.on('fileBegin', (_name, file) => position.set(file, position.size));
+  // formidable may finish a parse whose file writes failed: it skips writes once a file's stream has
+  // failed and can resolve before the failure is reported, leaving a file cut short on disk (issue
+  // #11, item 7: a full disk became "file 2 is empty"). Every write failure is kept and thrown.
+  const writeFailures: Error[] = [];
+  form.on('fileBegin', (_name, file) => {
+    position.set(file, position.size);
+    (file as unknown as NodeJS.EventEmitter).on('error', (error: Error) => writeFailures.push(error));
+  });
   form.onPart = (part: Part) => {
     const isFile = hasFilename(part);
     const problem = partProblem(spec, part.name, isFile);
@@ -174,6 +181,8 @@ export async function parseParts(
   else options.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const [fields, files] = await parsing;
+    const [writeFailure] = writeFailures;
+    if (writeFailure !== undefined) throw writeFailure;
     return {
       files: new Map(
         Object.entries(files).map(([name, list]): [string, UploadedFile[]] => [

@@ -7,7 +7,7 @@ import type { Middleware } from 'koa';
 import { planLimits, planTitle } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
 import { InvalidInputError, PayloadTooLargeError } from '../../errors.js';
-import type { WorkDirs } from '../../storage/index.js';
+import { blameFullDisk, type WorkDirs } from '../../storage/index.js';
 import { type PartsSpec, parseParts } from '../multipart.js';
 import type { AppContext, AppState } from '../state.js';
 import { expectsContinue } from './http-rules.js';
@@ -67,7 +67,12 @@ export function uploads(
         signal,
       });
       ctx.state.upload = { workDir, signal, files, fields };
-      await next();
+      try {
+        await next();
+      } catch (error) {
+        // Judged before the folder goes: its files are what fills the disk (issue #11, item 7).
+        throw await blameFullDisk(error, workDir);
+      }
     } finally {
       await deps.workDirs.remove(workDir);
     }

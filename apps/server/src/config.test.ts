@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       toolTimeoutMs: 120_000,
       ocrRecycleAfter: 200,
       uploadLimits: { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB },
+      shutdownGraceMs: 30_000,
     });
     expect(config.dataDir).toMatch(/\.pdn-data$/);
     expect(config.signingSecret).toBeUndefined();
@@ -37,6 +38,7 @@ describe('loadConfig', () => {
       },
     ],
     ['a blank value as unset', { env: { PDN_MAX_PAGES: ' ' }, want: { maxPages: 5000 } }],
+    ['no shutdown grace at all', { env: { PDN_SHUTDOWN_GRACE_MS: '0' }, want: { shutdownGraceMs: 0 } }],
     [
       'a long secret',
       { env: { PDN_SIGNING_SECRET: 's'.repeat(32) }, want: { signingSecret: 's'.repeat(32) } },

@@ -1,7 +1,7 @@
 // createApp(deps) -> Koa: the HTTP face of the server, with no port of its own (main.ts listens;
 // tests may drive app.callback()). Order matters: the request id wraps everything so even a 500 has
 // one; an answer given before the body has all arrived closes the connection after a bounded drain;
-// the error envelope wraps every route; on /api/v1, auth runs before the rate limit, and the
+// the error envelope wraps every route, and the shutdown drain every request; on /api/v1, auth runs before the rate limit, and the
 // rate limit before the body is read (issue #2).
 import { Router } from '@koa/router';
 import Koa, { type Middleware } from 'koa';
@@ -30,7 +30,7 @@ import type { AppContext, AppState } from './state.js';
 export type { AppDeps } from './deps.js';
 
 export function createApp(deps: AppDeps): Koa<AppState> {
-  const { config, accounts, storage, engines, log } = deps;
+  const { config, accounts, storage, engines, log, drain } = deps;
   const app = new Koa<AppState>();
   // Paths match exactly (issue #11: `/API/V1/LANGUAGES` and `/healthz/` answered 200): case-sensitive,
   // and a trailing slash is another path, which the contract does not list (404).
@@ -70,6 +70,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestId(log));
   app.use(closeAfterUnreadBody());
   app.use(errorEnvelope());
+  app.use(drain.middleware());
   app.use(httpRules());
   app.use(router.routes());
   app.use(unmatched());

@@ -21,16 +21,21 @@ function mebibytes(bytes: number): string {
 /** Listeners one request's engines may hold on its abort signal at once (20 merge inputs + margin). */
 const ENGINE_LISTENERS = 32;
 
-/** Abort signal for the engines: fires when the client disconnects before the answer is sent. */
-function clientAbortSignal(ctx: AppContext): AbortSignal {
+/**
+ * Abort signal for the engines: fires when the client disconnects before the answer is sent, or when
+ * a stopping server gives up on the request (http/drain.ts).
+ */
+function abortSignal(ctx: AppContext): AbortSignal {
   const controller = new AbortController();
-  // Every tool run of the request listens on this signal, and a merge inspects its up to 20 inputs at
-  // once (engines/pdf/qpdf-engine.ts): above Node's default of 10 listeners that is design, not a leak.
-  setMaxListeners(ENGINE_LISTENERS, controller.signal);
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) controller.abort(new Error('client closed the connection'));
   });
-  return controller.signal;
+  const { shutdown } = ctx.state;
+  const signal = shutdown === undefined ? controller.signal : AbortSignal.any([controller.signal, shutdown]);
+  // Every tool run of the request listens on this signal, and a merge inspects its up to 20 inputs at
+  // once (engines/pdf/qpdf-engine.ts): above Node's default of 10 listeners that is design, not a leak.
+  setMaxListeners(ENGINE_LISTENERS, signal);
+  return signal;
 }
 
 export function uploads(
@@ -53,7 +58,7 @@ export function uploads(
 
     // Listen for a hang-up from the start: one during the upload must still stop the engines' work,
     // and one while the work folder is made must stop the parse that follows.
-    const signal = clientAbortSignal(ctx);
+    const signal = abortSignal(ctx);
     const workDir = await deps.workDirs.create();
     try {
       // The client may be holding its body back until told to send it (see http-server.ts,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallResult, call } from './contract/checked-fetch.js';
 import { field, file, form } from './harness/form.js';
 import { startServer, type TestServer } from './harness/server.js';
-import { mountSmallDisk, type SmallDisk } from './harness/small-disk.js';
+import { mountSmallDisk } from './harness/small-disk.js';
 
 const KiB = 1024;
 const disk = await mountSmallDisk(16);

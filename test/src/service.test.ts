@@ -6,10 +6,12 @@ import { characterErrorRate, ocrSample } from '@pdn/fixtures';
 import { describe, expect, it } from 'vitest';
 import { openapi } from './contract/openapi-document.js';
 import { field, file, form } from './harness/form.js';
+import { rawExchange } from './harness/raw-request.js';
 import { tools } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
 const ctx = useServer();
+let exactRoutesKey: string | undefined;
 
 describe('service endpoints', () => {
   it('GET /healthz answers without a key and names the engines with their versions', async () => {
@@ -79,12 +81,56 @@ describe('service endpoints', () => {
     expect(res.status).toBe(431);
   });
 
+  // Node's own answers to these were a bare status line, without envelope or request id (issue #11).
+  it.each<[string, string, number]>([
+    ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n', 400],
+    [
+      'an expectation other than 100-continue',
+      'GET /healthz HTTP/1.1\r\nHost: pdn.test\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+      417,
+    ],
+    [
+      'an expectation on a path with no route',
+      'POST /nope HTTP/1.1\r\nHost: pdn.test\r\nExpect: bar\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      417,
+    ],
+    ['CONNECT, which asks for a tunnel', 'CONNECT pdn.test:443 HTTP/1.1\r\nHost: pdn.test:443\r\n\r\n', 400],
+  ])('answers %s with the envelope', async (_name, request, status) => {
+    const target = request.split(' ')[1] ?? '/';
+    const path = target.startsWith('/') ? target : '/';
+    const res = await rawExchange(
+      ctx.server.baseUrl,
+      request.split(' ')[0] ?? 'GET',
+      path,
+      Buffer.from(request),
+    );
+    expect(res.status).toBe(status);
+    expect(res.json?.error?.code).toBe('invalid_input');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('needs no Host from HTTP/1.0, and ignores its expectations', async () => {
+    const request = 'GET /healthz HTTP/1.0\r\nExpect: foo\r\n\r\n';
+    expect((await rawExchange(ctx.server.baseUrl, 'GET', '/healthz', Buffer.from(request))).status).toBe(200);
+  });
+
   it.each([
     ['GET', '/nope'],
     ['GET', '/api/v1/nope'],
     ['POST', '/api/v2/compress'],
+    // Routes are exact (issue #11): no case folding, no trailing-slash aliases.
+    ['GET', '/API/V1/LANGUAGES'],
+    ['GET', '/Healthz'],
+    ['GET', '/healthz/'],
+    ['POST', '/api/v1/split/'],
+    ['GET', '/api/v1/languages/'],
+    ['GET', '/docs/'],
+    ['GET', '/docs/swagger-ui.css/'],
+    ['GET', '/openapi.json/'],
   ])('%s %s is a 404 not_found envelope', async (method, path) => {
-    const res = await ctx.call(path, { method });
+    // With a valid key, so that a route matching loosely would answer 200 rather than 401.
+    exactRoutesKey ??= await ctx.server.createKey({ user: 'exact-routes' });
+    const res = await ctx.call(path, { method, key: exactRoutesKey });
     expect(res.status).toBe(404);
   });
 

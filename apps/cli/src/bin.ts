@@ -8,9 +8,18 @@ import { CommandContext, type Io } from './context.js';
 import { CliError, MissingApiKeyError, OperationsFailedError, UsageError } from './errors.js';
 import { createProgram } from './program.js';
 import { errorReport } from './report.js';
+import { serverUnavailable } from './run-operations.js';
 
 /** Documented in README.md, "Exit codes". */
-const ExitCode = { ok: 0, failed: 1, usage: 2, auth: 3, rateLimited: 4, interrupted: 130 } as const;
+const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  auth: 3,
+  rateLimited: 4,
+  unavailable: 5,
+  interrupted: 130,
+} as const;
 
 const interrupt = new AbortController();
 // The first Ctrl-C stops in-flight requests and new work, and the report still prints; `once`, so a
@@ -57,13 +66,18 @@ function exitCodeFor(error: unknown): number {
   if (isUsageError(error)) return ExitCode.usage;
   if (error instanceof MissingApiKeyError || error instanceof AuthenticationError) return ExitCode.auth;
   if (error instanceof RateLimitError) return ExitCode.rateLimited;
+  if (serverUnavailable(error)) return ExitCode.unavailable;
   return ExitCode.failed;
 }
 
-/** A failed batch exits for its most telling failure: auth, then rate limit, then usage, else 1. */
+/**
+ * A failed batch exits for its most telling failure: auth, then rate limit, then a server that cannot
+ * work now, then usage, else 1.
+ */
 function batchExitCode(failures: readonly unknown[]): number {
   if (failures.some((error) => error instanceof AuthenticationError)) return ExitCode.auth;
   if (failures.some((error) => error instanceof RateLimitError)) return ExitCode.rateLimited;
+  if (failures.some(serverUnavailable)) return ExitCode.unavailable;
   if (failures.length > 0 && failures.every(isUsageError)) return ExitCode.usage;
   return ExitCode.failed;
 }

@@ -1,6 +1,12 @@
 // The one document `--json` prints on stdout (issue #5: "every file's result or error (code,
 // message, request id). Stable; documented in the README"). Field names are snake_case like the API.
-import { ApiError, PdnError, RateLimitError } from '@pdn/sdk';
+import {
+  ApiError,
+  InsufficientStorageError,
+  PdnError,
+  RateLimitError,
+  ServiceUnavailableError,
+} from '@pdn/sdk';
 import type { Outcome } from './batch.js';
 import { CliError } from './errors.js';
 
@@ -19,7 +25,10 @@ export interface ErrorReport {
   /** HTTP status, or null when no HTTP answer was involved. */
   status: number | null;
   request_id: string | null;
-  /** Seconds until the server accepts calls again; only for `rate_limited`. */
+  /**
+   * Seconds until sending the call again is worth it: `rate_limited`, `service_unavailable` and
+   * `insufficient_storage` only.
+   */
   retry_after?: number;
 }
 
@@ -97,8 +106,12 @@ export function errorReport(error: unknown): ErrorReport {
       status: error.status ?? null,
       request_id: error.requestId ?? null,
     };
-    if (error instanceof RateLimitError && error.retryAfter !== undefined)
-      report.retry_after = error.retryAfter;
+    // Whatever says when to try again: a 429's Retry-After, a 503's or 507's hint in the envelope.
+    const retryable =
+      error instanceof RateLimitError ||
+      error instanceof ServiceUnavailableError ||
+      error instanceof InsufficientStorageError;
+    if (retryable && error.retryAfter !== undefined) report.retry_after = error.retryAfter;
     return report;
   }
   if (error instanceof PdnError || error instanceof CliError) {

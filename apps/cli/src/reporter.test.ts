@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { InvalidInputError, RateLimitError } from '@pdn/sdk';
+import { InsufficientStorageError, InvalidInputError, RateLimitError } from '@pdn/sdk';
 import { describe, expect, it } from 'vitest';
 import { commandReport, itemReport } from './report.js';
 import { type HumanView, Reporter } from './reporter.js';
@@ -80,6 +80,28 @@ describe('Reporter.finish', () => {
     expect(printed.stdout).toBe(stdout);
     if (stderr === '') expect(printed.stderr).toBe('');
     else expect(printed.stderr).toMatch(stderr);
+  });
+
+  it("adds a 507's retry hint to its line, which the server's message does not hold", () => {
+    const stderr = capture();
+    const reporter = new Reporter({
+      json: false,
+      quiet: false,
+      verbose: false,
+      stdout: capture().stream,
+      stderr: stderr.stream,
+      env: {},
+    });
+    const full = new InsufficientStorageError('Disk full. Try again later.', {
+      status: 507,
+      requestId: 'r5',
+      retryAfter: 60,
+    });
+    reporter.finish(
+      commandReport('compress', [itemReport('a.pdf', { status: 'failed', error: full })]),
+      view,
+    );
+    expect(stderr.text()).toBe('✖ a.pdf: Disk full. Try again later. (retry after 60 s) [request r5]\n');
   });
 
   it('--quiet --no-download prints only the signed URLs, one a line', () => {

@@ -145,11 +145,13 @@ export class Reporter {
       return;
     }
     const requestId = error?.request_id ? style.dim(` [request ${error.request_id}]`) : '';
-    this.#write(
-      err,
-      // The server's 429 message already says when to try again (http/middleware/rate-limit.ts).
-      `${style.red('✖')} ${label}: ${error?.message ?? 'failed'}${requestId}\n`,
-    );
+    // The server's 429 message already says when to try again (http/middleware/rate-limit.ts); the
+    // hint of a 503 or 507 is in the envelope only.
+    const when =
+      error?.retry_after !== undefined && error.code !== 'rate_limited'
+        ? ` (retry after ${error.retry_after} s)`
+        : '';
+    this.#write(err, `${style.red('✖')} ${label}: ${error?.message ?? 'failed'}${when}${requestId}\n`);
   }
 
   #resultStream(): OutputStream {

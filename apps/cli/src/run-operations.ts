@@ -1,7 +1,12 @@
 // The shape every API command shares: run the items through the batch runner with progress, report
 // them (human or --json), and throw when any failed so bin.ts can pick the exit code.
 import { setMaxListeners } from 'node:events';
-import { AuthenticationError, RateLimitError } from '@pdn/sdk';
+import {
+  AuthenticationError,
+  InsufficientStorageError,
+  RateLimitError,
+  ServiceUnavailableError,
+} from '@pdn/sdk';
 import { runBatch } from './batch.js';
 import type { CommandContext } from './context.js';
 import { OperationsFailedError } from './errors.js';
@@ -19,12 +24,21 @@ export interface Operations<I> {
 }
 
 /**
+ * The server cannot take work now, whatever the input (issue #11): it is shutting down (503, still
+ * so after the SDK's retries) or its disk is full (507, which the SDK does not retry).
+ */
+export function serverUnavailable(error: unknown): boolean {
+  return error instanceof ServiceUnavailableError || error instanceof InsufficientStorageError;
+}
+
+/**
  * A 401 fails every later call too, and a RateLimitError reaching the CLI means the SDK would not
  * wait (Retry-After beyond its cap) or ran out of retries: starting more work would only burn calls
- * (issue #5: "stops starting new work and reports which files were not processed").
+ * (issue #5: "stops starting new work and reports which files were not processed"). So does a
+ * server that cannot work now.
  */
 export function stopsBatch(error: unknown): boolean {
-  return error instanceof AuthenticationError || error instanceof RateLimitError;
+  return error instanceof AuthenticationError || error instanceof RateLimitError || serverUnavailable(error);
 }
 
 /**

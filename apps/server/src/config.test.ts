@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       toolTimeoutMs: 120_000,
       ocrRecycleAfter: 200,
       uploadLimits: { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB },
+      shutdownGraceMs: 30_000,
     });
     expect(config.dataDir).toBe(join(homedir(), '.local', 'share', 'pdn'));
     expect(config.signingSecret).toBeUndefined();
@@ -50,6 +51,7 @@ describe('loadConfig', () => {
       { env: { XDG_DATA_HOME: 'xdg' }, want: { dataDir: join(homedir(), '.local', 'share', 'pdn') } },
     ],
     ['a blank value as unset', { env: { PDN_MAX_PAGES: ' ' }, want: { maxPages: 5000 } }],
+    ['no shutdown grace at all', { env: { PDN_SHUTDOWN_GRACE_MS: '0' }, want: { shutdownGraceMs: 0 } }],
     [
       'a long secret',
       { env: { PDN_SIGNING_SECRET: 's'.repeat(32) }, want: { signingSecret: 's'.repeat(32) } },

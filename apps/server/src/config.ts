@@ -35,6 +35,8 @@ export interface Config {
   ocrPoolSize: number;
   ocrRecycleAfter: number;
   uploadLimits: UploadLimits;
+  /** How long a stopping server lets requests in flight finish before answering them 503 (issue #11). */
+  shutdownGraceMs: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -121,5 +123,8 @@ export function loadConfig(env: Env = process.env): Config {
       business: integer(env, 'PDN_UPLOAD_LIMIT_BUSINESS', 250 * MiB, 1),
       enterprise: integer(env, 'PDN_UPLOAD_LIMIT_ENTERPRISE', 1024 * MiB, 1),
     },
+    // Long enough for a normal compress of a large document; a supervisor's own kill timeout (e.g.
+    // Kubernetes' terminationGracePeriodSeconds, 30 s by default) should be set a little above it.
+    shutdownGraceMs: integer(env, 'PDN_SHUTDOWN_GRACE_MS', 30_000, 0),
   };
 }

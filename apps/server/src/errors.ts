@@ -1,5 +1,6 @@
-// The server's error vocabulary: one class per wire code of the OpenAPI `ErrorCode` enum, except
-// `request_timeout`, which only http/client-error.ts sends, for requests Node refused before the app.
+// The server's error vocabulary: one class per wire code of the OpenAPI `ErrorCode` enum (and status:
+// `invalid_input` also goes out as 417), except `request_timeout`, which only http/client-error.ts
+// sends, for requests Node refused before the app.
 // Engines, accounts, storage and routes throw these; the error middleware (src/http/middleware/
 // error-envelope.ts) is the only place that turns them into the spec's JSON envelope. Messages of
 // these errors are shown to clients; anything else that is thrown becomes a generic 500.
@@ -10,6 +11,11 @@ export abstract class ApiError extends Error {
   abstract readonly status: number;
   /** Extra response headers this error requires (e.g. Retry-After on 429). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The envelope's `error.retry_after_seconds`: when the same request is worth sending again. Only
+   * 503 and 507 carry it (openapi.yaml `Error`); the Retry-After header stays the 429's alone.
+   */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -48,6 +54,12 @@ export class ExpiredError extends ApiError {
   readonly status = 410;
 }
 
+/** An `Expect` header other than `100-continue` (RFC 9110 section 10.1.1). */
+export class ExpectationFailedError extends ApiError {
+  readonly code = 'invalid_input';
+  readonly status = 417;
+}
+
 export class PayloadTooLargeError extends ApiError {
   readonly code = 'payload_too_large';
   readonly status = 413;
@@ -65,4 +77,25 @@ export class RateLimitedError extends ApiError {
 export class InternalError extends ApiError {
   readonly code = 'internal_error';
   readonly status = 500;
+}
+
+/**
+ * The server is shutting down (issue #11, item 9): the request came in while it drained, or could not
+ * finish within the grace period. A restarted or sibling server will take it, hence the short hint.
+ */
+export class ServiceUnavailableError extends ApiError {
+  readonly code = 'service_unavailable';
+  readonly status = 503;
+  override readonly retryAfterSeconds = 5;
+}
+
+/**
+ * The data folder is out of space or quota (ENOSPC, EDQUOT, SQLITE_FULL; issue #11, item 7): never
+ * the client's fault. Outputs expire after 15 minutes and the sweeper frees them each minute, so a
+ * minute is the soonest a retry can find room that nobody else freed.
+ */
+export class InsufficientStorageError extends ApiError {
+  readonly code = 'insufficient_storage';
+  readonly status = 507;
+  override readonly retryAfterSeconds = 60;
 }

@@ -2,6 +2,7 @@
 // from the environment itself; bin.ts hands it a validated Config.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Accounts, openAccounts } from './accounts/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
@@ -11,6 +12,7 @@ import { createPdfEngine } from './engines/pdf/index.js';
 import { detectTools } from './engines/tools.js';
 import type { Engines } from './engines/types.js';
 import { createApp } from './http/app.js';
+import { Drain } from './http/drain.js';
 import { createHttpServer } from './http/http-server.js';
 import type { Logger } from './logger.js';
 import { openStorage } from './storage/index.js';
@@ -18,12 +20,23 @@ import { openStorage } from './storage/index.js';
 export interface RunningServer {
   /** `http://127.0.0.1:3000`: the address actually bound (the real port when PORT=0). */
   url: string;
-  /** Stops accepting, lets in-flight requests finish (bounded), then closes engines and the database. */
+  /**
+   * Stops accepting connections, lets requests in flight finish within `config.shutdownGraceMs`,
+   * answers the rest 503, then closes engines and the database (issue #11, item 9).
+   */
   close(): Promise<void>;
 }
 
-/** How long shutdown waits for in-flight requests before cutting their connections. */
-const DRAIN_MS = 5_000;
+/**
+ * After the cut-off, how long the 503s get to reach their clients before every connection is closed:
+ * an answer to an upload still streaming lingers up to 5 s (middleware/unread-body.ts).
+ */
+const FLUSH_MS = 6_000;
+
+/** Resolves true when `done` settles within `ms`, false otherwise; holds the process open for neither. */
+function within(done: Promise<void>, ms: number): Promise<boolean> {
+  return Promise.race([done.then(() => true), sleep(ms, false, { ref: false })]);
+}
 
 async function buildEngines(config: Config, log: Logger): Promise<Engines> {
   const tools = await detectTools();
@@ -101,7 +114,8 @@ export async function startServer(
     const engines = await buildEngines(config, log);
     cleanups.push(() => engines.ocr.close());
 
-    const server = createHttpServer(createApp({ config, accounts, storage, engines, log }), log);
+    const drain = new Drain();
+    const server = createHttpServer(createApp({ config, accounts, storage, engines, log, drain }), log);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -118,11 +132,19 @@ export async function startServer(
     return {
       url,
       close: async () => {
+        drain.begin();
+        // No new connections from here on; idle kept-alive ones close now, busy ones after their answer.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const drainTimer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+        if (!(await within(drain.idle(), config.shutdownGraceMs))) {
+          log.warn('grace period over: answering the requests still running with 503', {
+            grace_ms: config.shutdownGraceMs,
+          });
+          drain.cutOff();
+          await within(drain.idle(), FLUSH_MS);
+        }
+        server.closeAllConnections();
         await closed;
-        clearTimeout(drainTimer);
         await cleanUp();
       },
     };

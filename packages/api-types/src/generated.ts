@@ -196,16 +196,28 @@ export interface components {
          * @description Stable machine-readable error code. `unauthorized` 401, `rate_limited` 429, `invalid_input` 400,
          *     `payload_too_large` 413, `internal_error` 500 come from the v1 specification. Added by this
          *     document: `forbidden` 403, `not_found` 404 and `expired` 410 (download URLs; `not_found` also
-         *     for unknown routes), `method_not_allowed` 405, and `request_timeout` 408 (see "Errors from the
-         *     HTTP layer" in the introduction). `invalid_input` is also sent with 431.
+         *     for unknown routes), `method_not_allowed` 405, `request_timeout` 408 (see "Errors from the
+         *     HTTP layer" in the introduction), `service_unavailable` 503 (the server is shutting down) and
+         *     `insufficient_storage` 507 (the server's disk is full). `invalid_input` is also sent with 417
+         *     and 431.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout";
+        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage";
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text. For `rate_limited` it names the plan and its hourly limit. */
             message: string;
+            /**
+             * @description Sent with `service_unavailable` (503) and `insufficient_storage` (507): seconds after which
+             *     the same request is worth sending again. A hint in the body, not a `Retry-After` header,
+             *     which this API sends on 429 only (see "Rate limits").
+             */
+            retry_after_seconds?: number;
         };
+        /**
+         * @description Every error answer, from every path, including the HTTP layer's. `error.retry_after_seconds`
+         *     is present on 503 and 507 answers only.
+         */
         ErrorResponse: {
             error: components["schemas"]["Error"];
             meta: components["schemas"]["Meta"];
@@ -430,6 +442,36 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description The server is shutting down (code `service_unavailable`): the request arrived while it was
+         *     draining, or could not finish within the drain's grace period. Nothing was kept; send it again
+         *     (to this address once the server is back, or to another instance). `error.retry_after_seconds`
+         *     suggests when. Sent with `Connection: close`.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The server has run out of disk space or quota for its data (code `insufficient_storage`, RFC
+         *     4918 section 11.5). Not a fault of the request: the same request may succeed later, once space
+         *     is freed; `error.retry_after_seconds` suggests when to try again. `GET /healthz` answers this
+         *     too while the data folder cannot be written.
+         */
+        InsufficientStorage: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -496,6 +538,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     merge: {
@@ -534,6 +578,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     split: {
@@ -584,6 +630,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     ocr: {
@@ -633,6 +681,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listLanguages: {
@@ -662,6 +712,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadPdf: {
@@ -724,6 +776,8 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     health: {
@@ -745,6 +799,8 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     openapiDocument: {
@@ -766,6 +822,8 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     docs: {
@@ -787,6 +845,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     docsAsset: {
@@ -814,6 +874,8 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
 }

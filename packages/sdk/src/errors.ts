@@ -70,7 +70,7 @@ export class PayloadTooLargeError extends ApiError {
   }
 }
 
-/** 5xx `internal_error` (any 5xx status, including proxies' 502/503/504). */
+/** 5xx `internal_error` (any 5xx status without a class of its own, e.g. proxies' 502 and 504). */
 export class InternalServerError extends ApiError {
   override name = 'InternalServerError';
   constructor(message: string, init?: ApiErrorInit) {
@@ -116,6 +116,37 @@ export class RateLimitError extends ApiError {
     super('rate_limited', message, init);
     this.retryAfter = init.retryAfter;
     this.rateLimit = init.rateLimit;
+  }
+}
+
+/**
+ * 503 `service_unavailable`: the server is shutting down (or a proxy in front of it has no server to
+ * offer). Retried, after `retryAfter` when the server suggests it.
+ */
+export class ServiceUnavailableError extends ApiError {
+  override name = 'ServiceUnavailableError';
+  /** Seconds after which sending the request again is worth it (`error.retry_after_seconds`), if sent. */
+  readonly retryAfter: number | undefined;
+
+  constructor(message: string, init: ApiErrorInit & { retryAfter?: number | undefined } = {}) {
+    super('service_unavailable', message, init);
+    this.retryAfter = init.retryAfter;
+  }
+}
+
+/**
+ * 507 `insufficient_storage`: the server's disk is full. Nothing is wrong with the request, but a full
+ * disk seldom clears within a retry's wait, so the SDK does not retry it: send it again yourself after
+ * `retryAfter` seconds, or later.
+ */
+export class InsufficientStorageError extends ApiError {
+  override name = 'InsufficientStorageError';
+  /** Seconds after which sending the request again is worth it (`error.retry_after_seconds`), if sent. */
+  readonly retryAfter: number | undefined;
+
+  constructor(message: string, init: ApiErrorInit & { retryAfter?: number | undefined } = {}) {
+    super('insufficient_storage', message, init);
+    this.retryAfter = init.retryAfter;
   }
 }
 

@@ -25,6 +25,7 @@ export {
   ConnectionError,
   ExpiredError,
   ForbiddenError,
+  InsufficientStorageError,
   InternalServerError,
   InvalidInputError,
   NotFoundError,
@@ -32,6 +33,7 @@ export {
   PdnError,
   type PdnErrorCode,
   RateLimitError,
+  ServiceUnavailableError,
   TimeoutError,
 } from './errors.js';
 export type { RetryInfo } from './internal/request.js';

@@ -2,10 +2,12 @@ import { HttpResponse, http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import {
   AbortError,
+  InsufficientStorageError,
   InternalServerError,
   InvalidInputError,
   RateLimitError,
   type RetryInfo,
+  ServiceUnavailableError,
 } from '../src/index.js';
 import { baseUrl, client, type ErrorClass, fail, flush, ok, sent, server, settle, useMsw } from './msw.js';
 
@@ -132,11 +134,62 @@ describe('Retry-After', () => {
   });
 });
 
+/** The API's own 503 and 507 (issue #11): the retry hint is in the envelope, not a header. */
+function withHint(status: number, code: string, seconds: number): Response {
+  return HttpResponse.json(
+    { error: { code, message: `${code} happened`, retry_after_seconds: seconds }, meta: { request_id: 'r' } },
+    { status, headers: { 'X-Request-Id': 'r' } },
+  );
+}
+
+describe('503 service_unavailable and 507 insufficient_storage', () => {
+  it("retries a 503 after the envelope's retry_after_seconds", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    answers(
+      () => withHint(503, 'service_unavailable', 5),
+      () => ok(languages),
+    );
+    const retries: RetryInfo[] = [];
+    const call = client({ onRetry: (info) => retries.push(info) }).languages();
+    await flush();
+    await vi.advanceTimersByTimeAsync(4_999);
+    await flush();
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(sent).toHaveLength(2);
+    expect(await call).toMatchObject(languages);
+    expect(retries.map(({ delayMs, error }) => ({ delayMs, error: (error as Error).name }))).toEqual([
+      { delayMs: 5_000, error: 'ServiceUnavailableError' },
+    ]);
+  });
+
+  it('after the last retry the 503 is a ServiceUnavailableError with retryAfter', async () => {
+    answers(() => withHint(503, 'service_unavailable', 0));
+    const error = await client({ maxRetries: 1 })
+      .languages()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ code: 'service_unavailable', status: 503, retryAfter: 0 });
+    expect(sent).toHaveLength(2);
+  });
+
+  it('does not retry a 507, and says when to try again', async () => {
+    answers(() => withHint(507, 'insufficient_storage', 60));
+    const error = await client()
+      .languages()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InsufficientStorageError);
+    expect(error).toMatchObject({ code: 'insufficient_storage', status: 507, retryAfter: 60 });
+    expect(sent).toHaveLength(1);
+  });
+});
+
 describe('exponential backoff', () => {
   it('waits 0.5 s, then 1 s, and tells onRetry each time', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     vi.spyOn(Math, 'random').mockReturnValue(0);
-    answers(() => fail(503, 'internal_error'));
+    answers(() => fail(500, 'internal_error'));
     const retries: RetryInfo[] = [];
     const call = client({ onRetry: (info) => retries.push(info) })
       .languages()
@@ -160,7 +213,7 @@ describe('exponential backoff', () => {
       { attempt: 1, delayMs: 500 },
       { attempt: 2, delayMs: 1000 },
     ]);
-    expect(retries[0]?.error).toMatchObject({ status: 503 });
+    expect(retries[0]?.error).toMatchObject({ status: 500 });
   });
 
   it('an abort during the wait ends the call at once with AbortError', async () => {

@@ -42,6 +42,12 @@ const rateLimitedBody = {
   meta: { request_id: 'r1' },
 };
 
+const plainError = { 'x-request-id': 'r1', 'content-type': 'application/json' };
+const fullDiskBody = {
+  error: { code: 'insufficient_storage', message: 'disk full', retry_after_seconds: 60 },
+  meta: { request_id: 'r1' },
+};
+
 const methodBody = { error: { code: 'method_not_allowed', message: 'use POST' }, meta: { request_id: 'r1' } };
 
 function exchange(
@@ -78,6 +84,30 @@ describe('checkExchange', () => {
         status: 431,
         headers: { 'x-request-id': 'r1', 'content-type': 'application/json' },
         body: { error: { code: 'invalid_input', message: 'headers too large' }, meta: { request_id: 'r1' } },
+      }),
+    ],
+    ['a 507 with its retry hint', exchange({ status: 507, headers: plainError, body: fullDiskBody })],
+    [
+      'a 503 from a draining server on an unknown path',
+      exchange({
+        url: '/nope',
+        method: 'GET',
+        status: 503,
+        headers: plainError,
+        body: {
+          error: { code: 'service_unavailable', message: 'shutting down', retry_after_seconds: 5 },
+          meta: { request_id: 'r1' },
+        },
+      }),
+    ],
+    [
+      'an HTTP-layer 417',
+      exchange({
+        url: '/healthz',
+        method: 'GET',
+        status: 417,
+        headers: plainError,
+        body: { error: { code: 'invalid_input', message: 'Expect' }, meta: { request_id: 'r1' } },
       }),
     ],
     [
@@ -200,6 +230,32 @@ describe('checkExchange', () => {
         body: rateLimitedBody,
       }),
       /means invalid_input/,
+    ],
+    [
+      'a 507 without its retry hint',
+      exchange({
+        status: 507,
+        headers: plainError,
+        body: { error: { code: 'insufficient_storage', message: 'full' }, meta: { request_id: 'r1' } },
+      }),
+      /retry_after_seconds is missing on a 507/,
+    ],
+    [
+      'a retry hint on a 400',
+      exchange({
+        status: 400,
+        headers: plainError,
+        body: {
+          error: { code: 'invalid_input', message: 'bad', retry_after_seconds: 1 },
+          meta: { request_id: 'r1' },
+        },
+      }),
+      /retry_after_seconds is present on a 400/,
+    ],
+    [
+      'Retry-After on a 507',
+      exchange({ status: 507, headers: { ...plainError, 'retry-after': '60' }, body: fullDiskBody }),
+      /a 507 carries Retry-After/,
     ],
     [
       'download without attachment',

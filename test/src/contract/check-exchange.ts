@@ -32,16 +32,23 @@ const CODE_FOR_STATUS: Readonly<Record<number, string>> = {
   410: 'expired',
   413: 'payload_too_large',
   408: 'request_timeout',
+  417: 'invalid_input',
   429: 'rate_limited',
   431: 'invalid_input',
   500: 'internal_error',
+  503: 'service_unavailable',
+  507: 'insufficient_storage',
 };
+
+/** Statuses whose envelope carries `error.retry_after_seconds`, and the only ones that may (`Error`). */
+const RETRY_HINT_STATUSES = new Set([503, 507]);
 
 /**
  * Statuses the HTTP layer may answer on any path, for requests it cannot parse or that are too slow
- * or too large before any route sees them (document description, "Errors from the HTTP layer").
+ * or too large before any route sees them (document description, "Errors from the HTTP layer"), and
+ * the refusals of a server shutting down ("Storage and shutdown").
  */
-const HTTP_LAYER_STATUSES = new Set([400, 408, 413, 431]);
+const HTTP_LAYER_STATUSES = new Set([400, 408, 413, 417, 431, 503]);
 
 const RATE_LIMIT_HEADERS = [
   'X-RateLimit-Limit',
@@ -78,6 +85,7 @@ export function checkExchange(exchange: Exchange): string[] {
       checkAllow(exchange.headers, match.allowed, problems);
     checkErrorEnvelope(json, exchange.status, problems);
     checkRequestId(exchange.headers, json, problems);
+    checkRetryAfterOnlyOn429(exchange, problems);
     return problems.map((p) => `${where}: ${p}`);
   }
   const response = resolve<ResponseObject>(documented);
@@ -86,6 +94,7 @@ export function checkExchange(exchange: Exchange): string[] {
   checkRequestId(exchange.headers, json, problems);
   if (exchange.status >= 400) checkErrorEnvelope(json, exchange.status, problems);
   checkRateLimitRules(exchange, problems);
+  checkRetryAfterOnlyOn429(exchange, problems);
   if (
     match.kind === 'operation' &&
     match.operation.operationId === 'downloadPdf' &&
@@ -160,10 +169,17 @@ function checkErrorEnvelope(json: unknown, status: number, problems: string[]): 
     problems.push(`error body is not the envelope: ${describeErrors(validate)}`);
     return;
   }
-  const code = (json as { error: { code: string } }).error.code;
+  const { code, retry_after_seconds: hint } = (
+    json as { error: { code: string; retry_after_seconds?: number } }
+  ).error;
   const expected = CODE_FOR_STATUS[status];
   if (expected && code !== expected)
     problems.push(`error.code ${code} where status ${status} means ${expected}`);
+  if (RETRY_HINT_STATUSES.has(status) !== (hint !== undefined)) {
+    problems.push(
+      `error.retry_after_seconds is ${hint === undefined ? 'missing' : 'present'} on a ${status}; it goes with 503 and 507 only`,
+    );
+  }
 }
 
 /**
@@ -180,6 +196,12 @@ function checkRequestId(headers: Headers, json: unknown, problems: string[]): vo
       `X-Request-Id ${JSON.stringify(header)} differs from meta.request_id ${JSON.stringify(meta.request_id)}`,
     );
   }
+}
+
+/** "The spec sends Retry-After only on 429" (issue #11): other retry hints live in the envelope. */
+function checkRetryAfterOnlyOn429(exchange: Exchange, problems: string[]): void {
+  if (exchange.status !== 429 && exchange.headers.has('retry-after'))
+    problems.push(`a ${exchange.status} carries Retry-After, which only 429 sends`);
 }
 
 /** The "Rate limits" section of the document's description, enforced on every response. */

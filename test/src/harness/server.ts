@@ -189,6 +189,23 @@ export class TestServer {
     clearTimeout(grace);
   }
 
+  /**
+   * Sends `signal` (SIGTERM: a supervisor stopping the server) without waiting for a grace period of
+   * its own, and resolves with how the process ended, however long its shutdown takes.
+   */
+  async signal(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const child = this.#child;
+    if (!child) throw new Error('the server is not running');
+    this.#child = undefined;
+    if (child.exitCode !== null || child.signalCode !== null)
+      return { code: child.exitCode, signal: child.signalCode };
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, how) => resolve({ code, signal: how })),
+    );
+    child.kill(signal);
+    return exited;
+  }
+
   /** Stops the server and starts it again on the same data folder (a new port). */
   async restart(startTimeoutMs = 30_000): Promise<void> {
     await this.kill();

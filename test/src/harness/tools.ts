@@ -1,4 +1,4 @@
-// System tools some suites need (qpdf, Ghostscript, native tesseract). CI installs them all (.ci/run);
+// System tools some suites need (qpdf, Ghostscript, native tesseract, curl as a second HTTP client). CI installs them all (.ci/run);
 // on a machine without one, the suites that force it are skipped and say why, rather than failing
 // for a reason that has nothing to do with the code (brief: "a test that needs a system tool says so
 // when it skips").
@@ -17,6 +17,7 @@ export const tools = {
   qpdf: installed('qpdf', '--version'),
   ghostscript: installed('gs', '--version'),
   tesseract: installed('tesseract', '--version'),
+  curl: installed('curl', '--version'),
 } as const;
 
 /** True when `tool` is missing; logs that the named tests are skipped for that reason. */

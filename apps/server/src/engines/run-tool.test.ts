@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runTool, ToolAbortedError, ToolTimeoutError } from './run-tool.js';
+import { runTool, ToolAbortedError, ToolOutOfSpaceError, ToolTimeoutError } from './run-tool.js';
 
 let cwd: string;
 beforeEach(async () => {
@@ -85,6 +85,17 @@ describe('runTool', () => {
     const run = runTool('touch', ['started'], { cwd, timeoutMs: 10_000, signal: AbortSignal.abort() });
     await expect(run).rejects.toBeInstanceOf(ToolAbortedError);
     expect(await readdir(cwd)).toEqual([]);
+  });
+
+  // issue #11, item 7: a tool that says the disk is full fails as such, whatever its exit code.
+  it.each([
+    ['ENOSPC, exit 2', "echo 'qpdf: out.pdf: write: No space left on device' >&2; exit 2", 'ENOSPC'],
+    ['ENOSPC, exit 0', "echo 'write error: No space left on device' >&2", 'ENOSPC'],
+    ['EDQUOT', "echo 'Disk quota exceeded' >&2; exit 1", 'EDQUOT'],
+  ])('reports a full disk (%s) as ToolOutOfSpaceError', async (_name, script, code) => {
+    const run = runTool('sh', ['-c', script], { cwd, timeoutMs: 10_000 });
+    await expect(run).rejects.toBeInstanceOf(ToolOutOfSpaceError);
+    await expect(run).rejects.toMatchObject({ code });
   });
 
   it('rejects with the spawn error when the binary does not exist', async () => {

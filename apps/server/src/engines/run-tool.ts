@@ -40,6 +40,28 @@ export class ToolAbortedError extends Error {
   }
 }
 
+/**
+ * The tool said the disk or the quota is full (strerror of ENOSPC and EDQUOT, which tools print as
+ * they get it). `code` is that errno's name, so the error middleware answers 507 whatever the caller
+ * wraps this in (issue #11, item 7). Tools that say nothing (qpdf 11.3 exits 0 after writing an empty
+ * file to a full disk) are caught by the check of the disk itself (storage/disk-space.ts).
+ */
+export class ToolOutOfSpaceError extends Error {
+  override name = 'ToolOutOfSpaceError';
+  constructor(
+    readonly command: string,
+    readonly code: 'ENOSPC' | 'EDQUOT',
+    stderr: string,
+  ) {
+    super(`${command} ran out of disk space: ${stderr.trim()}`);
+  }
+}
+
+const OUT_OF_SPACE: readonly [RegExp, 'ENOSPC' | 'EDQUOT'][] = [
+  [/No space left on device/i, 'ENOSPC'],
+  [/Disk quota exceeded/i, 'EDQUOT'],
+];
+
 /** Nice value of tool processes: below the server's own priority, so HTTP stays responsive under load. */
 const TOOL_NICENESS = 10;
 
@@ -64,8 +86,9 @@ function appendCapped(buffer: Buffer, chunk: Buffer): Buffer {
 /**
  * Runs `command args...` and resolves with its exit code and output, whatever the exit code: what a
  * non-zero exit means is the caller's to decide (qpdf exits 3 for warnings on a usable file).
- * Rejects with ToolTimeoutError or ToolAbortedError after killing the whole process group, or with
- * the spawn error when the binary cannot be started.
+ * Rejects with ToolTimeoutError or ToolAbortedError after killing the whole process group, with
+ * ToolOutOfSpaceError when it reports a full disk (whatever its exit code), or with the spawn error
+ * when the binary cannot be started.
  */
 export function runTool(
   command: string,
@@ -130,12 +153,18 @@ export function runTool(
         reject(stoppedBy);
         return;
       }
+      const diagnostics = stderr.toString('utf8');
+      const outOfSpace = OUT_OF_SPACE.find(([pattern]) => pattern.test(diagnostics));
+      if (outOfSpace) {
+        reject(new ToolOutOfSpaceError(command, outOfSpace[1], diagnostics));
+        return;
+      }
       resolve({
         // A tool killed by a signal (a crash, since our own kills reject above) reports 128 + the
         // signal's number, as shells do: SIGSEGV is 139.
         exitCode: exitCode ?? 128 + (signal ? constants.signals[signal] : 0),
         stdout: stdout.toString('utf8'),
-        stderr: stderr.toString('utf8'),
+        stderr: diagnostics,
       });
     });
   });

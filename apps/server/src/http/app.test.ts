@@ -19,6 +19,7 @@ import type { OcrEngine } from '../engines/types.js';
 import { createLogger } from '../logger.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { createApp } from './app.js';
+import { Drain } from './drain.js';
 import { createHttpServer } from './http-server.js';
 
 async function pdf(pages: number): Promise<Blob> {
@@ -64,7 +65,10 @@ describe('createApp', () => {
       compress: createCompressEngine({ ...common, choice: 'pdf-lib' }),
       ocr,
     };
-    server = createHttpServer(createApp({ config, accounts, storage, engines, log }), log);
+    server = createHttpServer(
+      createApp({ config, accounts, storage, engines, log, drain: new Drain() }),
+      log,
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     key = accounts.keys.create(accounts.users.ensure('ada', 'free').user, 'test').key;

@@ -1,6 +1,7 @@
 // createApp(deps) -> Koa: the HTTP face of the server, with no port of its own (main.ts listens;
 // tests may drive app.callback()). Order matters: the request id wraps everything so even a 500 has
-// one; the error envelope wraps every route; on /api/v1, auth runs before the rate limit, and the
+// one; an answer given before the body has all arrived closes the connection after a bounded drain;
+// the error envelope wraps every route, and the shutdown drain every request; on /api/v1, auth runs before the rate limit, and the
 // rate limit before the body is read (issue #2).
 import { Router } from '@koa/router';
 import Koa, { type Middleware } from 'koa';
@@ -9,9 +10,11 @@ import { clientGone } from './client-gone.js';
 import type { AppDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
+import { httpRules } from './middleware/http-rules.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { unmatched } from './middleware/unmatched.js';
+import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { type PartsSpec, uploads } from './middleware/uploads.js';
 import { compressParts, compressRoute } from './routes/compress.js';
 import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
@@ -27,9 +30,11 @@ import type { AppContext, AppState } from './state.js';
 export type { AppDeps } from './deps.js';
 
 export function createApp(deps: AppDeps): Koa<AppState> {
-  const { config, accounts, storage, engines, log } = deps;
+  const { config, accounts, storage, engines, log, drain } = deps;
   const app = new Koa<AppState>();
-  const router = new Router<AppState>();
+  // Paths match exactly (issue #11: `/API/V1/LANGUAGES` and `/healthz/` answered 200): case-sensitive,
+  // and a trailing slash is another path, which the contract does not list (404).
+  const router = new Router<AppState>({ sensitive: true, strict: true });
 
   const authenticated: Middleware<AppState>[] = [auth(accounts), rateLimit(accounts, config.uploadLimits)];
   const multipart = (parts: PartsSpec) =>
@@ -56,14 +61,17 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
   router.get('/api/v1/languages', ...authenticated, languagesRoute(engines.ocr));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
-  router.get('/healthz', healthRoute(engines));
+  router.get('/healthz', healthRoute(engines, storage));
   router.get('/openapi.json', openapiRoute());
   router.get('/docs', docsPageRoute());
   for (const asset of Object.keys(DOCS_ASSETS) as DocsAsset[])
     router.get(`/docs/${asset}`, docsAssetRoute(asset));
 
   app.use(requestId(log));
+  app.use(closeAfterUnreadBody());
   app.use(errorEnvelope());
+  app.use(drain.middleware());
+  app.use(httpRules());
   app.use(router.routes());
   app.use(unmatched());
   // Errors Koa sees itself (the connection failing under a response, a download stream breaking

@@ -3,8 +3,9 @@
 // status line (lib/_http_server.js, socketOnError); this one gives the spec's envelope and an
 // X-Request-Id like every other response (issue #2), on the same condition Node uses: the socket is
 // writable and no response of its own has started on it. Then the socket is destroyed, as Node does.
+// CONNECT, which Node would drop unanswered, gets the same treatment.
 import { randomUUID } from 'node:crypto';
-import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorCode, ErrorResponse } from '@pdn/api-types';
 import type { Logger } from '../logger.js';
@@ -64,7 +65,11 @@ export function answerClientErrors(log: Logger) {
   return (error: NodeJS.ErrnoException, socket: Duplex): void => {
     // Node's private field for the response in progress on this socket (socketOnError reads it too).
     const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
+    if (error.code === 'ECONNRESET') {
+      // Nobody is left to answer, but a request cut short in its headers is still logged (issue #11,
+      // item 5: every request, whatever the client does); one in progress logs its own line.
+      if (inFlight === undefined) log.info('connection reset by the client');
+    } else if (socket.writable && inFlight?.headersSent !== true) {
       const requestId = randomUUID();
       const answer = clientErrorAnswer(error.code);
       log.info('request refused by the HTTP parser', {
@@ -75,5 +80,24 @@ export function answerClientErrors(log: Logger) {
       socket.write(rawResponse(answer, requestId));
     }
     socket.destroy();
+  };
+}
+
+/**
+ * A `connect` listener for `server`: CONNECT asks for a tunnel, which this server does not offer, and
+ * without a listener Node drops the connection without a word (issue #11, item 10: every response has
+ * the envelope).
+ */
+export function refuseConnect(log: Logger) {
+  return (req: IncomingMessage, socket: Duplex): void => {
+    const requestId = randomUUID();
+    const answer: Answer = {
+      status: 400,
+      code: 'invalid_input',
+      message: 'This server is not a proxy: CONNECT is not supported.',
+    };
+    log.info('request refused', { request_id: requestId, method: req.method, status: answer.status });
+    socket.on('error', () => socket.destroy());
+    socket.end(rawResponse(answer, requestId), () => socket.destroy());
   };
 }

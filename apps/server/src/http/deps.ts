@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Engines } from '../engines/types.js';
 import type { Logger } from '../logger.js';
 import type { Storage } from '../storage/index.js';
+import type { Drain } from './drain.js';
 
 export interface AppDeps {
   config: Config;
@@ -11,4 +12,6 @@ export interface AppDeps {
   storage: Storage;
   engines: Engines;
   log: Logger;
+  /** Shutdown state, shared with main.ts, which starts the drain and cuts it off. */
+  drain: Drain;
 }

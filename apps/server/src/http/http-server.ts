@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import type { Logger } from '../logger.js';
-import { answerClientErrors } from './client-error.js';
+import { answerClientErrors, refuseConnect } from './client-error.js';
 import type { AppState } from './state.js';
 
 /**
@@ -24,12 +24,17 @@ function applyTimeouts(server: Server): void {
 
 export function createHttpServer(app: Koa<AppState>, log: Logger): Server {
   const handle = app.callback();
-  const server = createServer(handle);
+  // Node answers an HTTP/1.1 request without Host itself, with a bare 400; the app answers it with
+  // the envelope instead (middleware/http-rules.ts; issue #11, item 10).
+  const server = createServer({ requireHostHeader: false }, handle);
   // `Expect: 100-continue` (RFC 9110 section 10.1.1): by default Node says "continue" at once; routed
   // through the app instead, a 401, 429 or announced 413 goes out before the client sends its body,
   // and the uploads middleware says "continue" only when it starts reading.
   server.on('checkContinue', handle);
+  // Any other expectation: Node's default is a bare 417; the app's is the envelope (http-rules.ts).
+  server.on('checkExpectation', handle);
   server.on('clientError', answerClientErrors(log));
+  server.on('connect', refuseConnect(log));
   applyTimeouts(server);
   return server;
 }

@@ -10,6 +10,18 @@ describe('baseName', () => {
     ['a unix path', { given: '../../etc/passwd.pdf', want: 'passwd' }],
     ['a windows path', { given: 'C:\\Users\\ada\\cv.pdf', want: 'cv' }],
     ['control characters and quotes', { given: 'a\u0000b\r\n"c".pdf', want: 'abc' }],
+    // issue #11, item 12: a right-to-left override shows `invoice\u202Efdp.exe` as "invoiceexe.pdf".
+    ['a right-to-left override', { given: 'invoice\u202Efdp.exe.pdf', want: 'invoicefdp.exe' }],
+    [
+      'every bidi embedding, override and isolate',
+      { given: 'a\u202A\u202B\u202C\u202Db\u2066\u2067\u2068\u2069c', want: 'abc' },
+    ],
+    ['bidi marks', { given: 'a\u200E\u200Fb\u061Cc', want: 'abc' }],
+    ['zero-width and BOM format characters', { given: 'a\u200Bb\u200Dc\uFEFFd\u00ADe', want: 'abcde' }],
+    ['C1 controls', { given: 'a\u0085b\u009Bc', want: 'abc' }],
+    ['line and paragraph separators', { given: 'a\u2028b\u2029c', want: 'abc' }],
+    ['an interlinear annotation and a tag character', { given: 'a\uFFF9b\u{E0041}c', want: 'abc' }],
+    ['nothing left but controls', { given: '\u202E\u202E.pdf', want: 'document' }],
     ['only dots', { given: '...', want: 'document' }],
     ['empty', { given: '', want: 'document' }],
     ['just the extension', { given: '.pdf', want: 'document' }],

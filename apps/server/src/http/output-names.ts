@@ -4,11 +4,22 @@
 const FALLBACK = 'document';
 const MAX_LENGTH = 100;
 
+/**
+ * Characters no name we emit may hold (issue #11, item 12): controls (Cc), format characters (Cf: the
+ * bidi overrides and isolates U+202A-202E and U+2066-2069, which turn `invoice\u202Efdp.exe` into
+ * "invoiceexe.pdf" on screen, and zero-width ones), line and paragraph separators (Zl, Zp), and the
+ * double quote, which would end a quoted header parameter.
+ */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"]/gu;
+
+/** `name` without the characters that could hide or reorder what a person reads. */
+export function withoutControls(name: string): string {
+  return name.replace(UNSHOWABLE, '');
+}
+
 export function baseName(uploadName: string): string {
   const lastSegment = uploadName.split(/[/\\]/).pop() ?? '';
-  const cleaned = lastSegment
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point.
-    .replace(/[\u0000-\u001f\u007f"]/g, '')
+  const cleaned = withoutControls(lastSegment)
     .replace(/\.pdf$/i, '')
     .trim()
     .slice(0, MAX_LENGTH);

@@ -12,6 +12,8 @@ export interface AppState {
   principal?: Principal;
   /** Set by the uploads middleware on multipart routes. */
   upload?: Upload;
+  /** Set by the drain middleware: aborted when a stopping server gives up on this request. */
+  shutdown?: AbortSignal;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -1,5 +1,6 @@
 // The storage door: signed downloads of stored outputs, per-request work folders, and the sweeper.
 import type { Logger } from '../logger.js';
+import { isFull } from './disk-space.js';
 import { Downloads } from './downloads.js';
 import { OutputStore } from './output-store.js';
 import { loadSigningSecret } from './signing-secret.js';
@@ -7,6 +8,7 @@ import { startSweeper } from './sweeper.js';
 import { UrlSigner } from './url-signer.js';
 import { WorkDirs } from './work-dirs.js';
 
+export { blameFullDisk, insufficientStorage, saysOutOfSpace } from './disk-space.js';
 export { DOWNLOAD_PATH, Downloads } from './downloads.js';
 export type { OpenedOutput, OutputMeta } from './output-store.js';
 export { WorkDirs } from './work-dirs.js';
@@ -14,6 +16,8 @@ export { WorkDirs } from './work-dirs.js';
 export interface Storage {
   downloads: Downloads;
   workDirs: WorkDirs;
+  /** Whether the data folder has run out of space (GET /healthz reports it). */
+  isFull(): Promise<boolean>;
   /** Stops the sweeper. */
   close(): void;
 }
@@ -32,6 +36,7 @@ export async function openStorage(options: {
   return {
     downloads: new Downloads(store, new UrlSigner(secret)),
     workDirs: await WorkDirs.open(options.dataDir),
+    isFull: () => isFull(options.dataDir),
     close: stopSweeper,
   };
 }

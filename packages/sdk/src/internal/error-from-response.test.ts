@@ -4,11 +4,13 @@ import {
   AuthenticationError,
   ExpiredError,
   ForbiddenError,
+  InsufficientStorageError,
   InternalServerError,
   InvalidInputError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitError,
+  ServiceUnavailableError,
 } from '../errors.js';
 import { errorFromResponse } from './error-from-response.js';
 
@@ -75,6 +77,30 @@ describe('errorFromResponse: one subclass per wire code', () => {
         },
       ],
       [
+        '503 service_unavailable',
+        {
+          status: 503,
+          body: envelope('service_unavailable', 'x'),
+          want: { class: ServiceUnavailableError, code: 'service_unavailable' },
+        },
+      ],
+      [
+        '503 from a proxy, not JSON',
+        {
+          status: 503,
+          body: undefined,
+          want: { class: ServiceUnavailableError, code: 'service_unavailable' },
+        },
+      ],
+      [
+        '507 insufficient_storage',
+        {
+          status: 507,
+          body: envelope('insufficient_storage', 'x'),
+          want: { class: InsufficientStorageError, code: 'insufficient_storage' },
+        },
+      ],
+      [
         '502 from a proxy, not JSON',
         { status: 502, body: undefined, want: { class: InternalServerError, code: 'internal_error' } },
       ],
@@ -115,6 +141,22 @@ describe('errorFromResponse: one subclass per wire code', () => {
     const error = errorFromResponse(502, new Headers({ 'X-Request-Id': 'req_header' }), undefined);
     expect(error.requestId).toBe('req_header');
     expect(error.message).toBe('HTTP 502 with no error envelope');
+  });
+
+  it.each<[number, ErrorClass]>([
+    [503, ServiceUnavailableError],
+    [507, InsufficientStorageError],
+  ])("gives a %i the envelope's retry hint as retryAfter", (status, Class) => {
+    const body = {
+      error: { code: 'x', message: 'later', retry_after_seconds: 5 },
+      meta: { request_id: 'r' },
+    };
+    const error = errorFromResponse(status, new Headers(), body);
+    expect(error).toBeInstanceOf(Class);
+    expect((error as ServiceUnavailableError | InsufficientStorageError).retryAfter).toBe(5);
+    expect(
+      (errorFromResponse(status, new Headers(), envelope('x', 'y')) as ServiceUnavailableError).retryAfter,
+    ).toBeUndefined();
   });
 
   it('gives a RateLimitError its Retry-After in seconds and the rate-limit state', () => {

@@ -8,11 +8,13 @@ import {
   AuthenticationError,
   ExpiredError,
   ForbiddenError,
+  InsufficientStorageError,
   InternalServerError,
   InvalidInputError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitError,
+  ServiceUnavailableError,
 } from '../errors.js';
 import { parseRateLimit } from './rate-limit.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -45,6 +47,11 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
       rateLimit: parseRateLimit(headers),
     });
   }
+  // The API's retry hint for these is in the envelope, not a header (openapi.yaml `Error`).
+  if (status === 503)
+    return new ServiceUnavailableError(message, { ...init, retryAfter: envelope?.retryAfter });
+  if (status === 507)
+    return new InsufficientStorageError(message, { ...init, retryAfter: envelope?.retryAfter });
   if (status >= 500) return new InternalServerError(message, init);
   const Known = byStatus[status];
   if (Known) return new Known(message, init);
@@ -56,17 +63,21 @@ interface Envelope {
   code: ErrorCode | undefined;
   message: string | undefined;
   requestId: string | undefined;
+  /** `error.retry_after_seconds`. */
+  retryAfter: number | undefined;
 }
 
 function asEnvelope(body: unknown): Envelope | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const { error, meta } = body as {
-    error?: { code?: unknown; message?: unknown };
+    error?: { code?: unknown; message?: unknown; retry_after_seconds?: unknown };
     meta?: { request_id?: unknown };
   };
+  const hint = error?.retry_after_seconds;
   return {
     code: typeof error?.code === 'string' ? (error.code as ErrorCode) : undefined,
     message: typeof error?.message === 'string' ? error.message : undefined,
     requestId: typeof meta?.request_id === 'string' ? meta.request_id : undefined,
+    retryAfter: typeof hint === 'number' && Number.isInteger(hint) && hint >= 0 ? hint : undefined,
   };
 }

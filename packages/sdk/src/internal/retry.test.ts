@@ -4,9 +4,11 @@ import {
   ApiError,
   AuthenticationError,
   ConnectionError,
+  InsufficientStorageError,
   InternalServerError,
   InvalidInputError,
   RateLimitError,
+  ServiceUnavailableError,
   TimeoutError,
 } from '../errors.js';
 import { backoffDelay, retryDelay, shouldRetry } from './retry.js';
@@ -16,6 +18,14 @@ describe('shouldRetry', () => {
     ['429', { given: new RateLimitError('slow down', { status: 429 }), want: true }],
     ['500', { given: new InternalServerError('boom', { status: 500 }), want: true }],
     ['503 from a proxy', { given: new InternalServerError('busy', { status: 503 }), want: true }],
+    [
+      '503 from a draining server',
+      { given: new ServiceUnavailableError('stopping', { status: 503 }), want: true },
+    ],
+    [
+      '507: a full disk seldom clears in time',
+      { given: new InsufficientStorageError('full', { status: 507 }), want: false },
+    ],
     ['connection refused', { given: new ConnectionError('refused'), want: true }],
     ['timeout', { given: new TimeoutError(1000), want: true }],
     ['400', { given: new InvalidInputError('bad', { status: 400 }), want: false }],
@@ -53,6 +63,18 @@ describe('retryDelay', () => {
     ['Retry-After beyond the cap: do not retry', { error: withRetryAfter('3541'), want: undefined }],
     ['no Retry-After: backoff', { error: new InternalServerError('boom', { status: 500 }), want: 1000 }],
     ['unparsable Retry-After: backoff', { error: withRetryAfter('later'), want: 1000 }],
+    [
+      "a 503's hint in the envelope",
+      { error: new ServiceUnavailableError('stopping', { status: 503, retryAfter: 5 }), want: 5_000 },
+    ],
+    [
+      "a 503's hint beyond the cap: do not retry",
+      { error: new ServiceUnavailableError('stopping', { status: 503, retryAfter: 600 }), want: undefined },
+    ],
+    [
+      'a 503 without a hint: backoff',
+      { error: new ServiceUnavailableError('stopping', { status: 503 }), want: 1000 },
+    ],
     ['connection error: backoff', { error: new ConnectionError('reset'), want: 1000 }],
   ];
   it.each(table)('%s', (_name, { error, want }) => {

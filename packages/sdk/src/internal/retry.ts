@@ -1,7 +1,9 @@
 // Retry policy as small named functions (STYLE.md principle 6). The loop that applies them is in
 // request.ts. Issue #4: retry 429, 5xx and connection errors; honour Retry-After up to a cap and
 // fail at once beyond it; otherwise exponential backoff with jitter; never retry a caller's abort.
-import { ApiError, ConnectionError } from '../errors.js';
+// Issue #11: a 503 waits for the envelope's hint (`error.retry_after_seconds`) under the same cap; a
+// 507 (the server's disk is full) is not retried: that seldom clears within a retry's wait.
+import { ApiError, ConnectionError, ServiceUnavailableError } from '../errors.js';
 import { parseRetryAfter } from './retry-after.js';
 
 const initialBackoffMs = 500;
@@ -11,7 +13,20 @@ const maxBackoffMs = 8_000;
 export function shouldRetry(error: unknown): boolean {
   if (error instanceof ConnectionError) return true;
   if (!(error instanceof ApiError) || error.status === undefined) return false;
-  return error.status === 429 || error.status >= 500;
+  return error.status === 429 || (error.status >= 500 && error.status !== 507);
+}
+
+/**
+ * What the server asked to wait, in milliseconds: the Retry-After header (429, or a proxy's 503),
+ * else a 503's hint in the envelope. `undefined` when it asked nothing.
+ */
+function askedDelayMs(error: unknown): number | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  const header = parseRetryAfter(error.headers.get('retry-after'));
+  if (header !== undefined) return header;
+  if (error instanceof ServiceUnavailableError && error.retryAfter !== undefined)
+    return error.retryAfter * 1000;
+  return undefined;
 }
 
 /**
@@ -24,7 +39,7 @@ export function backoffDelay(retry: number, random: () => number = Math.random):
 }
 
 /**
- * The wait before retry number `retry`: the server's Retry-After when it sent one, else backoff.
+ * The wait before retry number `retry`: what the server asked for when it did, else backoff.
  * `undefined` means "do not retry": the server asks for longer than `maxRetryAfterMs` (a Free
  * plan's 429 can ask for most of an hour, and a caller should learn that now, not in an hour).
  */
@@ -34,7 +49,7 @@ export function retryDelay(
   maxRetryAfterMs: number,
   random?: () => number,
 ): number | undefined {
-  const asked = error instanceof ApiError ? parseRetryAfter(error.headers.get('retry-after')) : undefined;
+  const asked = askedDelayMs(error);
   if (asked === undefined) return backoffDelay(retry, random);
   return asked <= maxRetryAfterMs ? asked : undefined;
 }

@@ -6,6 +6,7 @@
 import type { ErrorResponse } from '@pdn/api-types';
 import type { Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
+import { insufficientStorage, saysOutOfSpace } from '../../storage/index.js';
 import { clientGone } from '../client-gone.js';
 import type { AppState } from '../state.js';
 
@@ -16,7 +17,12 @@ export function errorEnvelope(): Middleware<AppState> {
     try {
       await next();
     } catch (error) {
-      const known = error instanceof ApiError ? error : undefined;
+      // A full disk or database is never the client's fault, whatever was thrown on the way (issue #11).
+      const known = saysOutOfSpace(error)
+        ? insufficientStorage(error)
+        : error instanceof ApiError
+          ? error
+          : undefined;
       if (clientGone(ctx)) {
         ctx.state.log.info('client went away before the answer', { reason: (error as Error).message });
       } else if (!known || known.status >= 500) {
@@ -26,6 +32,7 @@ export function errorEnvelope(): Middleware<AppState> {
         error: {
           code: known?.code ?? 'internal_error',
           message: known?.status === 500 ? GENERIC_500 : (known?.message ?? GENERIC_500),
+          ...(known?.retryAfterSeconds === undefined ? {} : { retry_after_seconds: known.retryAfterSeconds }),
         },
         meta: { request_id: ctx.state.requestId },
       };

@@ -2,7 +2,7 @@
 // the wrong form, over a real listener with a real work folder: each is a 400 that says what was wrong.
 import { getMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,8 +39,12 @@ beforeAll(async () => {
   const limits = { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB };
   app.use(uploads(spec, { workDirs, uploadLimits: limits }));
   app.use((ctx) => {
-    const signal = ctx.state.upload?.signal;
-    ctx.body = { ok: true, abortListeners: signal ? getMaxListeners(signal) : 0 };
+    const upload = ctx.state.upload;
+    ctx.body = {
+      ok: true,
+      abortListeners: upload ? getMaxListeners(upload.signal) : 0,
+      files: [...(upload?.files.get('files[]') ?? [])].map((file) => `${file.name}:${file.size}`),
+    };
   });
   server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -54,13 +58,24 @@ afterAll(async () => {
 
 const pdf = () => new Blob(['%PDF-1.7 tiny'], { type: 'application/pdf' });
 
-async function send(form: FormData): Promise<{ status: number; code: string; message: string }> {
-  const res = await fetch(base, { method: 'POST', body: form });
+async function send(
+  given: FormData | RequestInit,
+): Promise<{ status: number; code: string; message: string }> {
+  const res = await fetch(base, given instanceof FormData ? { method: 'POST', body: given } : given);
   const body = (await res.json()) as { error: { code: string; message: string } };
   return { status: res.status, ...body.error };
 }
 
-const cases: [string, { given: () => FormData; want: RegExp }][] = [
+/** A multipart body written by hand, for part headers FormData never writes. */
+function rawMultipart(...parts: { headers: string[]; content: string }[]): RequestInit {
+  const boundary = 'pdn-test-boundary';
+  const body =
+    parts.map((part) => `--${boundary}\r\n${part.headers.join('\r\n')}\r\n\r\n${part.content}\r\n`).join('') +
+    `--${boundary}--\r\n`;
+  return { method: 'POST', body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+const cases: [string, { given: () => FormData | RequestInit; want: RegExp }][] = [
   [
     'a text field over the fields size limit (QA: 413 blaming the plan)',
     {
@@ -105,12 +120,111 @@ const cases: [string, { given: () => FormData; want: RegExp }][] = [
       want: /The part `ranges` must be a text field \(no filename\), not a file\./,
     },
   ],
+  [
+    'a file part sent as a text field',
+    {
+      given: () => {
+        const form = new FormData();
+        form.append('files[]', '%PDF-1.7 not a file');
+        return form;
+      },
+      want: /The part `files\[\]` must be a file \(a part with a filename\), not a text field\./,
+    },
+  ],
+  [
+    'an undeclared file part',
+    {
+      given: () => {
+        const form = new FormData();
+        form.append('files[]', pdf(), 'a.pdf');
+        form.append('extra', pdf(), 'b.pdf');
+        return form;
+      },
+      want: /^Unexpected part `extra`\. POST \/test takes/,
+    },
+  ],
+  [
+    'an undeclared text field',
+    {
+      given: () => {
+        const form = new FormData();
+        form.append('language', 'eng');
+        return form;
+      },
+      want: /^Unexpected part `language`\./,
+    },
+  ],
+  [
+    'an unnamed part',
+    {
+      given: () => rawMultipart({ headers: ['Content-Disposition: form-data'], content: 'x' }),
+      want: /^Unexpected part `\(unnamed\)`\./,
+    },
+  ],
 ];
 
 describe('uploads middleware', () => {
   it.each(cases)('refuses %s with 400 invalid_input', async (_name, { given, want }) => {
     const answer = await send(given());
     expect(answer).toEqual({ status: 400, code: 'invalid_input', message: expect.stringMatching(want) });
+  });
+});
+
+describe('file parts', () => {
+  // issue #11, item 11: Python requests sends `files={'f': open(...)}` parts without a Content-Type.
+  it('takes a part with a filename and no Content-Type as a file', async () => {
+    const res = await fetch(
+      base,
+      rawMultipart(
+        {
+          headers: ['Content-Disposition: form-data; name="files[]"; filename="a.pdf"'],
+          content: '%PDF-1.7 a',
+        },
+        { headers: ['Content-Disposition: form-data; name="files[]"; filename=""'], content: '%PDF-1.7 bb' },
+        // formidable reads neither of these names; the parts are files all the same.
+        {
+          headers: [
+            'Content-Disposition: form-data; name="files[]"; filename*=UTF-8\'\'r%C3%A9sum%C3%A9.pdf',
+          ],
+          content: '%PDF-1.7 ccc',
+        },
+        {
+          headers: ['Content-Disposition: form-data; name="files[]"; filename="a\u2028b.pdf"'],
+          content: '%PDF-1.7 d',
+        },
+      ),
+    );
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { files: string[] }).files).toEqual(['a.pdf:10', ':11', ':12', ':10']);
+  });
+
+  it('refuses an undeclared part as soon as it begins, without reading the rest of the body', async () => {
+    // node:http, not fetch: fetch reads no answer before its request body has ended, and this one never does.
+    const req = request(base, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+    });
+    req.on('error', () => {});
+    req.write('--b\r\nContent-Disposition: form-data; name="unused"; filename="big.bin"\r\n\r\n');
+    const filler = Buffer.alloc(64 * 1024);
+    const answered = new Promise<IncomingMessage>((resolve) => req.once('response', resolve));
+    let stop = false;
+    void answered.then(() => {
+      stop = true;
+    });
+    const pump = async () => {
+      while (!stop && !req.destroyed) {
+        if (!req.write(filler)) await new Promise((resolve) => req.once('drain', resolve));
+      }
+    };
+    void pump();
+    const res = await answered;
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    req.destroy();
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: { message: string } };
+    expect(res.statusCode).toBe(400);
+    expect(body.error.message).toMatch(/Unexpected part `unused`/);
   });
 });
 

@@ -62,6 +62,11 @@ const table: [string, { given: string; want: string }][] = [
       want: `attachment; filename="_____.pages-1.pdf"; filename*=UTF-8''%D0%BE%D1%82%D1%87%D1%91%D1%82.pages-1.pdf`,
     },
   ],
+  [
+    // Stored before names were cleaned of bidi controls (issue #11, item 12): the header still is.
+    'a stored name holding a right-to-left override, without it',
+    { given: 'invoice\u202Efdp.exe.pdf', want: 'attachment; filename="invoicefdp.exe.pdf"' },
+  ],
 ];
 
 describe('GET /api/get-pdf.php Content-Disposition', () => {

@@ -2,16 +2,19 @@
 // limited; the signature is the credential. Streams the stored PDF as an attachment under its name.
 import type { Middleware } from 'koa';
 import type { Downloads } from '../../storage/index.js';
-import { asciiName } from '../output-names.js';
+import { asciiName, withoutControls } from '../output-names.js';
 import type { AppState } from '../state.js';
 
 export function downloadRoute(downloads: Downloads): Middleware<AppState> {
   return async (ctx) => {
     const { meta, handle } = await downloads.open(ctx.query);
     ctx.status = 200;
+    // Names are cleaned when outputs are named; an output stored by an older version may still hold
+    // bidi controls, and this header is where a browser shows the name (issue #11, item 12).
+    const filename = withoutControls(meta.filename);
     // An explicit ASCII fallback: content-disposition's own (`fallback: true`) sends Latin-1 names raw,
     // without `filename*`, and turns other scripts into `?`. Any difference adds `filename*` (RFC 5987).
-    ctx.attachment(meta.filename, { fallback: asciiName(meta.filename) });
+    ctx.attachment(filename, { fallback: asciiName(filename) });
     ctx.type = 'application/pdf';
     ctx.length = meta.size;
     // A signed URL is a bearer credential: keep the file out of shared caches.

@@ -1,12 +1,16 @@
 // GET /healthz (openapi.yaml operation `health`; issue #2): no auth, the engines chosen at start-up.
+// A data folder out of space is `507 insufficient_storage` here too (issue #11, item 7): every call
+// that writes would fail, and a health check that says "ok" then misleads whoever routes traffic.
 import type { HealthResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
 import type { Engines } from '../../engines/types.js';
+import { insufficientStorage, type Storage } from '../../storage/index.js';
 import { sendData } from '../respond.js';
 import type { AppState } from '../state.js';
 
-export function healthRoute(engines: Engines): Middleware<AppState> {
-  return (ctx) => {
+export function healthRoute(engines: Engines, storage: Pick<Storage, 'isFull'>): Middleware<AppState> {
+  return async (ctx) => {
+    if (await storage.isFull()) throw insufficientStorage();
     sendData<HealthResult>(ctx, {
       status: 'ok',
       engines: { pdf: engines.pdf.info, compress: engines.compress.info, ocr: engines.ocr.info },

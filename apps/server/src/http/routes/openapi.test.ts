@@ -22,6 +22,6 @@ describe('openapi.json', () => {
   it('documents exactly the /docs assets the server serves, and 404 for others', () => {
     const operation = document.paths['/docs/{asset}']?.get;
     expect(operation?.parameters?.[0]?.schema.enum).toEqual(Object.keys(DOCS_ASSETS));
-    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '404']);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '404', '503', '507']);
   });
 });

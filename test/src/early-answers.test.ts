@@ -1,0 +1,178 @@
+// Answers given while the body is still streaming (issue #11, item 6): a Free key once streamed
+// 300 MiB in a part the endpoint does not use (15.8 s of parsing before the 400), and after a 413 the
+// server read the rest of the body for up to 10 minutes. Now every byte counts toward the plan's
+// limit, an undeclared part is refused as soon as it begins, and an early answer goes out with
+// `Connection: close`, followed by a bounded drain so that real clients (undici, curl) read the
+// answer rather than a reset, for bodies sent with Content-Length and chunked.
+import { execFile } from 'node:child_process';
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertExchange } from './contract/checked-fetch.js';
+import { filesLeftSince, listFiles } from './harness/leftovers.js';
+import { multipartBody, openSocket, requestHead } from './harness/raw-request.js';
+import { streamUpload } from './harness/stream-upload.js';
+import { missing } from './harness/tools.js';
+import { useServer } from './harness/use-server.js';
+
+const execFileAsync = promisify(execFile);
+const MiB = 1024 * 1024;
+/** The server's drain after an early answer (openapi.yaml, "Upload limits"). */
+const LINGER_BYTES = 64 * MiB;
+
+const ctx = useServer({ env: { PDN_UPLOAD_LIMIT_FREE: String(1 * MiB) } });
+let key: string;
+let before: Set<string>;
+
+beforeAll(async () => {
+  key = await ctx.server.createKey({ user: 'early', plan: 'free' });
+  before = await listFiles(ctx.server);
+});
+
+describe('every byte counts, and an unused part is refused at once', () => {
+  it('refuses 300 MiB streamed in an undeclared part with a 400 as soon as the part begins', async () => {
+    const res = await streamUpload(ctx.server.url('/api/v1/compress'), {
+      key,
+      partName: 'unused',
+      fileBytes: 300 * MiB,
+      declareLength: false,
+    });
+    expect(res.status).toBe(400);
+    expect(res.json?.error?.message).toMatch(/Unexpected part `unused`/);
+    expect(res.headers.get('connection')).toBe('close');
+    // The client wrote on into its socket buffers until it read the answer; the server read no more
+    // than its drain after answering, far from the whole 300 MiB.
+    expect(res.bytesSent).toBeLessThan(LINGER_BYTES + 32 * MiB);
+  });
+
+  it('counts text fields toward the limit, not only files', async () => {
+    // A file just under the 1 MiB limit is accepted alone; with a 60 KiB field the body is over it.
+    const body = new FormData();
+    body.append(
+      'file',
+      new Blob([new Uint8Array(1 * MiB - 32 * 1024)], { type: 'application/pdf' }),
+      'a.pdf',
+    );
+    body.append('level', 'x'.repeat(60 * 1024));
+    const res = await ctx.call('/api/v1/compress', { key, body });
+    expect(res.status).toBe(413);
+  });
+});
+
+/** A multipart compress body of `size` bytes, over the Free limit. */
+function oversizeBody(size: number): { contentType: string; body: Buffer } {
+  return multipartBody({ part: 'file', filename: 'big.pdf', filler: size });
+}
+
+describe('a 413 reaches undici (fetch) as an answer, not a reset', () => {
+  it.each([
+    ['with Content-Length', false],
+    ['chunked', true],
+  ])('%s', async (_name, chunked) => {
+    const { contentType, body } = oversizeBody(16 * MiB);
+    const url = ctx.server.url('/api/v1/compress');
+    const init = {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+      // A stream has no length, so undici sends it chunked.
+      body: chunked ? new Blob([body]).stream() : body,
+      duplex: 'half',
+    } as RequestInit;
+    const res = await fetch(url, init);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    assertExchange({ method: 'POST', url, status: res.status, headers: res.headers, body: bytes });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('connection')).toBe('close');
+  });
+});
+
+describe.skipIf(missing('curl', 'the 413 as curl sees it'))('a 413 reaches curl as an answer', () => {
+  let path: string;
+  beforeAll(async () => {
+    // Larger than the server's drain: curl stops sending once it reads the early answer.
+    path = join(ctx.server.rootDir, 'curl-upload.pdf');
+    const handle = await open(path, 'w');
+    await handle.truncate(LINGER_BYTES + 32 * MiB);
+    await handle.close();
+    return () => rm(path, { force: true });
+  });
+
+  it.each([
+    ['with Content-Length', []],
+    ['chunked', ['-H', 'Transfer-Encoding: chunked']],
+  ])('%s', async (_name, extra) => {
+    const url = ctx.server.url('/api/v1/compress');
+    const { stdout } = await execFileAsync(
+      'curl',
+      [
+        '--silent',
+        '--show-error',
+        '--include',
+        '-H',
+        `Authorization: Bearer ${key}`,
+        // No `Expect: 100-continue` (curl's default for big uploads): the body streams from the start.
+        '-H',
+        'Expect:',
+        ...extra,
+        '-F',
+        `file=@${path};type=application/pdf`,
+        url,
+      ],
+      { maxBuffer: 1024 * 1024 },
+    );
+    // curl prints the head and then the body.
+    const heads = stdout.split('\r\n\r\n');
+    const finalHead = heads.filter((head) => /^HTTP\/1\.1 [2-5]\d\d/.test(head)).pop() ?? '';
+    const [statusLine = '', ...headerLines] = finalHead.split('\r\n');
+    const headers = new Headers(
+      headerLines.map((line): [string, string] => [
+        line.slice(0, line.indexOf(':')),
+        line.slice(line.indexOf(':') + 1).trim(),
+      ]),
+    );
+    const body = Buffer.from(stdout.slice(stdout.lastIndexOf('\r\n\r\n') + 4));
+    const status = Number(statusLine.split(' ')[1]);
+    assertExchange({ method: 'POST', url, status, headers, body });
+    expect(status).toBe(413);
+    expect(headers.get('connection')).toBe('close');
+  });
+});
+
+it('stops reading a body that never ends after a bounded amount, and closes the connection', async () => {
+  const { contentType } = oversizeBody(0);
+  const head = requestHead('POST', '/api/v1/compress', {
+    Host: 'pdn.test',
+    Authorization: `Bearer ${key}`,
+    'Content-Type': contentType,
+    'Transfer-Encoding': 'chunked',
+  });
+  const socket = await openSocket(ctx.server.baseUrl);
+  const received: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => received.push(chunk));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  let open = true;
+  void closed.then(() => {
+    open = false;
+  });
+  socket.write(head);
+  // One endless chunk of spaces, past the plan limit and the drain: only the server can end this.
+  const chunk = Buffer.alloc(MiB, 0x20);
+  socket.write(`fffffffff\r\n`);
+  let written = 0;
+  while (open) {
+    written += chunk.length;
+    if (!socket.write(chunk))
+      await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
+  }
+  const answer = Buffer.concat(received).toString('latin1');
+  expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+  // What the server read: the 1 MiB limit, its drain, and what the socket buffers held on the way.
+  expect(written).toBeLessThan(1 * MiB + LINGER_BYTES + 32 * MiB);
+});
+
+it('left no files behind', async () => {
+  expect(await filesLeftSince(ctx.server, before)).toEqual([]);
+});

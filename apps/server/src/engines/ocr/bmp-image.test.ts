@@ -8,7 +8,9 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { BmpError, decodeBmp, embeddedImage, readBmpHeader } from './bmp-image.js';
 
-const SUITE = fileURLToPath(new URL('../../../../../packages/fixtures/assets/images/bmpsuite/', import.meta.url));
+const SUITE = fileURLToPath(
+  new URL('../../../../../packages/fixtures/assets/images/bmpsuite/', import.meta.url),
+);
 const CAP = 40_000_000;
 
 const bmp = (path: string) => readFile(`${SUITE}${path}`);
@@ -19,7 +21,10 @@ const bmp = (path: string) => readFile(`${SUITE}${path}`);
  * alpha (BMP Suite says it is not: g/rgb32bf, q/rgb32fakealpha), so alpha is checked on its own.
  */
 async function colourDifference(name: string, rgba: Uint8Array): Promise<number> {
-  const { data } = await sharp(`${SUITE}reference/${name}.png`).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data } = await sharp(`${SUITE}reference/${name}.png`)
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   let worst = 0;
   for (let i = 0; i < rgba.length; i += 4) {
     if (rgba[i + 3] === 0) continue;
@@ -148,9 +153,14 @@ describe('readBmpHeader', () => {
 describe('decodeBmp fuzzed', () => {
   it('returns pixels or throws BmpError for mutated BMP Suite files, within the cap', async () => {
     const seeds = await Promise.all(
-      ['g/pal8rle.bmp', 'g/pal4rle.bmp', 'g/rgb16-565.bmp', 'g/rgb32bf.bmp', 'g/pal1.bmp', 'g/pal8os2.bmp'].map(
-        (path) => bmp(path),
-      ),
+      [
+        'g/pal8rle.bmp',
+        'g/pal4rle.bmp',
+        'g/rgb16-565.bmp',
+        'g/rgb32bf.bmp',
+        'g/pal1.bmp',
+        'g/pal8os2.bmp',
+      ].map((path) => bmp(path)),
     );
     const mutation = fc.record({
       seed: fc.integer({ min: 0, max: seeds.length - 1 }),

@@ -56,7 +56,8 @@ function maskOf(value: number): Mask | undefined {
   let bits = 0;
   while (shift + bits < 32 && ((value >>> (shift + bits)) & 1) === 1) bits += 1;
   // A mask must be one run of ones (BMP Suite b/rgb16-880 overlaps channels; q files use odd widths).
-  if (shift + bits < 32 && value >>> (shift + bits) !== 0) throw new BmpError('a colour mask is not contiguous');
+  if (shift + bits < 32 && value >>> (shift + bits) !== 0)
+    throw new BmpError('a colour mask is not contiguous');
   return { shift, bits };
 }
 
@@ -73,7 +74,8 @@ function readMasks(view: DataView, at: number, withAlpha: boolean): NonNullable<
 
 function defaultMasks(bitCount: number): NonNullable<BmpHeader['masks']> {
   // 16-bit: X1R5G5B5; 32-bit: X8R8G8B8 (the fourth byte is not alpha without a mask saying so).
-  if (bitCount === 16) return { r: { shift: 10, bits: 5 }, g: { shift: 5, bits: 5 }, b: { shift: 0, bits: 5 } };
+  if (bitCount === 16)
+    return { r: { shift: 10, bits: 5 }, g: { shift: 5, bits: 5 }, b: { shift: 0, bits: 5 } };
   return { r: { shift: 16, bits: 8 }, g: { shift: 8, bits: 8 }, b: { shift: 0, bits: 8 } };
 }
 
@@ -130,7 +132,11 @@ export function readBmpHeader(bytes: Uint8Array): BmpHeader {
     if (bitCount === 16 || bitCount === 32) masks = defaultMasks(bitCount);
   } else if (code === BI_RLE8 && bitCount === 8) compression = 'rle8';
   else if (code === BI_RLE4 && bitCount === 4) compression = 'rle4';
-  else if (windows && (code === BI_BITFIELDS || code === BI_ALPHABITFIELDS) && (bitCount === 16 || bitCount === 32)) {
+  else if (
+    windows &&
+    (code === BI_BITFIELDS || code === BI_ALPHABITFIELDS) &&
+    (bitCount === 16 || bitCount === 32)
+  ) {
     compression = 'bitfields';
     const withAlpha = code === BI_ALPHABITFIELDS || dibSize >= 56;
     if (dibSize === 40) {
@@ -233,7 +239,8 @@ function decodeRows(bytes: Uint8Array, header: BmpHeader, rgba: Uint8Array): voi
         rgba[out + 2] = bytes[at] ?? 0;
         rgba[out + 3] = 255;
       } else if (masks !== undefined) {
-        const value = bitCount === 16 ? view.getUint16(start + x * 2, true) : view.getUint32(start + x * 4, true);
+        const value =
+          bitCount === 16 ? view.getUint16(start + x * 2, true) : view.getUint32(start + x * 4, true);
         rgba[out] = scale(value, masks.r);
         rgba[out + 1] = scale(value, masks.g);
         rgba[out + 2] = scale(value, masks.b);
@@ -299,7 +306,8 @@ function decodeRle(bytes: Uint8Array, header: BmpHeader, rgba: Uint8Array): void
 export function decodeBmp(bytes: Uint8Array, maxPixels: number): BmpPixels {
   const header = readBmpHeader(bytes);
   const { width, height } = header;
-  if (width === 0 || height === 0) throw new BmpError(`it declares an empty image (${width}x${height} pixels)`);
+  if (width === 0 || height === 0)
+    throw new BmpError(`it declares an empty image (${width}x${height} pixels)`);
   if (width * height > maxPixels) throw new BmpError(`it declares ${width}x${height} pixels, over the cap`);
   if (header.compression === 'jpeg' || header.compression === 'png') {
     throw new BmpError('it holds a JPEG or PNG stream: decode embeddedImage() instead');

@@ -137,7 +137,7 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
     async recognize(image: InputFile, language: string, job: JobContext): Promise<OcrOutput> {
       const languages = registry.select(language);
       const header = await readImageHeader(image);
-      checkPixelCap(header, o.maxImagePixels, image.label);
+      checkPixelCap(header.pages, o.maxImagePixels, image.label);
       try {
         // The shared queue bounds OCR together with compress/merge/split, so the CPUs are never
         // oversubscribed whatever mix of languages and operations arrives.

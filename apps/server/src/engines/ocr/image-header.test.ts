@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { duplicateDimensionTiff, hiddenFrameJpeg } from '@pdn/fixtures';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../errors.js';
 import { checkPixelCap, type ImageFormat, type ImageHeader, readImageHeader } from './image-header.js';
@@ -323,6 +324,45 @@ describe('checkPixelCap', () => {
       new InvalidInputError(
         'huge.png is 20000x20000 pixels (400,000,000); this server reads images of at most 40,000,000 pixels',
       ),
+    );
+  });
+});
+
+describe('readImageHeader fuzzed', () => {
+  it('reads pages of positive sizes or refuses with InvalidInputError, whatever the bytes', async () => {
+    const seeds = [
+      png(640, 480),
+      jpegWith(Buffer.from([0xff, 0xd0])),
+      tiff(800, 600, true, 3),
+      twoPageTiff(),
+      webpExtended(300, 200),
+      bmp(320, -240),
+      Buffer.from(duplicateDimensionTiff()),
+      Buffer.from(hiddenFrameJpeg()).subarray(0, 70_000),
+    ];
+    const mutation = fc.record({
+      seed: fc.integer({ min: 0, max: seeds.length - 1 }),
+      edits: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 8 }),
+      cut: fc.option(fc.nat(), { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(mutation, async ({ seed, edits, cut }) => {
+        const bytes = Buffer.from(seeds[seed] ?? Buffer.alloc(0));
+        // Edits land in the first 64 bytes, where the headers are, most of the time.
+        for (const [at, value] of edits)
+          bytes[at % Math.min(bytes.length, at % 3 === 0 ? bytes.length : 64)] = value;
+        const input = cut === undefined ? bytes : bytes.subarray(0, cut % (bytes.length + 1));
+        try {
+          const header = await headerOf(input);
+          for (const page of header.pages) {
+            expect(page.width).toBeGreaterThan(0);
+            expect(page.height).toBeGreaterThan(0);
+          }
+        } catch (error) {
+          if (!(error instanceof InvalidInputError)) throw error;
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 });

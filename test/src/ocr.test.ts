@@ -130,8 +130,9 @@ describe.each(engines)('OCR engine %s', (engine) => {
     await read('eng', format);
   });
 
-  it('reads with eng+deu, and uses eng when no language is given', async () => {
-    await read('deu', 'png', 'eng+deu');
+  it('reads with eng+deu where the engine has deu, and uses eng when no language is given', async () => {
+    // Native tesseract has deu only with Debian's tesseract-ocr-deu (issue #10).
+    if (readable('deu')) await read('deu', 'png', 'eng+deu');
     const sample = await ocrSample('eng', 'png');
     const res = await ocr(file('image', sample.bytes, 'eng.png'));
     expect(res.status).toBe(200);

@@ -56,27 +56,26 @@ export class LanguageRegistry {
    */
   select(raw: string): LanguageData[] {
     const codes = [...new Set(raw.split('+'))].sort();
-    const selected: LanguageData[] = [];
-    for (const code of codes) {
-      if (!LANGUAGE_CODE.test(code)) {
-        throw new InvalidInputError(
-          `language "${raw}" is not a language code or codes joined by "+" (e.g. "eng" or "eng+deu")`,
-        );
-      }
+    if (!codes.every((code) => LANGUAGE_CODE.test(code))) {
+      throw new InvalidInputError(
+        `language "${raw}" is not a language code or codes joined by "+" (e.g. "eng" or "eng+deu")`,
+      );
+    }
+    // Before looking codes up, so the answer does not depend on which languages this server has.
+    if (codes.length > MAX_LANGUAGES) {
+      throw new InvalidInputError(
+        `language "${raw}" names ${codes.length} languages: at most ${MAX_LANGUAGES} per request`,
+      );
+    }
+    return codes.map((code) => {
       const language = this.#byCode.get(code);
       if (language === undefined) {
         throw new InvalidInputError(
           `unknown OCR language "${code}": GET /api/v1/languages lists the codes this server accepts`,
         );
       }
-      selected.push(language);
-    }
-    if (selected.length > MAX_LANGUAGES) {
-      throw new InvalidInputError(
-        `language "${raw}" names ${selected.length} languages: at most ${MAX_LANGUAGES} per request`,
-      );
-    }
-    return selected;
+      return language;
+    });
   }
 }
 

@@ -247,3 +247,29 @@ describe.each(engines)('OCR engine %s', (engine) => {
     });
   });
 });
+
+// Issue #11, item 2: the bound behind the header check. A server whose pixel cap lets an honest
+// 400-megapixel PNG through (8.6 KB on the wire) but whose OCR processes may use 384 MiB: the decoded
+// pixels alone are 381 MB, so the OCR process fails, the client gets a 400 saying why, and the server
+// process itself never holds the image (its peak RSS stays far below the image's size).
+describe('an image that needs more memory than the OCR limit', () => {
+  const ctx = useServer({
+    env: { PDN_OCR_ENGINE: 'tesseract.js', PDN_MAX_IMAGE_PIXELS: '500000000', PDN_OCR_MEMORY_MB: '384' },
+  });
+
+  it('is refused with 400 from its OCR process, and the server keeps serving', async () => {
+    const key = await ctx.server.createKey({ user: 'big', plan: 'enterprise' });
+    const res = await ctx.call<{ error: { message: string } }>('/api/v1/ocr', {
+      key,
+      body: form(file('image', hugeDimensionsPng(), 'honest.png')),
+    });
+    expect(res.status, JSON.stringify(res.json)).toBe(400);
+    expect(res.json.error.message).toMatch(/needs more memory to read than this server allows.*384 MiB/);
+    const status = await readFile(`/proc/${ctx.server.pid}/status`, 'utf8');
+    const peak = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+    expect(peak).toBeLessThan(250 * 2 ** 20);
+    const sample = await ocrSample('eng', 'png');
+    const next = await ctx.call<OcrResponse>('/api/v1/ocr', { key, body: form(file('image', sample.bytes)) });
+    expect(next.status).toBe(200);
+  });
+});

@@ -108,14 +108,14 @@ export class WorkerPool<W extends PoolWorker> {
       slot.jobs += 1;
       if (slot.jobs >= this.#o.recycleAfter) {
         this.#o.log.info('OCR worker recycled', { pool: this.#o.name, key: slot.key, jobs: slot.jobs });
-        this.#retire(slot);
+        this.#discard(slot);
       } else {
         this.#release(slot);
       }
       return result;
     } catch (error) {
       if (!controller.signal.aborted && this.#o.keepsWorker?.(error)) this.#release(slot);
-      else this.#retire(slot);
+      else this.#discard(slot);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -200,7 +200,9 @@ export class WorkerPool<W extends PoolWorker> {
           closed: oldest.key,
           for: waiter.key,
         });
+        // Its place is free once it has exited: the dispatch that follows starts the new one.
         this.#discard(oldest);
+        return;
       }
       this.#waiting.shift();
       this.#start(waiter);
@@ -245,16 +247,16 @@ export class WorkerPool<W extends PoolWorker> {
     this.#dispatch();
   }
 
-  #retire(slot: Slot<W>): void {
-    this.#discard(slot);
-    this.#dispatch();
-  }
-
-  /** Terminates a worker no job holds and frees its place; the caller dispatches. */
+  /**
+   * Terminates a worker no job holds. Its place is freed only once it has exited, so the workers alive
+   * never exceed `size`, not even while one makes way for another; then waiting jobs are served.
+   */
   #discard(slot: Slot<W>): void {
     if (!this.#live.delete(slot)) return;
-    this.#count -= 1;
-    void this.#terminate(slot.worker);
+    void this.#terminate(slot.worker).then(() => {
+      this.#count -= 1;
+      this.#dispatch();
+    });
   }
 
   async #terminate(worker: W): Promise<void> {

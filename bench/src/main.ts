@@ -15,7 +15,7 @@ import { describeMachine } from './machine.js';
 import { FULL, QUICK } from './profile.js';
 import { type Results, toMarkdown, writeResults } from './report.js';
 import { compressionScenarios } from './scenarios/compression.js';
-import { memoryScenario } from './scenarios/memory.js';
+import { memoryScenario, ocrSoakScenario } from './scenarios/memory.js';
 import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { ocrScenario } from './scenarios/ocr.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
@@ -26,6 +26,7 @@ const SCENARIOS: Scenario[] = [
   ocrScenario,
   responsivenessScenario,
   memoryScenario,
+  ocrSoakScenario,
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });

@@ -16,7 +16,7 @@ export interface Profile {
   ocrPageRepeats: number;
   loadSeconds: number;
   autocannonSeconds: number;
-  memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number };
+  memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number; ocrSoakRequests: number };
 }
 
 export const FULL: Profile = {
@@ -32,7 +32,7 @@ export const FULL: Profile = {
   ocrPageRepeats: 12,
   loadSeconds: 15,
   autocannonSeconds: 5,
-  memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500 },
+  memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500, ocrSoakRequests: 120 },
 };
 
 export const QUICK: Profile = {
@@ -48,5 +48,5 @@ export const QUICK: Profile = {
   ocrPageRepeats: 2,
   loadSeconds: 2,
   autocannonSeconds: 1,
-  memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20 },
+  memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20, ocrSoakRequests: 8 },
 };

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       maxImagePixels: 40_000_000,
       toolTimeoutMs: 120_000,
       ocrRecycleAfter: 200,
+      ocrMemoryBytes: 1024 * 1024 * 1024,
       uploadLimits: { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB },
       shutdownGraceMs: 30_000,
     });

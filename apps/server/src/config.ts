@@ -32,8 +32,11 @@ export interface Config {
   maxImagePixels: number;
   toolTimeoutMs: number;
   jobConcurrency: number;
+  /** OCR processes in all, whatever their languages (issue #11, item 3). */
   ocrPoolSize: number;
   ocrRecycleAfter: number;
+  /** Memory of each OCR process and tesseract run (issue #11, item 2; run-tool.ts limitedCommand). */
+  ocrMemoryBytes: number;
   uploadLimits: UploadLimits;
   /** How long a stopping server lets requests in flight finish before answering them 503 (issue #11). */
   shutdownGraceMs: number;
@@ -117,6 +120,9 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: integer(env, 'PDN_JOB_CONCURRENCY', cpus, 1, 256),
     ocrPoolSize: integer(env, 'PDN_OCR_POOL_SIZE', cpus, 1, 64),
     ocrRecycleAfter: integer(env, 'PDN_OCR_RECYCLE_AFTER', 200, 1),
+    // 1 GiB: a 40-megapixel page (the default cap) peaked at 390 MB resident in tesseract.js and
+    // 535 MB in native tesseract, and read within a 700 MB data limit.
+    ocrMemoryBytes: integer(env, 'PDN_OCR_MEMORY_MB', 1024, 256, 65536) * MiB,
     uploadLimits: {
       free: integer(env, 'PDN_UPLOAD_LIMIT_FREE', 10 * MiB, 1),
       premium: integer(env, 'PDN_UPLOAD_LIMIT_PREMIUM', 100 * MiB, 1),

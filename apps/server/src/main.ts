@@ -55,6 +55,7 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
     queue,
     ...(config.tessdataDir === undefined ? {} : { tessdataDir: config.tessdataDir }),
     maxImagePixels: config.maxImagePixels,
+    memoryBytes: config.ocrMemoryBytes,
     poolSize: config.ocrPoolSize,
     recycleAfter: config.ocrRecycleAfter,
     timeoutMs: config.toolTimeoutMs,

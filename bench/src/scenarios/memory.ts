@@ -1,7 +1,8 @@
 // Scenario 6 of issue #6: peak server RSS while merging 20 distinct 20 MB PDFs (uploads stream to disk,
 // engines use subprocesses or workers), and peak RSS of the SDK uploading a 500 MB file from a path.
+// Issue #11 (item 3): RSS over a soak of OCR requests in many language sets stays flat.
 import { execFile } from 'node:child_process';
-import { readFile, truncate, writeFile } from 'node:fs/promises';
+import { readdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -50,6 +51,121 @@ async function peakRss(pid: number): Promise<number> {
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
   if (!match) throw new Error(`no VmHWM for process ${pid}`);
   return Number(match[1]) * 1024;
+}
+
+/** Resident set size of a process now (Linux VmRSS), 0 once it is gone. */
+async function rss(pid: number): Promise<number> {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+    return Number(match?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** `pid` and every process below it: the server and its OCR processes (and their tesseract runs). */
+async function processTree(pid: number): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after its ')'.
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  }
+  return tree;
+}
+
+/** Two language sets out of the bundled ones per request, in a shuffled order, some with a repeat. */
+const SOAK_LANGUAGES = ['eng', 'deu', 'fra', 'spa', 'ita', 'por', 'nld', 'pol', 'tur', 'ces', 'swe', 'dan'];
+
+function soakLanguage(i: number): string {
+  const first = SOAK_LANGUAGES[i % SOAK_LANGUAGES.length] ?? 'eng';
+  const second = SOAK_LANGUAGES[(i * 5 + 3) % SOAK_LANGUAGES.length] ?? 'deu';
+  const codes = i % 3 === 0 ? [second, first, second] : i % 2 === 0 ? [first, second] : [second, first];
+  return codes.join('+');
+}
+
+/**
+ * Issue #11, item 3: OCR requests naming many language sets, in different orders, two at a time.
+ * The RSS of the server and of everything it started is sampled throughout; the second half's peak
+ * must stay within 1.1x the first half's (before the fix: 587 MB to 4.24 GB in four rounds).
+ */
+async function ocrSoak(context: BenchContext): Promise<Row[]> {
+  const requests = context.profile.memory.ocrSoakRequests;
+  const image = context.corpus.ocr.find((sample) => sample.language === 'eng') ?? context.corpus.ocr[0];
+  if (image === undefined) throw new Error('the corpus has no OCR sample');
+  // tesseract.js, so every language set needs an OCR process of its own (native tesseract would serve
+  // the sets it has from one decoding process).
+  const server = await startServer({ env: { PDN_OCR_ENGINE: 'tesseract.js' } });
+  try {
+    const pdn = new Pdn({
+      baseUrl: server.baseUrl,
+      apiKey: await server.createKey({ user: 'bench', plan: 'enterprise' }),
+      maxRetries: 0,
+    });
+    const samples: { at: number; server: number; tree: number; processes: number }[] = [];
+    let done = false;
+    const sampling = (async () => {
+      while (!done) {
+        const tree = await processTree(server.pid);
+        const sizes = await Promise.all(tree.map((pid) => rss(pid)));
+        samples.push({
+          at: samples.length,
+          server: sizes[0] ?? 0,
+          tree: sizes.reduce((a, b) => a + b, 0),
+          processes: tree.length,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    let next = 0;
+    const sets = new Set<string>();
+    await Promise.all(
+      Array.from({ length: 2 }, async () => {
+        while (next < requests) {
+          const language = soakLanguage(next++);
+          sets.add([...new Set(language.split('+'))].sort().join('+'));
+          await pdn.ocr({ image: fromPath(image.path), language });
+        }
+      }),
+    );
+    done = true;
+    await sampling;
+    const half = Math.floor(samples.length / 2);
+    const peak = (from: number, to: number, key: 'server' | 'tree') =>
+      Math.max(...samples.slice(from, to).map((sample) => sample[key]));
+    const rows: Row[] = [];
+    for (const [key, what] of [
+      ['tree', 'server and its OCR processes'],
+      ['server', 'server process alone'],
+    ] as const) {
+      const first = peak(0, half, key);
+      const second = peak(half, samples.length, key);
+      rows.push({
+        scenario: '6. Memory',
+        case: `RSS over an OCR soak, ${what}: second-half peak / first-half peak`,
+        pdn: formatBytes(second),
+        baseline: formatBytes(first),
+        ratio: second / first,
+        target: '<= 1.10',
+        met: second / first <= 1.1,
+        note:
+          `${requests} requests (2 at a time) in ${sets.size} language sets on tesseract.js; ` +
+          `at most ${Math.max(...samples.map((sample) => sample.processes)) - 1} OCR processes at once`,
+      });
+    }
+    return rows;
+  } finally {
+    await server.stop();
+  }
 }
 
 async function serverPeakWhileMerging(context: BenchContext): Promise<Row> {
@@ -116,3 +232,9 @@ async function memory(context: BenchContext): Promise<ScenarioResult> {
 }
 
 export const memoryScenario: Scenario = { name: 'memory', run: memory };
+
+/** Its own scenario, so `npm run bench -- --only ocr-soak` runs it alone. */
+export const ocrSoakScenario: Scenario = {
+  name: 'memory-ocr-soak',
+  run: async (context) => ({ rows: await ocrSoak(context) }),
+};

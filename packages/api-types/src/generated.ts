@@ -70,7 +70,18 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Extract text from one image */
+        /**
+         * Extract text from one image
+         * @description Reads the text of one image. Every page of a multi-page TIFF is read, in order; `text` holds
+         *     the pages' texts separated by a form feed (`\f`), and the pixel cap applies to all pages
+         *     together (at most 100 pages). JPEG EXIF orientation is honoured and transparency is read as
+         *     white paper.
+         *
+         *     Each image is decoded and read within a fixed memory budget (set by the operator, 1 GiB by
+         *     default): an image that needs more, whatever its header declares, is `400 invalid_input`
+         *     saying so. A file whose header could be read two ways (a TIFF listing
+         *     its width twice, a JPEG with two frame headers) is refused as ambiguous with `400`.
+         */
         post: operations["ocr"];
         delete?: never;
         options?: never;
@@ -294,9 +305,9 @@ export interface components {
             parts: components["schemas"]["SplitPart"][];
         };
         OcrResult: {
-            /** @description Extracted text, lines separated by `\n`. */
+            /** @description Extracted text, lines separated by `\n` and the pages of a multi-page TIFF by a form feed (`\f`). */
             text: string;
-            /** @description The language code(s) used, as sent or defaulted (`eng`). */
+            /** @description The language set used (`eng` by default), sorted by code, each code once (`deu+eng`). */
             language: string;
             /** @description Mean word confidence reported by the OCR engine, 0-100 (0 when no text was found). */
             confidence: number;
@@ -646,14 +657,18 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description PNG, JPEG, TIFF, WebP or BMP, recognised by its bytes. Images whose declared
-                     *     width x height exceeds the server's pixel cap (default 40 megapixels) are refused
-                     *     before decoding.
+                     * @description PNG (any bit depth), JPEG (baseline, progressive, CMYK), TIFF (one page or
+                     *     several), WebP (lossy, lossless, alpha) or BMP (1 to 32 bits per pixel, RLE4,
+                     *     RLE8, bitfields, top-down, OS/2), recognised by its bytes. Images whose declared
+                     *     width x height, summed over pages, exceeds the server's pixel cap (default 40
+                     *     megapixels) are refused before decoding.
                      */
                     image: string;
                     /**
                      * @description An OCR language code as listed by `GET /api/v1/languages`, or several joined by `+`
-                     *     (`eng+deu`). An unknown code is `400 invalid_input`.
+                     *     (`eng+deu`), at most 5 different codes. Order and repeats do not matter: `eng+deu`,
+                     *     `deu+eng` and `eng+deu+eng` are the same set, read and answered as `deu+eng`
+                     *     (sorted, each code once). An unknown code, or more than 5, is `400 invalid_input`.
                      * @default eng
                      */
                     language?: string;

@@ -16,6 +16,8 @@ export interface DetectedTools {
   qpdf?: ToolInfo;
   ghostscript?: ToolInfo;
   tesseract?: ToolInfo;
+  /** util-linux's prlimit: OCR runs its decoders and recognisers under a memory limit (issue #11). */
+  prlimit?: ToolInfo;
 }
 
 /** `--version` answers within a second; anything slower is a broken install, not a tool to rely on. */
@@ -29,6 +31,8 @@ const KNOWN_TOOLS = {
   ghostscript: { binary: 'gs', version: /^(\d+\.\d+(?:\.\d+)?)/ },
   // "tesseract 5.3.0"
   tesseract: { binary: 'tesseract', version: /tesseract v?(\S+)/ },
+  // "prlimit from util-linux 2.38.1"
+  prlimit: { binary: 'prlimit', version: /util-linux (\S+)/ },
 } as const satisfies Record<keyof DetectedTools, { binary: string; version: RegExp }>;
 
 async function findOnPath(binary: string): Promise<string | undefined> {
@@ -59,7 +63,7 @@ async function detect(binary: string, versionPattern: RegExp): Promise<ToolInfo 
   }
 }
 
-/** Looks for qpdf, Ghostscript and tesseract on PATH and asks each for its version. Call once. */
+/** Looks for qpdf, Ghostscript, tesseract and prlimit on PATH and asks each for its version. Call once. */
 export async function detectTools(): Promise<DetectedTools> {
   const entries = await Promise.all(
     Object.entries(KNOWN_TOOLS).map(

@@ -1,12 +1,19 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { duplicateDimensionTiff, hiddenFrameJpeg } from '@pdn/fixtures';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../errors.js';
-import { checkPixelCap, type ImageHeader, readImageHeader } from './image-header.js';
+import { checkPixelCap, type ImageFormat, type ImageHeader, readImageHeader } from './image-header.js';
 
 // Headers built byte by byte from each format's specification: only the header is ever read.
 const u16be = (n: number) => Buffer.from([n >> 8, n & 0xff]);
+const u32le = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+};
 const u32be = (n: number) => {
   const b = Buffer.alloc(4);
   b.writeUInt32BE(n);
@@ -30,10 +37,20 @@ function jpeg(width: number, height: number, sof = 0xc0): Buffer {
   ]);
   // A DHT before the frame header must be skipped, not read as one (0xC4 sits among the SOF codes).
   const dht = Buffer.concat([Buffer.from([0xff, 0xc4]), u16be(4), Buffer.alloc(2)]);
-  return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, Buffer.from([0xff]), dht, sof0, Buffer.alloc(8)]);
+  const sos = Buffer.from([0xff, 0xda, 0, 2]);
+  return Buffer.concat([
+    Buffer.from([0xff, 0xd8]),
+    app0,
+    Buffer.from([0xff]),
+    dht,
+    sof0,
+    Buffer.alloc(4),
+    sos,
+    Buffer.alloc(8),
+  ]);
 }
 
-function tiff(width: number, height: number, littleEndian: boolean, type: 3 | 4, nextIfd = 0): Buffer {
+function tiff(width: number, height: number, littleEndian: boolean, type: 3 | 4 | 5, nextIfd = 0): Buffer {
   const b = Buffer.alloc(8 + 2 + 3 * 12 + 4);
   const u16 = (v: number, at: number) => (littleEndian ? b.writeUInt16LE(v, at) : b.writeUInt16BE(v, at));
   const u32 = (v: number, at: number) => (littleEndian ? b.writeUInt32LE(v, at) : b.writeUInt32BE(v, at));
@@ -98,17 +115,59 @@ function webpExtended(width: number, height: number): Buffer {
 function bmp(width: number, height: number, core = false): Buffer {
   const b = Buffer.alloc(core ? 26 : 54);
   b.write('BM', 0, 'latin1');
+  b.writeUInt32LE(b.length, 10);
   if (core) {
     b.writeUInt32LE(12, 14);
     b.writeUInt16LE(width, 18);
     b.writeUInt16LE(height, 20);
+    b.writeUInt16LE(1, 22);
+    b.writeUInt16LE(24, 24);
   } else {
     b.writeUInt32LE(40, 14);
     b.writeInt32LE(width, 18);
     b.writeInt32LE(height, 22);
+    b.writeUInt16LE(1, 26);
+    b.writeUInt16LE(24, 28);
   }
   return b;
 }
+
+/** A TIFF of two pages: the first directory links to a second one after it. */
+function twoPageTiff(): Buffer {
+  const first = tiff(800, 600, true, 3, 8 + 2 + 3 * 12 + 4);
+  const second = tiff(400, 300, true, 3).subarray(8);
+  // The second directory's own offsets are unchanged: it holds its values inline.
+  return Buffer.concat([first, second]);
+}
+
+function sof(width: number, height: number): Buffer {
+  return Buffer.concat([
+    Buffer.from([0xff, 0xc0]),
+    u16be(11),
+    Buffer.from([8]),
+    u16be(height),
+    u16be(width),
+    Buffer.alloc(4),
+  ]);
+}
+
+/** SOI, an APP0, `between`, a 64x48 frame and a scan. */
+function jpegWith(between: Buffer): Buffer {
+  const app0 = Buffer.concat([Buffer.from([0xff, 0xe0]), u16be(4), Buffer.alloc(2)]);
+  return Buffer.concat([
+    Buffer.from([0xff, 0xd8]),
+    app0,
+    between,
+    sof(64, 48),
+    Buffer.from([0xff, 0xda, 0, 2]),
+    Buffer.alloc(8),
+  ]);
+}
+
+const one = (format: ImageFormat, width: number, height: number): ImageHeader => ({
+  format,
+  pages: [{ width, height }],
+});
 
 let dir: string;
 beforeAll(async () => {
@@ -126,45 +185,40 @@ async function headerOf(bytes: Buffer, label = 'scan.img'): Promise<ImageHeader>
 
 describe('readImageHeader', () => {
   const recognised: [string, { given: Buffer; want: ImageHeader }][] = [
-    ['PNG', { given: png(640, 480), want: { format: 'png', width: 640, height: 480 } }],
+    ['PNG', { given: png(640, 480), want: one('png', 640, 480) }],
+    ['PNG declaring 20000x20000', { given: png(20000, 20000), want: one('png', 20000, 20000) }],
+    ['baseline JPEG after APP0, fill byte and DHT', { given: jpeg(1024, 768), want: one('jpeg', 1024, 768) }],
+    ['progressive JPEG (SOF2)', { given: jpeg(300, 200, 0xc2), want: one('jpeg', 300, 200) }],
+    ['little-endian TIFF, SHORT sizes', { given: tiff(800, 600, true, 3), want: one('tiff', 800, 600) }],
+    ['big-endian TIFF, LONG sizes', { given: tiff(70000, 5, false, 4), want: one('tiff', 70000, 5) }],
+    ['lossy WebP (VP8)', { given: webpLossy(500, 250), want: one('webp', 500, 250) }],
+    ['lossless WebP (VP8L)', { given: webpLossless(16383, 2), want: one('webp', 16383, 2) }],
+    ['extended WebP (VP8X)', { given: webpExtended(20000, 20000), want: one('webp', 20000, 20000) }],
+    ['BMP with a bottom-up info header', { given: bmp(320, 240), want: one('bmp', 320, 240) }],
+    ['BMP with a top-down info header', { given: bmp(320, -240), want: one('bmp', 320, 240) }],
+    ['OS/2 BMP core header', { given: bmp(64, 32, true), want: one('bmp', 64, 32) }],
+    // Issue #11: RSTn and TEM have no length; read as if they had, they skip real segments.
     [
-      'PNG declaring 20000x20000',
-      { given: png(20000, 20000), want: { format: 'png', width: 20000, height: 20000 } },
+      'JPEG with RST0 and TEM before its frame',
+      { given: jpegWith(Buffer.from([0xff, 0xd0, 0xff, 0x01])), want: one('jpeg', 64, 48) },
     ],
     [
-      'baseline JPEG after APP0, fill byte and DHT',
-      { given: jpeg(1024, 768), want: { format: 'jpeg', width: 1024, height: 768 } },
+      'JPEG hiding a fake 100x100 frame behind RST0',
+      { given: Buffer.from(hiddenFrameJpeg()), want: one('jpeg', 16000, 16000) },
     ],
     [
-      'progressive JPEG (SOF2)',
-      { given: jpeg(300, 200, 0xc2), want: { format: 'jpeg', width: 300, height: 200 } },
+      'two-page TIFF, page by page',
+      {
+        given: twoPageTiff(),
+        want: {
+          format: 'tiff',
+          pages: [
+            { width: 800, height: 600 },
+            { width: 400, height: 300 },
+          ],
+        },
+      },
     ],
-    [
-      'little-endian TIFF, SHORT sizes',
-      { given: tiff(800, 600, true, 3), want: { format: 'tiff', width: 800, height: 600 } },
-    ],
-    [
-      'big-endian TIFF, LONG sizes',
-      { given: tiff(70000, 5, false, 4), want: { format: 'tiff', width: 70000, height: 5 } },
-    ],
-    ['lossy WebP (VP8)', { given: webpLossy(500, 250), want: { format: 'webp', width: 500, height: 250 } }],
-    [
-      'lossless WebP (VP8L)',
-      { given: webpLossless(16383, 2), want: { format: 'webp', width: 16383, height: 2 } },
-    ],
-    [
-      'extended WebP (VP8X)',
-      { given: webpExtended(20000, 20000), want: { format: 'webp', width: 20000, height: 20000 } },
-    ],
-    [
-      'BMP with a bottom-up info header',
-      { given: bmp(320, 240), want: { format: 'bmp', width: 320, height: 240 } },
-    ],
-    [
-      'BMP with a top-down info header',
-      { given: bmp(320, -240), want: { format: 'bmp', width: 320, height: 240 } },
-    ],
-    ['OS/2 BMP core header', { given: bmp(64, 32, true), want: { format: 'bmp', width: 64, height: 32 } }],
   ];
   it.each(recognised)('reads %s', async (_name, { given, want }) => {
     expect(await headerOf(given)).toEqual(want);
@@ -208,8 +262,37 @@ describe('readImageHeader', () => {
       { given: tiff(10, 10, true, 3).subarray(0, 12), want: /truncated/ },
     ],
     [
-      'a multi-page TIFF',
-      { given: tiff(10, 10, true, 3, 8), want: /scan\.img is a multi-page TIFF: send one page per request/ },
+      'a TIFF listing its size twice (libtiff keeps the first, issue #11)',
+      {
+        given: Buffer.from(duplicateDimensionTiff()),
+        want: /scan\.img is refused as ambiguous: a TIFF directory lists tag 256 twice/,
+      },
+    ],
+    [
+      'a TIFF whose directories loop',
+      { given: tiff(10, 10, true, 3, 8), want: /ambiguous: its TIFF directories form a loop/ },
+    ],
+    [
+      'a TIFF whose width is a RATIONAL',
+      { given: tiff(10, 10, true, 5), want: /ambiguous: its TIFF ImageWidth is not one SHORT or LONG/ },
+    ],
+    [
+      'a JPEG with two frame headers',
+      { given: jpegWith(sof(100, 100)), want: /ambiguous: it has two JPEG frame headers/ },
+    ],
+    [
+      'a JPEG with stray bytes between segments',
+      {
+        given: jpegWith(Buffer.from([0x00, 0x00])),
+        want: /ambiguous: it has bytes where a JPEG marker should be/,
+      },
+    ],
+    [
+      'a BMP of an unknown compression',
+      {
+        given: Buffer.concat([bmp(10, 10).subarray(0, 30), u32le(9), bmp(10, 10).subarray(34)]),
+        want: /not a readable BMP: its compression 9/,
+      },
     ],
     ['a WebP of an unknown chunk', { given: riff('ABCD', Buffer.alloc(10)), want: /truncated/ }],
     ['a PNG of 0x10 pixels', { given: png(0, 10), want: /declares an empty image \(0x10 pixels\)/ }],
@@ -222,17 +305,64 @@ describe('readImageHeader', () => {
 });
 
 describe('checkPixelCap', () => {
-  const header = (width: number, height: number): ImageHeader => ({ format: 'png', width, height });
-
   it('accepts an image at the cap', () => {
-    expect(() => checkPixelCap(header(8000, 5000), 40_000_000, 'a.png')).not.toThrow();
+    expect(() => checkPixelCap([{ width: 8000, height: 5000 }], 40_000_000, 'a.png')).not.toThrow();
+  });
+
+  it('adds up the pages of a multi-page image', () => {
+    const page = { width: 5000, height: 5000 };
+    expect(() => checkPixelCap([page], 40_000_000, 'a.tiff')).not.toThrow();
+    expect(() => checkPixelCap([page, page], 40_000_000, 'a.tiff')).toThrow(
+      new InvalidInputError(
+        'a.tiff has 2 pages of 50,000,000 pixels in all; this server reads images of at most 40,000,000 pixels',
+      ),
+    );
   });
 
   it('refuses an image above the cap, stating its size and the limit', () => {
-    expect(() => checkPixelCap(header(20000, 20000), 40_000_000, 'huge.png')).toThrow(
+    expect(() => checkPixelCap([{ width: 20000, height: 20000 }], 40_000_000, 'huge.png')).toThrow(
       new InvalidInputError(
         'huge.png is 20000x20000 pixels (400,000,000); this server reads images of at most 40,000,000 pixels',
       ),
+    );
+  });
+});
+
+describe('readImageHeader fuzzed', () => {
+  it('reads pages of positive sizes or refuses with InvalidInputError, whatever the bytes', async () => {
+    const seeds = [
+      png(640, 480),
+      jpegWith(Buffer.from([0xff, 0xd0])),
+      tiff(800, 600, true, 3),
+      twoPageTiff(),
+      webpExtended(300, 200),
+      bmp(320, -240),
+      Buffer.from(duplicateDimensionTiff()),
+      Buffer.from(hiddenFrameJpeg()).subarray(0, 70_000),
+    ];
+    const mutation = fc.record({
+      seed: fc.integer({ min: 0, max: seeds.length - 1 }),
+      edits: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 8 }),
+      cut: fc.option(fc.nat(), { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(mutation, async ({ seed, edits, cut }) => {
+        const bytes = Buffer.from(seeds[seed] ?? Buffer.alloc(0));
+        // Edits land in the first 64 bytes, where the headers are, most of the time.
+        for (const [at, value] of edits)
+          bytes[at % Math.min(bytes.length, at % 3 === 0 ? bytes.length : 64)] = value;
+        const input = cut === undefined ? bytes : bytes.subarray(0, cut % (bytes.length + 1));
+        try {
+          const header = await headerOf(input);
+          for (const page of header.pages) {
+            expect(page.width).toBeGreaterThan(0);
+            expect(page.height).toBeGreaterThan(0);
+          }
+        } catch (error) {
+          if (!(error instanceof InvalidInputError)) throw error;
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 });

@@ -1,22 +1,27 @@
-// The OCR engine (issue #3, OCR): checks the language and the image, then runs tesseract.js worker
-// pools, or the native tesseract binary when it is installed and has every requested language.
+// The OCR engine (issue #3, OCR): checks the language and the image's header, then has an OCR process
+// decode the image into pages and recognise them with tesseract.js, or hands the pages to the native
+// tesseract binary when it is installed and has every requested language.
+//
+// Memory (issue #11, items 2 and 3): decoding and recognition never happen in the server's process.
+// Each OCR process and each tesseract run is limited to `memoryBytes` of memory, and at most
+// `poolSize` OCR processes exist, whatever the mix of language sets: a header that lies can cost a
+// failed request, never the machine's memory.
 //
 // choice `auto`: native for jobs whose languages all exist in its data folder (about 2x faster on a
 // page, see native-tesseract.ts), tesseract.js for the rest; `tesseract.js`: never native;
 // `tesseract`: native only, so the accepted languages are the binary's (start-up error without it).
-import { readFile } from 'node:fs/promises';
 import { ApiError, InternalError, InvalidInputError } from '../../errors.js';
 import type { JobQueue } from '../job-queue.js';
-import { ToolTimeoutError } from '../run-tool.js';
+import { type MemoryLimit, ToolTimeoutError } from '../run-tool.js';
 import type { DetectedTools } from '../tools.js';
 import type { EngineInfo, EngineLog, InputFile, JobContext, OcrEngine, OcrOutput } from '../types.js';
 import { checkPixelCap, type ImageHeader, readImageHeader } from './image-header.js';
 import { type LanguageData, LanguageRegistry, loadLanguageRegistry } from './language-registry.js';
 import { NativeTesseract } from './native-tesseract.js';
-import { messageOf, type RecognizedText, UnreadableImageError } from './recognizer.js';
-import { TesseractJsPools } from './tesseract-js-pools.js';
+import { OcrProcess } from './ocr-process.js';
+import { messageOf, OcrJobError, type RecognizedText } from './recognizer.js';
 import { TESSERACT_JS_VERSION } from './tesseract-js-worker.js';
-import { type PoolWorker, WorkerPool } from './worker-pool.js';
+import { ANY_WORKER, WorkerPool } from './worker-pool.js';
 
 export interface OcrEngineOptions {
   choice: 'auto' | 'tesseract' | 'tesseract.js';
@@ -25,26 +30,51 @@ export interface OcrEngineOptions {
   queue: JobQueue;
   /** PDN_TESSDATA_DIR: extra plain `.traineddata` files (source `system`). */
   tessdataDir?: string;
+  /** Pixels of all pages of one image together. */
   maxImagePixels: number;
-  /** Workers per language pool, and native runs at once. */
+  /** Memory of each OCR process and tesseract run, in bytes (run-tool.ts limitedCommand). */
+  memoryBytes: number;
+  /** OCR processes in all, whatever their languages. */
   poolSize: number;
-  /** Jobs after which a tesseract.js worker is replaced. */
+  /** Jobs after which an OCR process is replaced. */
   recycleAfter: number;
+  /** An OCR process idle this long is closed (default IDLE_MS). */
+  idleMs?: number;
   timeoutMs: number;
   log: EngineLog;
 }
 
-/** Native runs need no warm state; the pool only bounds how many run at once and queues the rest. */
-const NATIVE_SLOT: PoolWorker = { terminate: async () => {} };
+/** Two minutes: a warm process saves about a second per job, an idle one holds 60-400 MB. */
+const IDLE_MS = 120_000;
 
 /** Turns what a recognizer threw into the server's error family (src/errors.ts). */
-function toApiError(error: unknown, image: InputFile, header: ImageHeader, signal: AbortSignal): unknown {
+function toApiError(
+  error: unknown,
+  image: InputFile,
+  header: ImageHeader,
+  o: OcrEngineOptions,
+  signal: AbortSignal,
+): unknown {
   if (error instanceof ApiError) return error;
   // The client left: whoever aborted knows why; nobody reads this answer.
   if (signal.aborted && error === signal.reason) return error;
-  if (error instanceof UnreadableImageError) {
+  if (error instanceof OcrJobError && error.kind === 'unreadable') {
     return new InvalidInputError(
       `${image.label} could not be read as a ${header.format.toUpperCase()} image: its data is damaged or incomplete`,
+      { cause: error },
+    );
+  }
+  if (error instanceof OcrJobError && error.kind === 'over-cap') {
+    return new InvalidInputError(
+      `${image.label} holds more pixels than its header declares; this server reads images of at most ` +
+        `${o.maxImagePixels.toLocaleString('en-US')} pixels`,
+      { cause: error },
+    );
+  }
+  if (error instanceof OcrJobError && error.kind === 'memory') {
+    return new InvalidInputError(
+      `${image.label} needs more memory to read than this server allows for one image ` +
+        `(${Math.round(o.memoryBytes / 2 ** 20)} MiB): send a smaller or simpler image`,
       { cause: error },
     );
   }
@@ -72,6 +102,10 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
   if (o.choice === 'tesseract' && o.tools.tesseract === undefined) {
     throw new Error('PDN_OCR_ENGINE=tesseract, but no tesseract binary was found on PATH');
   }
+  if (o.tools.prlimit === undefined) {
+    throw new Error('OCR needs prlimit (util-linux) on PATH to bound the memory of image decoding');
+  }
+  const memoryLimit: MemoryLimit = { prlimit: o.tools.prlimit.path, bytes: o.memoryBytes };
   const native = await startNative(o);
   const registry =
     o.choice === 'tesseract' && native !== undefined
@@ -79,20 +113,20 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
       : await loadLanguageRegistry(
           o.tessdataDir === undefined ? { log: o.log } : { tessdataDir: o.tessdataDir, log: o.log },
         );
-  const jsPools = new TesseractJsPools({
-    poolSize: o.poolSize,
-    recycleAfter: o.recycleAfter,
-    timeoutMs: o.timeoutMs,
-    log: o.log,
-  });
-  const nativePool = new WorkerPool({
-    name: 'tesseract',
+  const languagesOf = new Map<string, readonly LanguageData[]>();
+  const processes = new WorkerPool<OcrProcess>({
+    name: 'OCR processes',
     size: o.poolSize,
-    recycleAfter: Number.POSITIVE_INFINITY,
+    recycleAfter: o.recycleAfter,
+    idleMs: o.idleMs ?? IDLE_MS,
     timeoutMs: o.timeoutMs,
-    create: async () => NATIVE_SLOT,
-    // Each run is its own process: a failed one leaves nothing behind to retire.
-    keepsWorker: () => true,
+    // A process keyed by a language set runs tesseract.js for it; ANY_WORKER's only decodes.
+    create: (key) =>
+      OcrProcess.start({ memoryLimit, languages: languagesOf.get(key) ?? [], timeoutMs: o.timeoutMs }),
+    // An image that would not decode, or is over the cap, leaves its process intact: a stream of
+    // garbage uploads does not cost a process start each.
+    keepsWorker: (error) =>
+      error instanceof OcrJobError && (error.kind === 'unreadable' || error.kind === 'over-cap'),
     log: o.log,
   });
 
@@ -114,21 +148,31 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
 
   const recognizeWith = (
     image: InputFile,
+    header: ImageHeader,
     languages: readonly LanguageData[],
     job: JobContext,
   ): Promise<RecognizedText> => {
     const codes = languages.map((language) => language.code).join('+');
+    const pagesOf = (ocrProcess: OcrProcess) =>
+      ocrProcess
+        .prepare(image.path, header.format, o.maxImagePixels, job.workDir)
+        .then((pages) => pages.map((page) => page.path));
     if (native !== undefined && languages.every((language) => native.has(language.code))) {
-      return nativePool.run(
-        (_slot, signal) =>
-          native.recognize(image, codes, { workDir: job.workDir, signal, timeoutMs: o.timeoutMs }),
-        job.signal,
+      return processes.run(ANY_WORKER, pagesOf, job.signal).then((pages) =>
+        native.recognize(pages, codes, {
+          workDir: job.workDir,
+          signal: job.signal,
+          timeoutMs: o.timeoutMs,
+          memoryLimit,
+        }),
       );
     }
-    // Read when a worker is free, so queued jobs do not hold their images in memory.
-    return jsPools
-      .for(languages)
-      .run(async (worker) => worker.recognize(await readFile(image.path)), job.signal);
+    languagesOf.set(codes, languages);
+    return processes.run(
+      codes,
+      async (ocrProcess) => ocrProcess.recognize(await pagesOf(ocrProcess)),
+      job.signal,
+    );
   };
 
   return {
@@ -137,21 +181,22 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
     async recognize(image: InputFile, language: string, job: JobContext): Promise<OcrOutput> {
       const languages = registry.select(language);
       const header = await readImageHeader(image);
-      checkPixelCap(header, o.maxImagePixels, image.label);
+      checkPixelCap(header.pages, o.maxImagePixels, image.label);
       try {
         // The shared queue bounds OCR together with compress/merge/split, so the CPUs are never
         // oversubscribed whatever mix of languages and operations arrives.
         const { text, confidence } = await o.queue.run(
-          () => recognizeWith(image, languages, job),
+          () => recognizeWith(image, header, languages, job),
           job.signal,
         );
-        return { text, confidence, language };
+        // The language set as read: sorted, each code once (language-registry.ts select).
+        return { text, confidence, language: languages.map((entry) => entry.code).join('+') };
       } catch (error) {
-        throw toApiError(error, image, header, job.signal);
+        throw toApiError(error, image, header, o, job.signal);
       }
     },
     async close(): Promise<void> {
-      await Promise.all([jsPools.close(), nativePool.close()]);
+      await processes.close();
     },
   };
 }

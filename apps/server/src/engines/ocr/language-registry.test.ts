@@ -80,13 +80,27 @@ describe('traineddataProblem', () => {
 
 describe('LanguageRegistry.select', () => {
   const registry = new LanguageRegistry(
-    ['eng', 'deu', 'chi_sim'].map((code) => ({ code, source: 'bundled' as const, file: `/data/${code}` })),
+    ['eng', 'deu', 'chi_sim', 'fra', 'spa', 'ita', 'por'].map((code) => ({
+      code,
+      source: 'bundled' as const,
+      file: `/data/${code}`,
+    })),
   );
 
   const accepted: [string, { given: string; want: string[] }][] = [
     ['one code', { given: 'eng', want: ['eng'] }],
-    ['a combination, in order', { given: 'deu+eng', want: ['deu', 'eng'] }],
-    ['a code with an underscore', { given: 'chi_sim+eng', want: ['chi_sim', 'eng'] }],
+    ['a combination', { given: 'deu+eng', want: ['deu', 'eng'] }],
+    ['a combination in another order, sorted (issue #11)', { given: 'eng+deu', want: ['deu', 'eng'] }],
+    ['a repeated code, once', { given: 'eng+deu+eng', want: ['deu', 'eng'] }],
+    ['a code with an underscore', { given: 'eng+chi_sim', want: ['chi_sim', 'eng'] }],
+    [
+      'five codes, the most a request may name',
+      { given: 'spa+fra+ita+deu+eng', want: ['deu', 'eng', 'fra', 'ita', 'spa'] },
+    ],
+    [
+      'five codes and a repeat',
+      { given: 'spa+fra+ita+deu+eng+spa', want: ['deu', 'eng', 'fra', 'ita', 'spa'] },
+    ],
   ];
   it.each(accepted)('accepts %s', (_name, { given, want }) => {
     expect(registry.select(given).map((language) => language.code)).toEqual(want);
@@ -99,7 +113,7 @@ describe('LanguageRegistry.select', () => {
     ['a trailing plus', { given: 'eng+', want: /not a language code/ }],
     ['upper case', { given: 'ENG', want: /not a language code/ }],
     ['a path', { given: '../eng', want: /not a language code/ }],
-    ['a repeated code', { given: 'eng+deu+eng', want: /"eng" is listed twice/ }],
+    ['six codes', { given: 'spa+fra+ita+deu+eng+por', want: /names 6 languages: at most 5 per request/ }],
   ];
   it.each(refused)('refuses %s', (_name, { given, want }) => {
     expect(() => registry.select(given)).toThrow(InvalidInputError);

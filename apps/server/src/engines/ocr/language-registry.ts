@@ -25,6 +25,12 @@ const DATA_PACKAGE_PREFIX = '@tesseract.js-data/';
  */
 export const LANGUAGE_CODE = /^[a-z_]+$/;
 
+/**
+ * Languages one request may combine (issue #11, item 3; openapi.yaml `ocr` `language`): each one adds
+ * its model to the worker and its pass to every line, and each set of languages needs a worker of its own.
+ */
+export const MAX_LANGUAGES = 5;
+
 export class LanguageRegistry {
   readonly #byCode: ReadonlyMap<string, LanguageData>;
 
@@ -43,27 +49,33 @@ export class LanguageRegistry {
     return this.#byCode.has(code);
   }
 
-  /** Parses the raw `language` field (`"eng"`, `"eng+deu"`) into the data of each code, in order. */
+  /**
+   * Parses the raw `language` field (`"eng"`, `"eng+deu"`) into the data of each code. Order and repeats
+   * do not matter (issue #11, item 3): the set comes back sorted by code, each code once, so `deu+eng`
+   * and `eng+deu+eng` share one worker and read the same way.
+   */
   select(raw: string): LanguageData[] {
-    const codes = raw.split('+');
-    const selected: LanguageData[] = [];
-    for (const code of codes) {
-      if (!LANGUAGE_CODE.test(code)) {
-        throw new InvalidInputError(
-          `language "${raw}" is not a language code or codes joined by "+" (e.g. "eng" or "eng+deu")`,
-        );
-      }
+    const codes = [...new Set(raw.split('+'))].sort();
+    if (!codes.every((code) => LANGUAGE_CODE.test(code))) {
+      throw new InvalidInputError(
+        `language "${raw}" is not a language code or codes joined by "+" (e.g. "eng" or "eng+deu")`,
+      );
+    }
+    // Before looking codes up, so the answer does not depend on which languages this server has.
+    if (codes.length > MAX_LANGUAGES) {
+      throw new InvalidInputError(
+        `language "${raw}" names ${codes.length} languages: at most ${MAX_LANGUAGES} per request`,
+      );
+    }
+    return codes.map((code) => {
       const language = this.#byCode.get(code);
       if (language === undefined) {
         throw new InvalidInputError(
           `unknown OCR language "${code}": GET /api/v1/languages lists the codes this server accepts`,
         );
       }
-      if (selected.includes(language))
-        throw new InvalidInputError(`language "${code}" is listed twice in "${raw}"`);
-      selected.push(language);
-    }
-    return selected;
+      return language;
+    });
   }
 }
 

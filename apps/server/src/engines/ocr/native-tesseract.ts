@@ -7,14 +7,14 @@
 // (Debian: /usr/share/tesseract-ocr/5/tessdata), as `tesseract --list-langs` reports it. Gunzipping the
 // npm data into a cache was the alternative; it would need a writable cache folder and would run a
 // second copy of models the operator already manages with their package manager, so it is not done.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTool } from '../run-tool.js';
+import { type MemoryLimit, runTool } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
-import type { EngineLog, InputFile } from '../types.js';
+import type { EngineLog } from '../types.js';
 import { LANGUAGE_CODE, type LanguageData } from './language-registry.js';
-import { type RecognizedText, UnreadableImageError } from './recognizer.js';
+import { isOutOfMemory, OcrJobError, type RecognizedText } from './recognizer.js';
 import { traineddataProblem } from './traineddata-file.js';
 
 /** `--list-langs` prints `List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (4):`. */
@@ -25,6 +25,7 @@ export interface NativeJob {
   workDir: string;
   signal: AbortSignal;
   timeoutMs: number;
+  memoryLimit: MemoryLimit;
 }
 
 /** Mean of the word rows' confidences in tesseract's TSV (level 5), as TessBaseAPI::MeanTextConf. */
@@ -80,13 +81,20 @@ export class NativeTesseract {
     return this.languages.some((language) => language.code === code);
   }
 
-  /** OCR of `image` (already checked by its header) with `codes` (`"eng+deu"`); outputs go to `job.workDir`. */
-  async recognize(image: InputFile, codes: string, job: NativeJob): Promise<RecognizedText> {
+  /**
+   * OCR of `pages` (images an OCR process wrote, page-images.ts) with `codes` (`"deu+eng"`), under the
+   * job's memory limit; outputs go to `job.workDir`. Several pages are handed over as a list file, which
+   * tesseract reads page by page, ending each page's text with a form feed (its page_separator).
+   */
+  async recognize(pages: readonly string[], codes: string, job: NativeJob): Promise<RecognizedText> {
     const outputBase = join(job.workDir, 'ocr');
-    // The image is read from its file (never stdin); txt and tsv come from one run, without the
-    // form feed tesseract puts after each page by default.
+    let input = pages[0] ?? '';
+    if (pages.length > 1) {
+      input = join(job.workDir, 'pages.txt');
+      await writeFile(input, `${pages.join('\n')}\n`);
+    }
     const args = [
-      image.path,
+      input,
       outputBase,
       '-l',
       codes,
@@ -96,26 +104,25 @@ export class NativeTesseract {
       'tessedit_create_txt=1',
       '-c',
       'tessedit_create_tsv=1',
-      '-c',
-      'page_separator=',
     ];
     const result = await runTool(this.tool.path, args, {
       cwd: job.workDir,
       timeoutMs: job.timeoutMs,
       signal: job.signal,
       env: { OMP_THREAD_LIMIT: '1' },
+      memoryLimit: job.memoryLimit,
     });
     if (result.exitCode !== 0) {
-      // Leptonica's verdicts on bytes it cannot decode: "Error in pixRead: pix not read" (a damaged
-      // PNG) or "Image file <name> cannot be read!".
-      if (/Error in pixRead|cannot be read/.test(result.stderr))
-        throw new UnreadableImageError(result.stderr.trim());
-      throw new Error(`tesseract exited with code ${result.exitCode}: ${result.stderr.trim()}`);
+      // The pages are our own files: an allocation refused under the limit shows as Leptonica's
+      // "pixdata_malloc fail" or as a crash (measured: SIGSEGV, SIGABRT after std::bad_alloc).
+      const kind = isOutOfMemory(result.stderr) || result.exitCode > 128 ? 'memory' : 'failed';
+      throw new OcrJobError(kind, `tesseract exited with code ${result.exitCode}: ${result.stderr.trim()}`);
     }
     const [text, tsv] = await Promise.all([
       readFile(`${outputBase}.txt`, 'utf8'),
       readFile(`${outputBase}.tsv`, 'utf8'),
     ]);
-    return { text, confidence: meanWordConfidence(tsv) };
+    // Form feeds between pages, as tesseract.js pages are joined (openapi.yaml `ocr`); none after the last.
+    return { text: text.endsWith('\f') ? text.slice(0, -1) : text, confidence: meanWordConfidence(tsv) };
   }
 }

@@ -12,6 +12,36 @@ export class UnreadableImageError extends Error {
   override name = 'UnreadableImageError';
 }
 
+/**
+ * Why an OCR job failed: `unreadable`, the upload's data could not be decoded; `over-cap`, the decoder
+ * reads more pixels than the cap allows; `memory`, an allocation failed under the job's memory limit
+ * (issue #11, item 2); `failed`, anything else (the server's fault).
+ */
+export type FailureKind = 'unreadable' | 'over-cap' | 'memory' | 'failed';
+
+/** A failure of an OCR process or of a native tesseract run, with its kind. */
+export class OcrJobError extends Error {
+  override name = 'OcrJobError';
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * How an allocation refused under the address-space limit shows itself: V8 ("Array buffer allocation
+ * failed", "Fatal process OOM", "JavaScript heap out of memory"), libvips ("out of memory"), emscripten
+ * ("Cannot enlarge memory", "Aborted(OOM)"), Leptonica ("pixdata_malloc fail"), C++ (std::bad_alloc).
+ */
+const OUT_OF_MEMORY =
+  /allocation failed|out of memory|\bOOM\b|Cannot enlarge memory|malloc fail|bad_alloc|Cannot allocate memory/i;
+
+export function isOutOfMemory(text: string): boolean {
+  return OUT_OF_MEMORY.test(text);
+}
+
 /** The text of anything thrown: tesseract.js rejects with plain strings. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,4 +1,5 @@
 // One tesseract.js 7 worker thread, initialised for a language or combination, fully offline (issue #3).
+// It runs inside an OCR process (ocr-process-main.ts), never in the server's own.
 // What tesseract.js would otherwise fetch, checked in its source (node_modules/tesseract.js/src):
 // - the worker script: worker/node/defaultOptions.js points at its own worker-script/node/index.js;
 // - the wasm core: worker-script/node/getCore.js require()s it from the tesseract.js-core package;
@@ -55,18 +56,12 @@ async function languageFolder(languages: readonly LanguageData[]): Promise<Langu
 }
 
 /**
- * Whether a rejected recognize() failed while decoding the image (the client's file is bad, the worker
- * is intact) rather than in recognition. tesseract.js rejects with `err.toString()` of whatever its
- * worker-script threw, and decodes in worker-script/utils/setImage.js before recognition starts:
- * - Leptonica refuses the bytes: `Error attempting to read image.`;
- * - a BMP goes through bmp-js first, plain JavaScript reading the buffer: a truncated file throws
- *   `RangeError [ERR_OUT_OF_RANGE]` (QA: `head -c 5000 valid.bmp` was a 500), an unsupported bit
- *   depth a TypeError. A wasm crash in recognition is a `RuntimeError` and still retires the worker.
+ * Whether a rejected recognize() failed while Leptonica read the image rather than in recognition.
+ * tesseract.js rejects with `err.toString()` of whatever its worker-script threw, and reads the image in
+ * worker-script/utils/setImage.js before recognition starts: `Error attempting to read image.`
  */
-function isDecodingFailure(image: Buffer, message: string): boolean {
-  if (message.includes('Error attempting to read image')) return true;
-  const isBmp = image.toString('latin1', 0, 2) === 'BM';
-  return isBmp && !message.startsWith('RuntimeError');
+function isDecodingFailure(message: string): boolean {
+  return message.includes('Error attempting to read image');
 }
 
 export class TesseractJsWorker {
@@ -131,7 +126,7 @@ export class TesseractJsWorker {
     try {
       result = await Promise.race([this.#worker.recognize(image, {}, { text: true }), this.#died]);
     } catch (error) {
-      if (isDecodingFailure(image, messageOf(error))) throw new UnreadableImageError(messageOf(error));
+      if (isDecodingFailure(messageOf(error))) throw new UnreadableImageError(messageOf(error));
       throw error instanceof Error ? error : new Error(`tesseract.js failed: ${messageOf(error)}`);
     }
     return { text: result.data.text, confidence: result.data.confidence };

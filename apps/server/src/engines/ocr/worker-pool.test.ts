@@ -2,13 +2,14 @@
 // workers are exercised in index.test.ts).
 import { describe, expect, it } from 'vitest';
 import { ToolTimeoutError } from '../run-tool.js';
-import { PoolClosedError, WorkerPool } from './worker-pool.js';
+import { ANY_WORKER, PoolClosedError, WorkerPool } from './worker-pool.js';
 
 class CountingWorker {
   static created = 0;
   readonly id: number;
   terminated = false;
-  constructor() {
+  alive = true;
+  constructor(readonly key = '') {
     CountingWorker.created += 1;
     this.id = CountingWorker.created;
   }
@@ -17,16 +18,17 @@ class CountingWorker {
   }
 }
 
-function poolOf(o: { size?: number; recycleAfter?: number; timeoutMs?: number } = {}) {
+function poolOf(o: { size?: number; recycleAfter?: number; timeoutMs?: number; idleMs?: number } = {}) {
   const workers: CountingWorker[] = [];
   const logged: string[] = [];
   const pool = new WorkerPool<CountingWorker>({
     name: 'test',
     size: o.size ?? 1,
     recycleAfter: o.recycleAfter ?? 100,
+    idleMs: o.idleMs ?? 60_000,
     timeoutMs: o.timeoutMs ?? 60_000,
-    create: async () => {
-      const worker = new CountingWorker();
+    create: async (key) => {
+      const worker = new CountingWorker(key);
       workers.push(worker);
       return worker;
     },
@@ -57,7 +59,7 @@ describe('WorkerPool', () => {
     const { pool, workers } = poolOf({ size: 2 });
     expect(workers).toHaveLength(0);
     const ids = [];
-    for (let i = 0; i < 3; i += 1) ids.push(await pool.run(async (worker) => worker.id, live()));
+    for (let i = 0; i < 3; i += 1) ids.push(await pool.run('eng', async (worker) => worker.id, live()));
     expect(workers).toHaveLength(1);
     expect(new Set(ids).size).toBe(1);
   });
@@ -65,7 +67,7 @@ describe('WorkerPool', () => {
   it('grows to its size under load and no further', async () => {
     const { pool, workers } = poolOf({ size: 2 });
     const jobs = [heldJob(), heldJob(), heldJob()];
-    const results = jobs.map((job) => pool.run(job.task, live()));
+    const results = jobs.map((job) => pool.run('eng', job.task, live()));
     await Promise.all([jobs[0]?.onStart, jobs[1]?.onStart]);
     expect(workers).toHaveLength(2);
     jobs[0]?.release();
@@ -80,7 +82,7 @@ describe('WorkerPool', () => {
   it('recycles a worker after recycleAfter jobs', async () => {
     const { pool, workers, logged } = poolOf({ recycleAfter: 2 });
     const ids = [];
-    for (let i = 0; i < 5; i += 1) ids.push(await pool.run(async (worker) => worker.id, live()));
+    for (let i = 0; i < 5; i += 1) ids.push(await pool.run('eng', async (worker) => worker.id, live()));
     expect(ids).toEqual([ids[0], ids[0], ids[2], ids[2], ids[4]]);
     expect(new Set(ids).size).toBe(3);
     expect(workers.filter((worker) => worker.terminated)).toHaveLength(2);
@@ -90,13 +92,17 @@ describe('WorkerPool', () => {
   it('never runs a job aborted while it waits', async () => {
     const { pool } = poolOf();
     const first = heldJob();
-    const running = pool.run(first.task, live());
+    const running = pool.run('eng', first.task, live());
     await first.onStart;
     const client = new AbortController();
     let ran = false;
-    const waiting = pool.run(async () => {
-      ran = true;
-    }, client.signal);
+    const waiting = pool.run(
+      'eng',
+      async () => {
+        ran = true;
+      },
+      client.signal,
+    );
     client.abort(new Error('client went away'));
     await expect(waiting).rejects.toThrow('client went away');
     first.release();
@@ -109,19 +115,19 @@ describe('WorkerPool', () => {
     const { pool, workers } = poolOf();
     const job = heldJob();
     const client = new AbortController();
-    const running = pool.run(job.task, client.signal);
+    const running = pool.run('eng', job.task, client.signal);
     const worker = await job.onStart;
     client.abort(new Error('client went away'));
     await expect(running).rejects.toThrow('client went away');
     expect(worker.terminated).toBe(true);
-    expect(await pool.run(async (next) => next.id, live())).not.toBe(worker.id);
+    expect(await pool.run('eng', async (next) => next.id, live())).not.toBe(worker.id);
     expect(workers).toHaveLength(2);
   });
 
   it('stops a job that overruns its time and terminates its worker', async () => {
     const { pool } = poolOf({ timeoutMs: 20 });
     const job = heldJob();
-    const running = pool.run(job.task, live());
+    const running = pool.run('eng', job.task, live());
     const worker = await job.onStart;
     await expect(running).rejects.toBeInstanceOf(ToolTimeoutError);
     expect(worker.terminated).toBe(true);
@@ -131,13 +137,17 @@ describe('WorkerPool', () => {
     const { pool } = poolOf();
     let failed: CountingWorker | undefined;
     await expect(
-      pool.run(async (worker) => {
-        failed = worker;
-        throw new Error('bad image');
-      }, live()),
+      pool.run(
+        'eng',
+        async (worker) => {
+          failed = worker;
+          throw new Error('bad image');
+        },
+        live(),
+      ),
     ).rejects.toThrow('bad image');
     expect(failed?.terminated).toBe(true);
-    expect(await pool.run(async (worker) => worker.id, live())).not.toBe(failed?.id);
+    expect(await pool.run('eng', async (worker) => worker.id, live())).not.toBe(failed?.id);
   });
 
   it('keeps a worker whose job failed in a way keepsWorker calls intact', async () => {
@@ -146,6 +156,7 @@ describe('WorkerPool', () => {
       name: 'keeping',
       size: 1,
       recycleAfter: 10,
+      idleMs: 60_000,
       timeoutMs: 60_000,
       create: async () => {
         const worker = new CountingWorker();
@@ -156,11 +167,15 @@ describe('WorkerPool', () => {
       log: { info: () => {}, warn: () => {} },
     });
     await expect(
-      pool.run(async () => {
-        throw new RangeError('the input was bad');
-      }, live()),
+      pool.run(
+        'eng',
+        async () => {
+          throw new RangeError('the input was bad');
+        },
+        live(),
+      ),
     ).rejects.toThrow('the input was bad');
-    expect(await pool.run(async (worker) => worker.id, live())).toBe(workers[0]?.id);
+    expect(await pool.run('eng', async (worker) => worker.id, live())).toBe(workers[0]?.id);
     expect(workers).toHaveLength(1);
   });
 
@@ -170,6 +185,7 @@ describe('WorkerPool', () => {
       name: 'flaky',
       size: 1,
       recycleAfter: 10,
+      idleMs: 60_000,
       timeoutMs: 1000,
       create: async () => {
         attempts += 1;
@@ -178,20 +194,75 @@ describe('WorkerPool', () => {
       },
       log: { info: () => {}, warn: () => {} },
     });
-    await expect(pool.run(async () => 'never', live())).rejects.toThrow('could not start');
-    expect(await pool.run(async () => 'ran', live())).toBe('ran');
+    await expect(pool.run('eng', async () => 'never', live())).rejects.toThrow('could not start');
+    expect(await pool.run('eng', async () => 'ran', live())).toBe('ran');
   });
 
   it('close() stops running and waiting jobs and terminates every worker', async () => {
     const { pool, workers } = poolOf();
     const job = heldJob();
-    const running = pool.run(job.task, live());
+    const running = pool.run('eng', job.task, live());
     await job.onStart;
-    const waiting = pool.run(async () => 'never', live());
+    const waiting = pool.run('eng', async () => 'never', live());
     await pool.close();
     await expect(running).rejects.toBeInstanceOf(PoolClosedError);
     await expect(waiting).rejects.toBeInstanceOf(PoolClosedError);
     expect(workers.every((worker) => worker.terminated)).toBe(true);
-    await expect(pool.run(async () => 'never', live())).rejects.toBeInstanceOf(PoolClosedError);
+    await expect(pool.run('eng', async () => 'never', live())).rejects.toBeInstanceOf(PoolClosedError);
+  });
+
+  it('bounds the workers of every key together, closing the least recently used idle one', async () => {
+    const { pool, workers, logged } = poolOf({ size: 2 });
+    const keyOf = (key: string) => pool.run(key, async (worker) => worker.key, live());
+    expect(await keyOf('eng')).toBe('eng');
+    expect(await keyOf('deu')).toBe('deu');
+    expect(await keyOf('eng')).toBe('eng');
+    // A third set: deu's worker is the least recently used.
+    expect(await keyOf('fra')).toBe('fra');
+    expect(pool.workers).toBe(2);
+    expect(workers.find((worker) => worker.key === 'deu')?.terminated).toBe(true);
+    expect(workers.find((worker) => worker.key === 'eng')?.terminated).toBe(false);
+    expect(logged.filter((message) => message.includes('least recently used'))).toHaveLength(1);
+    // Sixteen more sets in turn never hold more than two workers.
+    for (let i = 0; i < 16; i += 1) await keyOf(`set${i}`);
+    expect(pool.workers).toBe(2);
+    expect(workers.filter((worker) => !worker.terminated)).toHaveLength(2);
+  });
+
+  it('makes a job of another key wait for a busy full pool, then closes an idle worker for it', async () => {
+    const { pool } = poolOf({ size: 1 });
+    const job = heldJob();
+    const running = pool.run('eng', job.task, live());
+    const eng = await job.onStart;
+    const other = pool.run('deu', async (worker) => worker.key, live());
+    job.release();
+    await running;
+    expect(await other).toBe('deu');
+    expect(eng.terminated).toBe(true);
+  });
+
+  it('serves a job of any key on whatever worker is idle', async () => {
+    const { pool, workers } = poolOf({ size: 1 });
+    await pool.run('deu', async () => {}, live());
+    expect(await pool.run(ANY_WORKER, async (worker) => worker.key, live())).toBe('deu');
+    expect(workers).toHaveLength(1);
+  });
+
+  it('retires a worker that stayed idle for idleMs', async () => {
+    const { pool, workers, logged } = poolOf({ idleMs: 20 });
+    await pool.run('eng', async () => {}, live());
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(workers[0]?.terminated).toBe(true);
+    expect(pool.workers).toBe(0);
+    expect(logged).toContain('OCR worker retired after idling');
+  });
+
+  it('replaces an idle worker that died instead of handing it out', async () => {
+    const { pool, workers } = poolOf();
+    await pool.run('eng', async () => {}, live());
+    const [first] = workers;
+    if (first !== undefined) first.alive = false;
+    expect(await pool.run('eng', async (worker) => worker.id, live())).not.toBe(first?.id);
+    expect(pool.workers).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 // POST /api/v1/ocr (openapi.yaml operation `ocr`; issue #3): one image in `image`, optional
 // `language` defaulting to `eng`. The engine checks the image's bytes, its pixel count and the
-// language codes; the route only gathers the parts.
+// language codes (and answers the set as it read it: sorted, each code once); the route only gathers
+// the parts.
 import type { OcrResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
 import type { OcrEngine } from '../../engines/types.js';

@@ -1,0 +1,71 @@
+// The entry point of an OCR process (ocr-process.ts starts it under an address-space limit): decodes
+// uploads into page images and, when started with languages, recognises them with its own tesseract.js
+// worker. It answers the server's requests over the IPC channel, one at a time, and exits with it.
+import { readFile } from 'node:fs/promises';
+import type { OcrReply, OcrRequest } from './ocr-process-protocol.js';
+import { PixelCapError, writePageImages } from './page-images.js';
+import {
+  type FailureKind,
+  isOutOfMemory,
+  messageOf,
+  type RecognizedText,
+  UnreadableImageError,
+} from './recognizer.js';
+import { TesseractJsWorker } from './tesseract-js-worker.js';
+
+let recognizer: TesseractJsWorker | undefined;
+
+async function recognize(pages: readonly string[]): Promise<RecognizedText> {
+  if (recognizer === undefined) throw new Error('this OCR process was started without languages');
+  const texts: string[] = [];
+  const confidences: number[] = [];
+  for (const page of pages) {
+    const result = await recognizer.recognize(await readFile(page));
+    texts.push(result.text);
+    if (result.text.trim() !== '') confidences.push(result.confidence);
+  }
+  const confidence =
+    confidences.length === 0 ? 0 : confidences.reduce((sum, value) => sum + value, 0) / confidences.length;
+  // Pages apart by a form feed (openapi.yaml `ocr`), as tesseract itself separates them.
+  return { text: texts.join('\f'), confidence: Math.round(confidence) };
+}
+
+function kindOf(error: unknown, request: OcrRequest): FailureKind {
+  if (error instanceof PixelCapError) return 'over-cap';
+  if (isOutOfMemory(messageOf(error))) return 'memory';
+  if (request.op === 'prepare') return 'unreadable';
+  // Leptonica refusing a page we wrote ourselves can only be an allocation that failed.
+  if (error instanceof UnreadableImageError) return 'memory';
+  return 'failed';
+}
+
+async function handle(request: OcrRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'start':
+      if (request.languages.length > 0) {
+        recognizer = await TesseractJsWorker.create(request.languages, request.timeoutMs);
+      }
+      return null;
+    case 'prepare':
+      return writePageImages(request.path, request.format, request.maxPixels, request.outDir);
+    case 'recognize':
+      return recognize(request.pages);
+  }
+}
+
+process.on('message', (request: OcrRequest) => {
+  handle(request)
+    .then(
+      (result): OcrReply => ({ id: request.id, ok: true, result }),
+      (error: unknown): OcrReply => ({
+        id: request.id,
+        ok: false,
+        kind: kindOf(error, request),
+        message: messageOf(error),
+      }),
+    )
+    .then((reply) => process.send?.(reply));
+});
+
+// The server going away closes the channel: nothing is left to answer.
+process.on('disconnect', () => process.exit(0));

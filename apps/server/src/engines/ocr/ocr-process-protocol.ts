@@ -1,0 +1,15 @@
+// What the server and an OCR process say to each other over the IPC channel (ocr-process.ts,
+// ocr-process-main.ts). Plain JSON: paths, sizes and text, never image bytes.
+import type { ImageFormat } from './image-header.js';
+import type { LanguageData } from './language-registry.js';
+import type { FailureKind } from './recognizer.js';
+
+export type OcrRequest = { id: number } & (
+  | { op: 'start'; languages: LanguageData[]; timeoutMs: number }
+  | { op: 'prepare'; path: string; format: ImageFormat; maxPixels: number; outDir: string }
+  | { op: 'recognize'; pages: string[] }
+);
+
+export type OcrReply =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; kind: FailureKind; message: string };

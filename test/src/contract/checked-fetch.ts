@@ -40,13 +40,14 @@ export async function call<T = unknown>(
   const headers: Record<string, string> = { ...options.headers };
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   const url = new URL(path, `${baseUrl}/`).toString();
+  const sentAt = Date.now();
   const response = await fetch(url, {
     method,
     headers,
     ...(options.body === undefined ? {} : { body: options.body }),
   });
   const bytes = Buffer.from(await response.arrayBuffer());
-  assertExchange({ method, url, status: response.status, headers: response.headers, body: bytes });
+  assertExchange({ method, url, status: response.status, headers: response.headers, body: bytes, sentAt });
   const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json');
   return {
     status: response.status,
@@ -79,6 +80,7 @@ export function checkedFetch(): CheckedFetch {
     // Read method and URL without building a Request, which would lock a streamed request body.
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     const url = input instanceof Request ? input.url : String(input);
+    const sentAt = Date.now();
     const response = await fetch(input, init);
     const body = new Uint8Array(await response.clone().arrayBuffer());
     const exchange = {
@@ -87,6 +89,7 @@ export function checkedFetch(): CheckedFetch {
       status: response.status,
       headers: response.headers,
       body,
+      sentAt,
     };
     exchanges.push(exchange);
     problems.push(...checkExchange(exchange));

@@ -181,6 +181,7 @@ export function uploads(
       ctx.state.upload = {
         workDir,
         signal,
+        log: ctx.state.log,
         files: new Map(
           Object.entries(files).map(([name, list]): [string, UploadedFile[]] => [
             name,

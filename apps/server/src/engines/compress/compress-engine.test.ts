@@ -96,10 +96,13 @@ const hasPdftoppm = spawnSync('pdftoppm', ['-v']).status === 0;
 if (!hasPdftoppm)
   console.warn('pdftoppm is not installed: the pictures of compressed pages are not compared');
 
-/** Every page of `output`, rendered by poppler, within the content floor of the same page of `input`. */
+/**
+ * Every page of `output` within the content floor of the same page of `input`, both rendered by poppler
+ * 400 pixels long whatever the page size (ImageMagick's pages are 0.05 inches: 2x2 pixels at 40 dpi).
+ */
 async function expectSamePictures(input: string, output: string, pages: number) {
   const render = async (pdf: string, prefix: string) => {
-    const result = await runTool('pdftoppm', ['-r', '40', '-gray', pdf, join(dir, prefix)], {
+    const result = await runTool('pdftoppm', ['-scale-to', '400', '-gray', pdf, join(dir, prefix)], {
       cwd: dir,
       timeoutMs: 60_000,
     });

@@ -4,8 +4,7 @@
 // Pages: the input is rendered once per request, with the first PDF interpreter that reads it without
 // complaint, and every candidate by that same interpreter, so the two pictures differ only by what the
 // rewrite changed. Words: every reader (word-readers.ts) can misread some font, so the words pass when
-// one reader, reading input and candidate alike, finds them kept; a reader that finds no words in the
-// input abstains, and when every reader that could read the input found none, there was nothing to lose.
+// one reader, reading input and candidate alike, finds them kept, or reads no words in the input.
 // The input's snapshot starts while Ghostscript rewrites the file (`start`), so the check adds to the
 // answer's latency mostly the candidate's own snapshot.
 import type { ToolInfo } from '../../tools.js';
@@ -123,21 +122,19 @@ export function createContentCheck(
   }
 
   /**
-   * The first reader's score that clears the floor. A reader that cannot read the input, or finds no
-   * words in it, abstains; one that found words and does not find them kept in the candidate refuses.
+   * The first reader's score that clears the floor. A reader that cannot read the input abstains; one
+   * that reads it and finds no words says there is nothing to lose; one that found words and does not
+   * find them kept in the candidate refuses, and the next reader is asked.
    */
   async function compareWords(path: string, name: string): Promise<{ score?: WordScore; rejected?: string }> {
     const refusals: string[] = [];
-    const abstentions: string[] = [];
-    let readable = false;
     for (const reader of readers) {
       const before = await wordsOfInput(reader);
       if ('failure' in before) {
-        abstentions.push(`${reader.name} could not read the input (${before.failure})`);
+        refusals.push(`${reader.name} could not read the input (${before.failure})`);
         continue;
       }
-      readable = true;
-      if (before.value.size === 0) continue;
+      if (before.value.size === 0) return { score: { kept: 0, reference: 0 } };
       const after = await reader.read({ path, pages, name }, job);
       if ('failure' in after) {
         refusals.push(`${reader.name}: ${after.failure}`);
@@ -148,10 +145,7 @@ export function createContentCheck(
       if (below === undefined) return { score };
       refusals.push(`${reader.name}: ${below}`);
     }
-    if (refusals.length > 0) return { rejected: refusals.join('; ') };
-    // Every reader that could read the input found no words in it: nothing was there to lose.
-    if (readable) return { score: { kept: 0, reference: 0 } };
-    return { rejected: `no reader could read the input's words: ${abstentions.join('; ')}` };
+    return { rejected: refusals.join('; ') };
   }
 
   async function prove(path: string, name: string): Promise<ContentVerdict> {

@@ -39,14 +39,20 @@ describe('renderDpi', () => {
   const sides = new Map([
     [1, 792],
     [2, 36_000],
+    [3, 3.84],
+    [4, 120],
   ]);
-  // [name, { given: pages rendered, want: dpi }] at 40 dpi, at most 2000 pixels a side
+  const bounds = { dpi: 40, minSidePx: 200, maxSidePx: 2000 };
+  // [name, { given: pages rendered, want: dpi }] at 40 dpi, 200 to 2000 pixels on the longest side
   const table: [string, { given: number[]; want: number }][] = [
     ['a Letter page', { given: [1], want: 40 }],
     ['a 500-inch poster among them: all at its resolution', { given: [1, 2], want: 4 }],
+    ["ImageMagick's 0.05-inch page", { given: [3], want: 3750 }],
+    ['a 1.7-inch page', { given: [4], want: 120 }],
+    ['a tiny page beside a poster: the poster bounds it', { given: [2, 3], want: 4 }],
     ['a page Ghostscript did not report', { given: [7], want: 40 }],
   ];
   it.each(table)('%s', (_name, { given, want }) => {
-    expect(renderDpi(sides, given, 40, 2000)).toBe(want);
+    expect(renderDpi(sides, given, bounds)).toBe(want);
   });
 });

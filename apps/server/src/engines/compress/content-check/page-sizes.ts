@@ -23,19 +23,33 @@ export function longestSides(pdfInfo: string): Map<number, number> {
   return sides;
 }
 
+export interface RenderBounds {
+  /** The resolution for ordinary pages. */
+  dpi: number;
+  /** The smallest sampled page is rendered at least this long, so it still has pixels to compare. */
+  minSidePx: number;
+  /** No sampled page is rendered longer than this, so memory and time stay bounded. */
+  maxSidePx: number;
+}
+
 /**
- * The resolution to render `pages` at: `dpi`, lowered where a page's longest side would exceed
- * `maxSidePx` pixels. Pages Ghostscript did not report are assumed ordinary.
+ * The resolution to render `pages` at: `dpi`, raised until the smallest page's longest side reaches
+ * `minSidePx` (ImageMagick's 16-pixel images at 300 ppi make 0.05-inch pages: 2x2 pixels at 40 dpi,
+ * on which a dropped image cannot be seen), then lowered wherever a page would exceed `maxSidePx`.
+ * Pages Ghostscript did not report are assumed ordinary.
  */
 export function renderDpi(
   sides: ReadonlyMap<number, number>,
   pages: readonly number[],
-  dpi: number,
-  maxSidePx: number,
+  bounds: RenderBounds,
 ): number {
-  const longestPt = Math.max(0, ...pages.map((page) => sides.get(page) ?? 0));
-  const longestInches = longestPt / 72;
-  if (longestInches * dpi <= maxSidePx) return dpi;
+  const reported = pages.flatMap((page) => {
+    const side = sides.get(page);
+    return side === undefined || side <= 0 ? [] : [side / 72];
+  });
+  if (reported.length === 0) return bounds.dpi;
+  const [shortest, longest] = [Math.min(...reported), Math.max(...reported)];
+  const dpi = Math.min(Math.max(bounds.dpi, bounds.minSidePx / shortest), bounds.maxSidePx / longest);
   // Ghostscript takes fractional resolutions; two decimals keep the command line readable.
-  return Math.floor((maxSidePx / longestInches) * 100) / 100;
+  return Math.floor(dpi * 100) / 100;
 }

@@ -68,25 +68,31 @@ export function ghostscriptReader(gs: ToolInfo, interpreter: PdfInterpreter, tim
   };
 }
 
-/** poppler's pdftotext, one run per sampled page (it takes a range, and the sample is spread out). */
+/** Up to this page, pdftotext reads from the first to the last sampled page in one run. */
+const ONE_RUN_PAGES = 50;
+
+/** The page ranges pdftotext reads: all the sample at once when it is short, else each sampled page. */
+export function pdftotextRanges(pages: readonly number[]): [number, number][] {
+  const [first, last] = [Math.min(...pages), Math.max(...pages)];
+  if (last <= ONE_RUN_PAGES) return [[first, last]];
+  return pages.map((page) => [page, page]);
+}
+
+/**
+ * poppler's pdftotext. It takes a range, not a list, and a process costs more than reading a page, so
+ * short documents are read whole from the first to the last sampled page (input and candidate alike),
+ * long ones one sampled page per run.
+ */
 export function pdftotextReader(pdftotext: ToolInfo, timeoutMs: number): WordReader {
   return {
     name: 'pdftotext',
     async read(target, job) {
       let text = '';
-      for (const page of target.pages) {
-        const output = resolve(job.workDir, `${target.name}-words-pdftotext-${page}.txt`);
-        const args = [
-          '-q',
-          '-f',
-          String(page),
-          '-l',
-          String(page),
-          '-enc',
-          'UTF-8',
-          resolve(target.path),
-          output,
-        ];
+      const ranges = pdftotextRanges(target.pages);
+      for (const [from, to] of ranges) {
+        const output = resolve(job.workDir, `${target.name}-words-pdftotext-${from}-${to}.txt`);
+        const range = ['-f', String(from), '-l', String(to)];
+        const args = ['-q', ...range, '-enc', 'UTF-8', resolve(target.path), output];
         let exitCode: number;
         try {
           ({ exitCode } = await runTool(pdftotext.path, args, {
@@ -98,11 +104,11 @@ export function pdftotextReader(pdftotext: ToolInfo, timeoutMs: number): WordRea
           if (error instanceof ToolAbortedError) throw error;
           return { failure: `pdftotext failed to run: ${(error as Error).message}` };
         }
-        if (exitCode !== 0) return { failure: `pdftotext exited with ${exitCode} on page ${page}` };
+        if (exitCode !== 0) return { failure: `pdftotext exited with ${exitCode} on pages ${from}-${to}` };
         try {
-          text += `${await readStart(output, Math.ceil(MAX_TEXT_BYTES / target.pages.length))}\n`;
+          text += `${await readStart(output, Math.ceil(MAX_TEXT_BYTES / ranges.length))}\n`;
         } catch (error) {
-          return { failure: `pdftotext wrote nothing for page ${page} (${(error as Error).message})` };
+          return { failure: `pdftotext wrote nothing for pages ${from}-${to} (${(error as Error).message})` };
         }
       }
       return { value: distinctWords(text) };

@@ -17,11 +17,11 @@ import { longestSides, renderDpi } from './page-sizes.js';
  * raster was enlarged until a legitimate 72 dpi rewrite of a 2-inch scan scored 14 dB (OCRmyPDF's
  * 2400dpi.pdf).
  */
-export const RENDER_DPI = 40;
+const RENDER_DPI = 40;
 
 /** Rendered sides: at least 200 pixels (small pages get a higher resolution), at most 2000 (a 50-inch
  * page at 40 dpi; larger pages get a lower one). */
-export const RENDER_SIDE_PX = { min: 200, max: 2000 } as const;
+const RENDER_SIDE_PX = { min: 200, max: 2000 } as const;
 
 export interface SnapshotRun {
   gs: ToolInfo;

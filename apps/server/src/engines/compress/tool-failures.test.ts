@@ -37,6 +37,7 @@ async function fakeGs(name: string, body: string, version: string): Promise<Tool
   const path = join(dir, name);
   const script = [
     '#!/bin/sh',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template.
     'for a in "$@"; do case "$a" in -sOutputFile=*) out="${a#-sOutputFile=}";; esac; done',
     `case " $* " in *" -sDEVICE=pdfwrite "*) ;; *) exec "${realGs?.path}" "$@";; esac`,
     body,

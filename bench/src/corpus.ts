@@ -1,15 +1,18 @@
 // The benchmark corpus (issue #6), generated deterministically from @pdn/fixtures into the run's
-// scratch folder: text PDFs of several lengths, photo-heavy PDFs (JPEG and PNG images), 300 dpi scans,
-// a PDF with a fully embedded font, merge inputs and OCR images with known text.
+// scratch folder: text PDFs of several lengths, photo-heavy PDFs (JPEG and PNG images at 300 dpi,
+// camera JPEGs at 96 ppi), scans (300 dpi JPEG, 200 dpi lossless greyscale), PNG screenshots, a PDF
+// with a fully embedded font, merge inputs and OCR images with known text.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  cameraPdf,
   embeddedFontPdf,
   type OcrLanguage,
   ocrPage,
   ocrSample,
   photoPdf,
   scanPdf,
+  screenshotPdf,
   textPdf,
 } from '@pdn/fixtures';
 import type { Profile } from './profile.js';
@@ -17,7 +20,17 @@ import type { Profile } from './profile.js';
 export interface CorpusFile {
   name: string;
   path: string;
-  kind: 'text' | 'photo-jpeg' | 'photo-png' | 'scan' | 'embedded-font';
+  kind:
+    | 'text'
+    | 'photo-jpeg'
+    | 'photo-png'
+    | 'camera-jpeg'
+    | 'scan'
+    | 'scan-png'
+    | 'screenshot'
+    | 'embedded-font';
+  /** Issue #9: `high` must save at least 80% on these. */
+  photoHeavy: boolean;
 }
 
 export interface OcrImage {
@@ -49,25 +62,45 @@ async function save(dir: string, name: string, bytes: Uint8Array): Promise<strin
 
 export async function buildCorpus(dir: string, profile: Profile): Promise<Corpus> {
   const compress: CorpusFile[] = [];
-  for (const pages of profile.textPages) {
-    const name = `text-${pages}p.pdf`;
-    compress.push({ name, kind: 'text', path: await save(dir, name, await textPdf({ pages, seed: pages })) });
-  }
+  const add = async (name: string, kind: CorpusFile['kind'], photoHeavy: boolean, bytes: Uint8Array) => {
+    compress.push({ name, kind, photoHeavy, path: await save(dir, name, bytes) });
+  };
+  for (const pages of profile.textPages)
+    await add(`text-${pages}p.pdf`, 'text', false, await textPdf({ pages, seed: pages }));
   for (const image of ['jpeg', 'png'] as const) {
-    const name = `photo-${image}.pdf`;
-    const bytes = await photoPdf({ pages: profile.photoPages, image, seed: 7 });
-    compress.push({ name, kind: `photo-${image}`, path: await save(dir, name, bytes) });
+    await add(
+      `photo-${image}.pdf`,
+      `photo-${image}`,
+      true,
+      await photoPdf({ pages: profile.photoPages, image, seed: 7 }),
+    );
   }
-  compress.push({
-    name: 'scan-300dpi.pdf',
-    kind: 'scan',
-    path: await save(dir, 'scan-300dpi.pdf', await scanPdf({ pages: profile.scanPages, seed: 3, dpi: 300 })),
-  });
-  compress.push({
-    name: 'embedded-font.pdf',
-    kind: 'embedded-font',
-    path: await save(dir, 'embedded-font.pdf', await embeddedFontPdf({ pages: profile.fontPages, seed: 5 })),
-  });
+  const { camera } = profile;
+  await add(
+    'camera-96ppi.pdf',
+    'camera-jpeg',
+    true,
+    await cameraPdf({ ...camera, ppi: 96, quality: 90, seed: 11 }),
+  );
+  await add('scan-300dpi.pdf', 'scan', true, await scanPdf({ pages: profile.scanPages, seed: 3, dpi: 300 }));
+  await add(
+    'scan-grey-200dpi-lossless.pdf',
+    'scan-png',
+    false,
+    await scanPdf({ pages: profile.scanPages, seed: 4, dpi: 200, image: 'png' }),
+  );
+  await add(
+    'screenshots-png.pdf',
+    'screenshot',
+    false,
+    await screenshotPdf({ pages: profile.screenshotPages, seed: 5 }),
+  );
+  await add(
+    'embedded-font.pdf',
+    'embedded-font',
+    false,
+    await embeddedFontPdf({ pages: profile.fontPages, seed: 5 }),
+  );
 
   const mergeInputs: string[] = [];
   for (let i = 1; i <= profile.merge.files; i++) {

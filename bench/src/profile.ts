@@ -7,7 +7,10 @@ export interface Profile {
   runs: number;
   textPages: readonly number[];
   photoPages: number;
+  /** Camera JPEGs at 96 ppi (issue #9): pages and pixel size of each photo. */
+  camera: { pages: number; width: number; height: number };
   scanPages: number;
+  screenshotPages: number;
   fontPages: number;
   merge: { files: number; pagesEach: number };
   split: { pages: number; ranges: number };
@@ -24,7 +27,10 @@ export const FULL: Profile = {
   runs: 5,
   textPages: [10, 100, 500],
   photoPages: 4,
+  // Four 4-megapixel photos at JPEG quality 90, 3 MB (issue #9: four camera JPEGs at 96 ppi, 4.4 MB).
+  camera: { pages: 4, width: 2400, height: 1800 },
   scanPages: 3,
+  screenshotPages: 3,
   fontPages: 20,
   merge: { files: 20, pagesEach: 50 },
   split: { pages: 500, ranges: 10 },
@@ -40,7 +46,9 @@ export const QUICK: Profile = {
   runs: 1,
   textPages: [10],
   photoPages: 1,
+  camera: { pages: 1, width: 800, height: 600 },
   scanPages: 1,
+  screenshotPages: 1,
   fontPages: 2,
   merge: { files: 3, pagesEach: 5 },
   split: { pages: 20, ranges: 3 },

@@ -18,10 +18,10 @@ describe('detectTools', () => {
     await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
-  async function fakeBin(script: string): Promise<string> {
+  async function fakeBin(script: string, name = 'qpdf'): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'pdn-tools-'));
     dirs.push(dir);
-    const path = join(dir, 'qpdf');
+    const path = join(dir, name);
     await writeFile(path, `#!/bin/sh\n${script}\n`);
     await chmod(path, 0o755);
     return dir;
@@ -46,6 +46,15 @@ describe('detectTools', () => {
     const dir = await fakeBin('echo "qpdf version 99.1.2"');
     process.env.PATH = dir;
     expect(await detectTools()).toEqual({ qpdf: { path: join(dir, 'qpdf'), version: '99.1.2' } });
+  });
+
+  it('asks pdftotext with -v, since it reads --version as a file name', async () => {
+    const dir = await fakeBin(
+      '[ "$1" = "-v" ] || exit 99; echo "pdftotext version 22.12.0" >&2',
+      'pdftotext',
+    );
+    process.env.PATH = dir;
+    expect(await detectTools()).toEqual({ pdftotext: { path: join(dir, 'pdftotext'), version: '22.12.0' } });
   });
 
   it.each([

@@ -18,22 +18,26 @@ export interface DetectedTools {
   tesseract?: ToolInfo;
   /** util-linux's prlimit: OCR runs its decoders and recognisers under a memory limit (issue #11). */
   prlimit?: ToolInfo;
+  /** poppler's text extractor: the compress content check's first reader of words (issue #9). */
+  pdftotext?: ToolInfo;
 }
 
 /** `--version` answers within a second; anything slower is a broken install, not a tool to rely on. */
 const VERSION_TIMEOUT_MS = 10_000;
 
-/** Each tool's binary name and how to read its version from `--version` output. */
+/** Each tool's binary name, the argument that makes it print its version, and how to read it. */
 const KNOWN_TOOLS = {
   // "qpdf version 11.3.0"
-  qpdf: { binary: 'qpdf', version: /qpdf version (\S+)/ },
+  qpdf: { binary: 'qpdf', flag: '--version', version: /qpdf version (\S+)/ },
   // "10.00.0"
-  ghostscript: { binary: 'gs', version: /^(\d+\.\d+(?:\.\d+)?)/ },
+  ghostscript: { binary: 'gs', flag: '--version', version: /^(\d+\.\d+(?:\.\d+)?)/ },
   // "tesseract 5.3.0"
-  tesseract: { binary: 'tesseract', version: /tesseract v?(\S+)/ },
+  tesseract: { binary: 'tesseract', flag: '--version', version: /tesseract v?(\S+)/ },
   // "prlimit from util-linux 2.38.1"
-  prlimit: { binary: 'prlimit', version: /util-linux (\S+)/ },
-} as const satisfies Record<keyof DetectedTools, { binary: string; version: RegExp }>;
+  prlimit: { binary: 'prlimit', flag: '--version', version: /util-linux (\S+)/ },
+  // "pdftotext version 22.12.0" (it reads `--version` as a file name)
+  pdftotext: { binary: 'pdftotext', flag: '-v', version: /pdftotext version (\S+)/ },
+} as const satisfies Record<keyof DetectedTools, { binary: string; flag: string; version: RegExp }>;
 
 async function findOnPath(binary: string): Promise<string | undefined> {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -49,11 +53,11 @@ async function findOnPath(binary: string): Promise<string | undefined> {
   return undefined;
 }
 
-async function detect(binary: string, versionPattern: RegExp): Promise<ToolInfo | undefined> {
+async function detect(binary: string, flag: string, versionPattern: RegExp): Promise<ToolInfo | undefined> {
   const path = await findOnPath(binary);
   if (path === undefined) return undefined;
   try {
-    const result = await runTool(path, ['--version'], { cwd: tmpdir(), timeoutMs: VERSION_TIMEOUT_MS });
+    const result = await runTool(path, [flag], { cwd: tmpdir(), timeoutMs: VERSION_TIMEOUT_MS });
     const version = versionPattern.exec(`${result.stdout}\n${result.stderr}`.trim())?.[1];
     // A binary that cannot say its version is not one we trust to run jobs.
     if (result.exitCode !== 0 || version === undefined) return undefined;
@@ -63,11 +67,11 @@ async function detect(binary: string, versionPattern: RegExp): Promise<ToolInfo 
   }
 }
 
-/** Looks for qpdf, Ghostscript, tesseract and prlimit on PATH and asks each for its version. Call once. */
+/** Looks for qpdf, Ghostscript, tesseract, prlimit and pdftotext on PATH and asks each for its version. Call once. */
 export async function detectTools(): Promise<DetectedTools> {
   const entries = await Promise.all(
     Object.entries(KNOWN_TOOLS).map(
-      async ([name, tool]) => [name, await detect(tool.binary, tool.version)] as const,
+      async ([name, tool]) => [name, await detect(tool.binary, tool.flag, tool.version)] as const,
     ),
   );
   const tools: DetectedTools = {};

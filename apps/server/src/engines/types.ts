@@ -22,6 +22,9 @@ export interface JobContext {
   workDir: string;
   /** Aborted when the client goes away: the engine kills its tools and stops. */
   signal: AbortSignal;
+  /** The request's log (its lines carry the request id), for what an engine decided on the way, e.g.
+   * a compression output refused by the content check (issue #9). Absent in engine unit tests. */
+  log?: EngineLog | undefined;
 }
 
 export interface PdfOutput {

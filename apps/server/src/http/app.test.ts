@@ -15,6 +15,7 @@ import { createCompressEngine } from '../engines/compress/index.js';
 import { JobQueue } from '../engines/job-queue.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
+import { detectTools } from '../engines/tools.js';
 import type { OcrEngine } from '../engines/types.js';
 import { createLogger } from '../logger.js';
 import { openStorage, type Storage } from '../storage/index.js';
@@ -50,11 +51,14 @@ describe('createApp', () => {
     storage = await openStorage({ dataDir, signingSecret: undefined, log });
     const queue = new JobQueue(1);
     const common = { tools: {}, queue, maxPages: 100, timeoutMs: 30_000, log };
+    const { prlimit } = await detectTools();
     ocr = await createOcrEngine({
       choice: 'tesseract.js',
-      tools: {},
+      // OCR bounds its processes' memory with prlimit (issue #11); nothing else is needed here.
+      tools: prlimit === undefined ? {} : { prlimit },
       queue,
       maxImagePixels: 1_000_000,
+      memoryBytes: 1024 * 1024 * 1024,
       poolSize: 1,
       recycleAfter: 10,
       timeoutMs: 30_000,

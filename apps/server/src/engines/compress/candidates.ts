@@ -1,6 +1,6 @@
-// "Never hand back a larger file" (issue #3): every method a level allows produces a candidate, the
-// smallest one strictly smaller than the input wins, and when none is, the input itself is the answer
-// (method `original`, so savings are 0, never negative).
+// "Never hand back a larger file" (issue #3): a candidate is only worth returning when it is strictly
+// smaller than the input (and proven sound, issue #9: prove-candidate.ts); when none is, the input
+// itself is the answer (method `original`, so savings are 0, never negative).
 import { constants } from 'node:fs';
 import { copyFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,13 +22,9 @@ export async function candidate(path: string, method: Candidate['method']): Prom
   return { path, method, size: (await stat(path)).size };
 }
 
-/** The smallest candidate that beats `inputSize`; ties go to the earlier candidate (fewer tools). */
-export function smallest(inputSize: number, candidates: readonly Candidate[]): Candidate | undefined {
-  let best: Candidate | undefined;
-  for (const c of candidates) {
-    if (c.size < (best?.size ?? inputSize)) best = c;
-  }
-  return best;
+/** Only a strictly smaller file is worth returning instead of the input. */
+export function beatsInput(c: Candidate, inputSize: number): boolean {
+  return c.size < inputSize;
 }
 
 /** The input, copied into the job's folder like every other output so the caller owns one kind of file. */

@@ -1,12 +1,16 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  cameraPdf,
   embeddedFontPdf,
   emptyFile,
   encryptedPdf,
+  imageMagickSixImagesPdf,
+  infoIsPageTreePdf,
   photoPdf,
   postscriptAsPdf,
   scanPdf,
@@ -22,7 +26,9 @@ import { JobQueue } from '../job-queue.js';
 import { PDF_LIB_WORKER_URL } from '../pdf/run-pdf-lib-task.js';
 import { runTool, ToolAbortedError } from '../run-tool.js';
 import { detectTools } from '../tools.js';
-import type { CompressEngine, CompressionLevel, CompressOutput } from '../types.js';
+import type { CompressEngine, CompressionLevel, CompressOutput, EngineLog } from '../types.js';
+import { CONTENT_FLOORS } from './content-check/floors.js';
+import { comparePgmFiles } from './content-check/pgm.js';
 import { createCompressEngine } from './index.js';
 import { hasLegacyInterpreter } from './presets.js';
 
@@ -70,13 +76,49 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs one compression in a fresh work folder, like a request does. */
+/** Runs one compression in a fresh work folder, like a request does; `warnings` are its log's. */
 async function compress(engine: CompressEngine, name: string, bytes: Uint8Array, level: CompressionLevel) {
   const path = await writeFixture(dir, `${name}.pdf`, bytes);
   const workDir = await mkdtemp(join(dir, 'job-'));
   const signal = new AbortController().signal;
-  const output = await engine.compress({ path, label: `${name}.pdf` }, level, { workDir, signal });
-  return { output, inputSize: bytes.length };
+  const warnings: string[] = [];
+  const log: EngineLog = {
+    info: () => {},
+    warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+  };
+  const output = await engine.compress({ path, label: `${name}.pdf` }, level, { workDir, signal, log });
+  return { output, inputSize: bytes.length, inputPath: path, warnings };
+}
+
+// poppler renders independently of Ghostscript, so it can tell whether what Ghostscript wrote looks like
+// the input, as a person opening both would (issue #9).
+const hasPdftoppm = spawnSync('pdftoppm', ['-v']).status === 0;
+if (!hasPdftoppm)
+  console.warn('pdftoppm is not installed: the pictures of compressed pages are not compared');
+
+/**
+ * Every page of `output` within the content floor of the same page of `input`, both rendered by poppler
+ * 400 pixels long whatever the page size (ImageMagick's pages are 0.05 inches: 2x2 pixels at 40 dpi).
+ */
+async function expectSamePictures(input: string, output: string, pages: number) {
+  const render = async (pdf: string, prefix: string) => {
+    const result = await runTool('pdftoppm', ['-scale-to', '400', '-gray', pdf, join(dir, prefix)], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const digits = String(pages).length;
+    return Array.from({ length: pages }, (_, i) =>
+      join(dir, `${prefix}-${String(i + 1).padStart(digits, '0')}.pgm`),
+    );
+  };
+  const prefix = `poppler-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const [before, after] = [await render(input, `${prefix}-in`), await render(output, `${prefix}-out`)];
+  for (const [index, page] of before.entries()) {
+    expect(await comparePgmFiles(page, after[index] as string), `page ${index + 1}`).toBeGreaterThanOrEqual(
+      CONTENT_FLOORS.psnrDb,
+    );
+  }
 }
 
 /** Valid by a parser other than the one that wrote it where possible: qpdf --check, and pdf-lib. */
@@ -150,10 +192,69 @@ describe.skipIf(!hasGs)('Ghostscript engine', () => {
     // `high` leaves 100 dpi images; `low` asks for 300 dpi, so nothing it does can beat that file.
     await expectOriginalOnSecondPass(engine, 'gs', corpus.photo[0], 'high', 'low');
   });
+
+  // Issue #9: four camera JPEGs at 96 ppi came back 0.02% smaller from every preset, because Ghostscript
+  // passes JPEGs through and only downsamples above 1.5x the target. `medium` re-encodes them; `high`
+  // also downsamples them to 72 dpi.
+  const camera = cameraPdf({ pages: 2, width: 1600, height: 1200, ppi: 96, seed: 9 });
+  it.each([
+    ['medium', 0.3],
+    ['high', 0.15],
+  ] as const)('shrinks camera JPEGs at 96 ppi at %s below %s of their size', SLOW, async (level, ratio) => {
+    const { output, inputSize, inputPath } = await compress(
+      engine,
+      `gs-camera-${level}`,
+      await camera,
+      level,
+    );
+    expect(output.method).toMatch(/^ghostscript/);
+    expect(output.size / inputSize).toBeLessThan(ratio);
+    if (hasPdftoppm) await expectSamePictures(inputPath, output.path, 2);
+  });
+});
+
+// Issue #9's real-world traps: Ghostscript 10.00's new interpreter blanks the first (saying so) and drops
+// the images of the second (silently). Whatever this Ghostscript does with them, the answer must look
+// like the input, and a refused rewrite must be in the log.
+describe.skipIf(!hasGs)('Ghostscript engine on files Ghostscript 10.00 misreads', () => {
+  const engine = engineFor('ghostscript');
+  const legacy = hasLegacyInterpreter(tools.ghostscript?.version ?? '');
+  // [name, { bytes, pages }]
+  const traps = {
+    'a trailer /Info pointing at the page tree (py-pdf cmyk-image.pdf)': {
+      bytes: infoIsPageTreePdf,
+      pages: 1,
+    },
+    "ImageMagick's six images in mislabelled ICC colour spaces": { bytes: imageMagickSixImagesPdf, pages: 6 },
+  };
+  const cases = Object.keys(traps).flatMap((name) => levels.map((level) => [name, level] as const));
+  it.each(cases)('%s at %s: the answer looks like the input', SLOW, async (name, level) => {
+    const { bytes, pages } = traps[name as keyof typeof traps];
+    const slug = `trap-${name.replaceAll(/\W+/g, '-').slice(0, 30)}-${level}`;
+    const { output, inputPath, warnings } = await compress(engine, slug, await bytes(), level);
+    await expectValidPdf(output, pages);
+    if (hasPdftoppm) await expectSamePictures(inputPath, output.path, pages);
+    // Where the legacy interpreter exists, the file the default one blanks is still compressed, by it.
+    if (legacy && bytes === infoIsPageTreePdf && level !== 'low') {
+      expect(warnings.join('\n')).toMatch(/"interpreter":"default".*Couldn't initialise file/);
+      expect(output.method).toMatch(/^ghostscript/);
+    }
+  });
 });
 
 describe('pdf-lib engine', () => {
   const engine = engineFor('pdf-lib');
+
+  // Issue #9: with no renderer, the output's structure is compared with the input's; pdf-lib's lossless
+  // rewrite keeps it, so nothing is refused on these.
+  it.each([
+    ['six-images', imageMagickSixImagesPdf],
+    ['info-is-page-tree', infoIsPageTreePdf],
+  ] as const)('keeps every image and text operator of %s', SLOW, async (name, bytes) => {
+    const { output, warnings } = await compress(engine, `lib-${name}`, await bytes(), 'medium');
+    expect(['pdf-lib', 'original']).toContain(output.method);
+    expect(warnings).toEqual([]);
+  });
 
   it.each(cases)('compresses %s at %s to a valid PDF no larger than the input', SLOW, async (kind, level) => {
     const [bytes, pages] = corpus[kind];

@@ -1,41 +1,70 @@
-// One Ghostscript pdfwrite run at a level's preset. Ghostscript 10.0 exits 0 with a blank one-page PDF
-// for inputs it cannot read (issue #3), so its exit code proves little: callers inspect the input
-// before and check the output's page count after.
+// One Ghostscript run, judged by its exit code, its messages (ghostscript-messages.ts) and the files it
+// was meant to write. Ghostscript 10.0 exits 0 with a blank one-page PDF for inputs it cannot read
+// (issues #3, #9), so a run that "succeeded" can still be a failure; callers decide what to try next.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
 import { runTool, ToolAbortedError } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
 import type { CompressionLevel, JobContext } from '../types.js';
-import { type GhostscriptArgsOptions, ghostscriptArgs } from './presets.js';
+import { readGhostscriptMessages } from './ghostscript-messages.js';
+import { ghostscriptArgs, type PdfInterpreter } from './presets.js';
 
-export interface GhostscriptRun extends GhostscriptArgsOptions {
+export interface GhostscriptRun {
+  gs: ToolInfo;
+  args: readonly string[];
+  timeoutMs: number;
+}
+
+/** A run that finished: `failure` says why its output must not be used, `notes` what else it said. */
+export interface GhostscriptOutcome {
+  failure: string | undefined;
+  notes: string;
+}
+
+/**
+ * Runs Ghostscript in the job's folder. A client abort stays a ToolAbortedError; a timeout or a binary
+ * that cannot start is an InternalError (the server's problem, not the file's). A non-zero exit and a
+ * message admitting a loss are both a `failure`: that run's output is not to be used.
+ */
+export async function runGhostscript(run: GhostscriptRun, job: JobContext): Promise<GhostscriptOutcome> {
+  let result: Awaited<ReturnType<typeof runTool>>;
+  try {
+    result = await runTool(run.gs.path, run.args, {
+      cwd: job.workDir,
+      timeoutMs: run.timeoutMs,
+      signal: job.signal,
+    });
+  } catch (error) {
+    if (error instanceof ToolAbortedError) throw error;
+    throw new InternalError(`Ghostscript failed to run: ${(error as Error).message}`, { cause: error });
+  }
+  const verdict = readGhostscriptMessages(`${result.stdout}\n${result.stderr}`);
+  if (result.exitCode !== 0) {
+    const said = verdict.notes.split('\n').at(-1) ?? '';
+    return { failure: `exited with ${result.exitCode}${said ? `: ${said}` : ''}`, notes: verdict.notes };
+  }
+  return verdict;
+}
+
+export interface RewriteRun {
   gs: ToolInfo;
   level: CompressionLevel;
+  interpreter: PdfInterpreter;
   inputPath: string;
   /** File name inside the job's folder. */
   outputName: string;
   timeoutMs: number;
 }
 
-/**
- * Writes the rewrite and returns its path. A client abort stays a ToolAbortedError; a timeout, a crash
- * or a failing exit is an InternalError, because the input already passed inspection.
- */
-export async function runGhostscript(run: GhostscriptRun, job: JobContext): Promise<string> {
-  const args = ghostscriptArgs(run.level, resolve(run.inputPath), run.outputName, run);
-  let exitCode: number;
-  let stderr: string;
-  try {
-    const options = { cwd: job.workDir, timeoutMs: run.timeoutMs, signal: job.signal };
-    ({ exitCode, stderr } = await runTool(run.gs.path, args, options));
-  } catch (error) {
-    if (error instanceof ToolAbortedError) throw error;
-    throw new InternalError(`Ghostscript failed to run: ${(error as Error).message}`, { cause: error });
-  }
-  if (exitCode !== 0) throw new InternalError(`Ghostscript exited with ${exitCode}: ${stderr.trim()}`);
-  const outputPath = resolve(job.workDir, run.outputName);
-  if (!existsSync(outputPath))
-    throw new InternalError(`Ghostscript exited with 0 but wrote no output: ${stderr.trim()}`);
-  return outputPath;
+export type Rewrite = { path: string; notes: string } | { failure: string; notes: string };
+
+/** Rewrites the input with pdfwrite at the level's preset. */
+export async function rewriteWithGhostscript(run: RewriteRun, job: JobContext): Promise<Rewrite> {
+  const args = ghostscriptArgs(run.level, resolve(run.inputPath), run.outputName, run.interpreter);
+  const { failure, notes } = await runGhostscript({ gs: run.gs, args, timeoutMs: run.timeoutMs }, job);
+  if (failure !== undefined) return { failure, notes };
+  const path = resolve(job.workDir, run.outputName);
+  if (!existsSync(path)) return { failure: 'exited with 0 but wrote no output', notes };
+  return { path, notes };
 }

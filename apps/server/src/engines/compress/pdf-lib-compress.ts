@@ -1,11 +1,13 @@
 // The pdf-lib fallback (issue #3: "object streams, dropping unused objects and metadata that the level
 // allows"), run as a task of the pdf-lib worker thread (../pdf/pdf-lib-tasks.ts), never on the main
 // thread. Everything here is lossless: pdf-lib cannot resample images.
+import { readFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import {
   PDFArray,
   type PDFContext,
   PDFDict,
+  PDFDocument,
   PDFName,
   type PDFObject,
   PDFRawStream,
@@ -14,6 +16,7 @@ import {
 } from 'pdf-lib';
 import { loadPdf, savePdf } from '../pdf/pdf-lib-io.js';
 import type { InputFile } from '../types.js';
+import { pageStructures, structureLoss } from './content-check/page-structure.js';
 
 export interface PdfLibCompressArgs {
   input: InputFile;
@@ -65,8 +68,15 @@ function deflateUnfilteredStreams(context: PDFContext): void {
   }
 }
 
-export async function compressWithPdfLib(args: PdfLibCompressArgs): Promise<{ pageCount: number }> {
+export interface PdfLibCompressResult {
+  pageCount: number;
+  /** What the output lost against the input (page-structure.ts): it must not be returned. */
+  lost: string | undefined;
+}
+
+export async function compressWithPdfLib(args: PdfLibCompressArgs): Promise<PdfLibCompressResult> {
   const { doc, pageCount } = await loadPdf(args.input, args.maxPages);
+  const before = pageStructures(doc);
   if (args.dropMetadata) {
     doc.catalog.delete(PDFName.of('Metadata'));
     delete doc.context.trailerInfo.Info;
@@ -75,5 +85,6 @@ export async function compressWithPdfLib(args: PdfLibCompressArgs): Promise<{ pa
   deflateUnfilteredStreams(doc.context);
   // pdf-lib's save() packs objects into object streams by default; savePdf re-reads and counts pages.
   await savePdf(doc, args.outputPath, pageCount);
-  return { pageCount };
+  const written = await PDFDocument.load(await readFile(args.outputPath), { updateMetadata: false });
+  return { pageCount, lost: structureLoss(before, pageStructures(written)) };
 }

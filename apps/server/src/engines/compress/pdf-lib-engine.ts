@@ -7,7 +7,7 @@ import { PDF_LIB_VERSION } from '../pdf/pdf-lib-engine.js';
 import { runPdfLibTask } from '../pdf/run-pdf-lib-task.js';
 import { checkPdfBytes } from '../pdf-inspect.js';
 import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, JobContext } from '../types.js';
-import { candidate, keepOriginal, smallest } from './candidates.js';
+import { beatsInput, candidate, keepOriginal } from './candidates.js';
 
 export interface PdfLibCompressEngineOptions {
   queue: JobQueue;
@@ -26,15 +26,24 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
     await checkPdfBytes(input);
     const inputSize = (await stat(input.path)).size;
     const outputPath = join(job.workDir, 'pdf-lib.pdf');
-    // The task re-reads its output and proves the page count before it returns.
-    const { pageCount } = await runPdfLibTask(
+    // The task re-reads its output, proves the page count and compares its structure with the input's.
+    const { pageCount, lost } = await runPdfLibTask(
       'compress',
       { input, outputPath, maxPages: o.maxPages, dropMetadata: level !== 'low' },
       { timeoutMs: o.timeoutMs, signal: job.signal },
     );
-    const best = smallest(inputSize, [await candidate(outputPath, 'pdf-lib')]);
-    if (best === undefined) return { ...(await keepOriginal(input.path, job.workDir, inputSize)), pageCount };
-    return { ...best, pageCount };
+    if (lost !== undefined) job.log?.warn('compress candidate rejected', { method: 'pdf-lib', reason: lost });
+    const rewritten = await candidate(outputPath, 'pdf-lib');
+    const best = lost === undefined && beatsInput(rewritten, inputSize) ? rewritten : undefined;
+    const output = best ?? (await keepOriginal(input.path, job.workDir, inputSize));
+    job.log?.info('compressed', {
+      level,
+      method: output.method,
+      pages: pageCount,
+      input_bytes: inputSize,
+      output_bytes: output.size,
+    });
+    return { ...output, pageCount };
   }
 
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ghostscriptArgs, hasLegacyInterpreter } from './presets.js';
+import { ghostscriptArgs, hasLegacyInterpreter, interpreterOrder } from './presets.js';
 
 describe('hasLegacyInterpreter', () => {
   // [version as `gs --version` prints it, whether -dNEWPDF=false still selects the old interpreter]
@@ -22,14 +22,19 @@ describe('ghostscriptArgs', () => {
     ['medium', '/ebook', 150],
     ['high', '/ebook', 72],
   ] as const)('%s uses %s with images at %s dpi', (level, settings, dpi) => {
-    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', { legacyInterpreter: false });
+    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default');
     expect(args).toContain(`-dPDFSETTINGS=${settings}`);
     expect(args).toContain(`-dColorImageResolution=${dpi}`);
     expect(args).toContain(`-dGrayImageResolution=${dpi}`);
     expect(args).toContain('-dSAFER');
     expect(args).not.toContain('-dNEWPDF=false');
-    // The input comes last, after `-f`, so a name starting with `-` is never read as an option.
-    expect(args.slice(-2)).toEqual(['-f', '/in/a.pdf']);
+    // The input comes last, through the PDF interpreter only (issue #11.1).
+    expect(args.slice(-4)).toEqual([
+      '-sPDNInputFile=/in/a.pdf',
+      '--permit-file-read=/in/a.pdf',
+      '-c',
+      'PDNInputFile (r) file runpdf',
+    ]);
   });
 
   it.each([
@@ -37,14 +42,41 @@ describe('ghostscriptArgs', () => {
     ['medium', true],
     ['high', true],
   ] as const)('%s forces JPEG for colour and grey images: %s', (level, forced) => {
-    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', { legacyInterpreter: false });
+    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default');
     expect(args.includes('-dColorImageFilter=/DCTEncode')).toBe(forced);
     expect(args.includes('-dGrayImageFilter=/DCTEncode')).toBe(forced);
   });
 
+  // Issue #9: by default Ghostscript passes JPEGs through and downsamples only above 1.5x the target.
+  it.each([
+    ['low', false],
+    ['medium', true],
+    ['high', true],
+  ] as const)('%s re-encodes JPEGs and downsamples above 1.0x its resolution: %s', (level, reencodes) => {
+    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default');
+    expect(args.includes('-dPassThroughJPEGImages=false')).toBe(reencodes);
+    for (const kind of ['Color', 'Gray', 'Mono']) {
+      expect(args.includes(`-d${kind}ImageDownsampleThreshold=1.0`)).toBe(reencodes);
+    }
+  });
+
+  it.each(['low', 'medium', 'high'] as const)('%s never turns pages', (level) => {
+    expect(ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default')).toContain('-dAutoRotatePages=/None');
+  });
+
   it('selects the legacy interpreter only when asked', () => {
-    expect(ghostscriptArgs('medium', '/in/a.pdf', 'out.pdf', { legacyInterpreter: true })).toContain(
-      '-dNEWPDF=false',
-    );
+    expect(ghostscriptArgs('medium', '/in/a.pdf', 'out.pdf', 'legacy')).toContain('-dNEWPDF=false');
+  });
+});
+
+describe('interpreterOrder', () => {
+  // [legacy interpreter available, composite fonts prefer it, order to try]
+  it.each([
+    [false, false, ['default']],
+    [false, true, ['default']],
+    [true, false, ['default', 'legacy']],
+    [true, true, ['legacy', 'default']],
+  ] as const)('available %s, preferred %s -> %j', (available, preferred, want) => {
+    expect(interpreterOrder(available, preferred)).toEqual(want);
   });
 });

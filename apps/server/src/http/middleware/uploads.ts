@@ -71,7 +71,7 @@ export function uploads(
         tooLarge,
         signal,
       });
-      ctx.state.upload = { workDir, signal, files, fields };
+      ctx.state.upload = { workDir, signal, log: ctx.state.log, files, fields };
       try {
         await next();
       } catch (error) {

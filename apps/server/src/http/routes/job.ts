@@ -11,7 +11,7 @@ export function uploadOf(ctx: AppContext): Upload {
 }
 
 export function jobOf(upload: Upload): JobContext {
-  return { workDir: upload.workDir, signal: upload.signal };
+  return { workDir: upload.workDir, signal: upload.signal, log: upload.log };
 }
 
 /** `"report.pdf"`, or `"the uploaded file"` when the client sent no name. */

@@ -1,0 +1,85 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { comparePgmFiles, type PgmHeader, parsePgmHeader, psnrOf, squaredError } from './pgm.js';
+
+const bytes = (header: string, pixels: number[] = []) =>
+  new Uint8Array([...Buffer.from(header, 'latin1'), ...pixels]);
+
+describe('parsePgmHeader', () => {
+  // [name, { given: file start, want: header or error }]
+  const table: [string, { given: Uint8Array; want: PgmHeader | RegExp }][] = [
+    [
+      'a 2x1 image',
+      { given: bytes('P5\n2 1\n255\n', [0, 255]), want: { width: 2, height: 1, dataOffset: 11 } },
+    ],
+    [
+      'comments between the fields',
+      { given: bytes('P5\n# renderer\n1 1\n#x\n255\n'), want: { width: 1, height: 1, dataOffset: 25 } },
+    ],
+    ['a colour PPM', { given: bytes('P6\n1 1\n255\n'), want: /not an 8-bit binary PGM/ }],
+    ['16-bit samples', { given: bytes('P5\n1 1\n65535\n'), want: /not an 8-bit binary PGM/ }],
+    ['empty', { given: new Uint8Array(), want: /not an 8-bit binary PGM/ }],
+  ];
+  it.each(table)('%s', (_name, { given, want }) => {
+    if (want instanceof RegExp) expect(() => parsePgmHeader(given)).toThrow(want);
+    else expect(parsePgmHeader(given)).toEqual(want);
+  });
+});
+
+describe('psnrOf', () => {
+  const run = (...values: number[]) => new Uint8Array(values);
+  // [name, { given: reference and candidate pixels, want: dB }]
+  const table: [string, { given: [Uint8Array, Uint8Array]; want: number }][] = [
+    ['identical', { given: [run(0, 128, 255), run(0, 128, 255)], want: Infinity }],
+    ['blank in both', { given: [run(255, 255), run(255, 255)], want: Infinity }],
+    ['black page blanked', { given: [run(0, 0), run(255, 255)], want: 0 }],
+    // MSE 1: 10 log10(255^2) = 48.13 dB
+    ['off by one everywhere', { given: [run(10, 20), run(11, 21)], want: 48.13 }],
+    // MSE 255^2 / 100 is exactly 20 dB
+    ['on the floor', { given: [run(0, 0, 0, 0), run(51, 0, 0, 0)], want: 20 }],
+  ];
+  it.each(table)('%s', (_name, { given: [a, b], want }) => {
+    const got = psnrOf(squaredError(a, b), a.length);
+    if (Number.isFinite(want)) expect(got).toBeCloseTo(want, 2);
+    else expect(got).toBe(want);
+  });
+});
+
+describe('comparePgmFiles', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pdn-pgm-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  const file = async (name: string, content: Uint8Array) => {
+    const path = join(dir, name);
+    await writeFile(path, content);
+    return path;
+  };
+
+  it('reads files larger than one chunk, and header comments', async () => {
+    const size = 1500 * 1000; // over the 1 MiB chunk
+    const white = new Uint8Array(size).fill(255);
+    const grey = new Uint8Array(size).fill(254);
+    const a = await file('a.pgm', bytes('P5\n1500 1000\n255\n', [...white]));
+    const b = await file('b.pgm', bytes('P5\n# gs\n1500 1000\n255\n', [...grey]));
+    expect(await comparePgmFiles(a, a)).toBe(Infinity);
+    expect(await comparePgmFiles(a, b)).toBeCloseTo(48.13, 2);
+  });
+
+  it('scores a page that changed size 0 dB', async () => {
+    const a = await file('c.pgm', bytes('P5\n2 1\n255\n', [1, 2]));
+    const b = await file('d.pgm', bytes('P5\n1 2\n255\n', [1, 2]));
+    expect(await comparePgmFiles(a, b)).toBe(0);
+  });
+
+  it('refuses a render cut short', async () => {
+    const a = await file('e.pgm', bytes('P5\n2 2\n255\n', [1, 2, 3, 4]));
+    const b = await file('f.pgm', bytes('P5\n2 2\n255\n', [1, 2, 3]));
+    await expect(comparePgmFiles(a, b)).rejects.toThrow(/cut short/);
+  });
+});

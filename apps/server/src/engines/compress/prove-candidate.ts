@@ -1,0 +1,55 @@
+// Whether a candidate may be the answer (issue #9): smaller than the input, with the input's page
+// count, and above the content check's floors. A refusal is logged (the request's log carries its id).
+import { basename } from 'node:path';
+import { InternalError } from '../../errors.js';
+import type { EngineLog } from '../types.js';
+import { beatsInput, type Candidate } from './candidates.js';
+import type { ContentCheck, ContentVerdict } from './content-check/content-check.js';
+
+export interface ProveOptions {
+  inputSize: number;
+  /** Throws InternalError unless the file has the input's page count (output-check.ts). */
+  pages(path: string): Promise<void>;
+  content: ContentCheck;
+  log: EngineLog | undefined;
+}
+
+export interface Proof {
+  chosen: Candidate | undefined;
+  /** Whether the candidate was refused, rather than simply not smaller than the input. */
+  rejected: boolean;
+  /** The chosen candidate's scores, as log fields. */
+  evidence: Record<string, unknown>;
+}
+
+async function judge(c: Candidate, o: ProveOptions): Promise<ContentVerdict> {
+  try {
+    await o.pages(c.path);
+  } catch (error) {
+    if (error instanceof InternalError) return { rejected: error.message };
+    throw error;
+  }
+  return o.content.prove(c.path, basename(c.path, '.pdf'));
+}
+
+function evidence({ worstPsnrDb, words }: ContentVerdict): Record<string, unknown> {
+  return {
+    // "inf": every sampled page rendered identically.
+    worst_psnr_db:
+      worstPsnrDb === undefined || Number.isFinite(worstPsnrDb) ? worstPsnrDb?.toFixed(1) : 'inf',
+    words_kept: words && `${words.kept}/${words.reference}`,
+  };
+}
+
+export async function proveCandidate(c: Candidate, o: ProveOptions): Promise<Proof> {
+  if (!beatsInput(c, o.inputSize)) return { chosen: undefined, rejected: false, evidence: {} };
+  const verdict = await judge(c, o);
+  if (verdict.rejected === undefined) return { chosen: c, rejected: false, evidence: evidence(verdict) };
+  o.log?.warn('compress candidate rejected', {
+    method: c.method,
+    file: basename(c.path),
+    bytes: c.size,
+    reason: verdict.rejected,
+  });
+  return { chosen: undefined, rejected: true, evidence: {} };
+}

@@ -35,8 +35,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
   ): Promise<CompressOutput> {
     const { timeoutMs } = o;
     // Ghostscript must never see a file that is empty, not a PDF (it *executes* PostScript), encrypted
-    // or page-less, nor one over the page cap (issue #3).
-    const { pageCount } = await inspectPdf(input, {
+    // or page-less, nor one over the page cap (issue #3); it reads the copy inspection says starts at
+    // `%PDF-` (issue #11.1).
+    const { pageCount, path: pdfPath } = await inspectPdf(input, {
       maxPages: o.maxPages,
       tools: o.tools,
       timeoutMs,
@@ -49,7 +50,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const legacyInterpreter =
       legacyAvailable && run !== undefined && (await hasCompositeFonts(input.path, run));
     const rewritten = await runGhostscript(
-      { gs, level, inputPath: input.path, outputName: 'ghostscript.pdf', timeoutMs, legacyInterpreter },
+      { gs, level, inputPath: pdfPath, outputName: 'ghostscript.pdf', timeoutMs, legacyInterpreter },
       job,
     );
     const candidates: Candidate[] = [await candidate(rewritten, 'ghostscript')];

@@ -28,8 +28,13 @@ describe('ghostscriptArgs', () => {
     expect(args).toContain(`-dGrayImageResolution=${dpi}`);
     expect(args).toContain('-dSAFER');
     expect(args).not.toContain('-dNEWPDF=false');
-    // The input comes last, after `-f`, so a name starting with `-` is never read as an option.
-    expect(args.slice(-2)).toEqual(['-f', '/in/a.pdf']);
+    // The input goes to the PDF interpreter by name, never to `run`, which executes PostScript (#11.1).
+    expect(args.slice(-4)).toEqual([
+      '-sPDNInputFile=/in/a.pdf',
+      '--permit-file-read=/in/a.pdf',
+      '-c',
+      'PDNInputFile (r) file runpdf',
+    ]);
   });
 
   it.each([

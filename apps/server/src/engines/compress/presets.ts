@@ -49,6 +49,21 @@ export interface GhostscriptArgsOptions {
 }
 
 /**
+ * Hands Ghostscript `inputPath` through its PDF interpreter (`runpdf`, Resource/Init/pdf_main.ps), never
+ * through `run`, which executes anything that does not look like a PDF as PostScript (issue #11.1). The
+ * path travels as a string defined by `-s`, so no character in it is read as PostScript syntax, and
+ * `--permit-file-read` names the one file -dSAFER lets the `file` operator open.
+ */
+function pdfInterpreterInput(inputPath: string): string[] {
+  return [
+    `-sPDNInputFile=${inputPath}`,
+    `--permit-file-read=${inputPath}`,
+    '-c',
+    'PDNInputFile (r) file runpdf',
+  ];
+}
+
+/**
  * Ghostscript's arguments to rewrite `inputPath` as `outputName` (relative to the working folder, so
  * no `%` in a temp path is ever read as a page-number template by `-sOutputFile`).
  */
@@ -83,8 +98,6 @@ export function ghostscriptArgs(
         ]
       : []),
     `-sOutputFile=${outputName}`,
-    // `-f` makes gs take the next argument as a file even if it starts with `-`.
-    '-f',
-    inputPath,
+    ...pdfInterpreterInput(inputPath),
   ];
 }

@@ -3,9 +3,9 @@
 // messages say which file is wrong.
 import type { MergeResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
+import type { UploadLimits } from '../../config.js';
 import type { InputFile, PdfEngine } from '../../engines/types.js';
 import { InvalidInputError } from '../../errors.js';
-import type { UploadLimits } from '../../config.js';
 import type { Downloads } from '../../storage/index.js';
 import type { PartsSpec } from '../middleware/uploads.js';
 import { MERGED_NAME } from '../output-names.js';

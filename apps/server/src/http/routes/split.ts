@@ -3,9 +3,9 @@
 // one place that rule lives; each part gets its own signed download.
 import type { SplitPart, SplitResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
+import type { UploadLimits } from '../../config.js';
 import type { PdfEngine } from '../../engines/types.js';
 import { InvalidInputError } from '../../errors.js';
-import type { UploadLimits } from '../../config.js';
 import type { Downloads } from '../../storage/index.js';
 import type { PartsSpec } from '../middleware/uploads.js';
 import { partName } from '../output-names.js';

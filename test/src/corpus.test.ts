@@ -60,7 +60,9 @@ const COMPRESS_LOSSES: Record<string, { levels: CompressionLevel[]; why: string 
   },
   'page-count-lie.pdf': {
     levels: ['low', 'medium', 'high'],
-    why: "qpdf's lossless pass keeps the root /Count 9999999999: poppler cannot open the output",
+    why:
+      "qpdf's lossless pass keeps the root /Count 9999999999; the output check refuses it, and with no " +
+      'fallback to the next candidate (the original) the answer is a 500',
   },
 };
 

@@ -41,9 +41,10 @@ export async function qpdfMerge(inputs: readonly string[], output: string): Prom
   await run('qpdf', ['--empty', '--pages', ...inputs, '--', output]);
 }
 
+/** As pdn splits: each part from `--empty` (with the input as base, qpdf 11 is quadratic in its pages). */
 export async function qpdfSplit(input: string, ranges: readonly string[], outDir: string): Promise<void> {
   for (const [index, range] of ranges.entries()) {
-    await run('qpdf', [input, '--pages', '.', range, '--', join(outDir, `part-${index + 1}.pdf`)]);
+    await run('qpdf', ['--empty', '--pages', input, range, '--', join(outDir, `part-${index + 1}.pdf`)]);
   }
 }
 

@@ -1,14 +1,23 @@
-// Every bad input of issues #2 and #3 for merge, split and compress, with each engine pair forced:
-// each is `400 invalid_input` with a message a person can act on (for merge, naming the file), never a
-// 500, and no file is left on disk. The page cap is lowered so "too many pages" costs little.
+// Every bad input of issues #2, #3 and #11 for merge, split and compress, with each engine pair forced:
+// each is `400 invalid_input` with a message a person can act on (for merge, naming the file), the same
+// verdict from all three operations (one inspection decides, issue #9), never a 500, and no file is
+// left on disk. The page cap is lowered so "too many pages" costs little.
+//
+// PostScript before the header proves by its answer that Ghostscript never ran it: run, the drawing
+// program would come back as a page reading POLYGLOT PS EXECUTED and the looping one as a 500 after
+// the tool timeout; refused, both are a 400 that says why.
 import {
   deepPageTreePdf,
   emptyFile,
   encryptedPdf,
   labelledPdf,
+  lyingCountPdf,
   manyPagesPdf,
   notAPdf,
+  pageTreeDagPdf,
+  pageTreeLoopPdf,
   postscriptAsPdf,
+  postscriptPolyglotPdf,
   truncatedPdf,
   zeroPagePdf,
 } from '@pdn/fixtures';
@@ -35,6 +44,29 @@ const badDocuments: [string, () => Promise<Uint8Array> | Uint8Array, RegExp][] =
     `a PDF over the ${PAGE_CAP}-page cap`,
     () => labelledPdf('big', PAGE_CAP + 1),
     new RegExp(`\\b${PAGE_CAP}\\b`),
+  ],
+  [
+    `a PDF over the cap whose /Count claims 1 page`,
+    () => lyingCountPdf(PAGE_CAP + 1, 1),
+    new RegExp(`has ${PAGE_CAP + 1} pages.*at most ${PAGE_CAP}`),
+  ],
+  ['a page tree with a loop', pageTreeLoopPdf, /page tree has a loop/],
+  ['a page tree listing a node twice (2^40 pages)', () => pageTreeDagPdf(40), /page tree has a loop/],
+  [
+    'PostScript before a PDF (a polyglot)',
+    () => postscriptPolyglotPdf(),
+    /PostScript \(%!\) before its %PDF-/,
+  ],
+  [
+    'a PostScript loop before a PDF',
+    () => postscriptPolyglotPdf({ loop: true }),
+    /PostScript \(%!\) before its %PDF-/,
+  ],
+  [
+    'text before the %PDF- header',
+    async () =>
+      Buffer.concat([Buffer.from('Content-Type: application/pdf\r\n\r\n'), await labelledPdf('t', 1)]),
+    /text before its %PDF- header/,
   ],
 ];
 

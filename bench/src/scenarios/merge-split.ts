@@ -1,6 +1,7 @@
 // Scenario 3 of issue #6: merge 20 files x 50 pages and split a 500-page PDF into 10 ranges, pdn end to
 // end (upload, process, download) against the qpdf CLI alone; the pdf-lib fallback's ratio is reported
-// from a second server forced onto it.
+// from a second server forced onto it. Issue #11 holds merge to 1.5 with its input checks (every page
+// tree walked, every header read); split keeps issue #6's 2.0.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '@pdn/e2e/harness';
@@ -27,12 +28,15 @@ async function pdnSplit(pdn: Pdn, input: string, ranges: readonly string[], outD
   );
 }
 
+const MERGE_TARGET = 1.5;
+const SPLIT_TARGET = 2;
+
 function row(
   engine: string,
   operation: string,
   pdnTimes: number[],
   qpdfTimes: number[],
-  withTarget: boolean,
+  target: number | undefined,
 ): Row {
   const pdn = summarize(pdnTimes);
   const qpdf = summarize(qpdfTimes);
@@ -43,14 +47,16 @@ function row(
     pdn: `${formatMs(pdn.median)} ±${(pdn.spread * 100).toFixed(0)}%`,
     baseline: `${formatMs(qpdf.median)} ±${(qpdf.spread * 100).toFixed(0)}%`,
     ratio,
-    target: withTarget ? '<= 2.00' : '',
-    met: withTarget ? ratio <= 2 : null,
-    note: !withTarget
-      ? 'fallback engine, reported only'
-      : ratio <= 2
-        ? 'pdn includes upload and download'
-        : 'missed: pdn checks every input with qpdf before any work (page cap, encryption; issue #2) and ' +
-          'the output after, ~20 process starts the bare CLI does not pay; counting pages in-process would meet it',
+    target: target === undefined ? '' : `<= ${target.toFixed(2)}`,
+    met: target === undefined ? null : ratio <= target,
+    note:
+      target === undefined
+        ? 'fallback engine, reported only'
+        : ratio <= target
+          ? 'pdn includes upload and download'
+          : 'missed: pdn walks every input page tree with qpdf before any work (page cap, loops, ' +
+            'encryption; issues #2, #11) and reads the output after: ~20 process starts the bare CLI does ' +
+            'not pay, dearer still when other work shares the cores',
   };
 }
 
@@ -71,8 +77,8 @@ async function mergeAndSplit(context: BenchContext): Promise<ScenarioResult> {
 
   const rows: Row[] = [];
   const engines = [
-    { name: 'qpdf', pdn: context.pdn, target: true },
-    { name: 'pdf-lib', pdn: undefined, target: false },
+    { name: 'qpdf', pdn: context.pdn, targets: true },
+    { name: 'pdf-lib', pdn: undefined, targets: false },
   ];
   for (const engine of engines) {
     const fallback = engine.pdn ? undefined : await startServer({ env: { PDN_PDF_ENGINE: 'pdf-lib' } });
@@ -88,8 +94,9 @@ async function mergeAndSplit(context: BenchContext): Promise<ScenarioResult> {
         pdnMerge(pdn, corpus.mergeInputs, join(workDir, `merged-${engine.name}.pdf`)),
       );
       const splitTimes = await timeRuns(profile.runs, () => pdnSplit(pdn, corpus.splitInput, ranges, pdnOut));
-      rows.push(row(engine.name, mergeCase, mergeTimes, qpdfMergeTimes, engine.target));
-      rows.push(row(engine.name, splitCase, splitTimes, qpdfSplitTimes, engine.target));
+      const [merge, split] = engine.targets ? [MERGE_TARGET, SPLIT_TARGET] : [undefined, undefined];
+      rows.push(row(engine.name, mergeCase, mergeTimes, qpdfMergeTimes, merge));
+      rows.push(row(engine.name, splitCase, splitTimes, qpdfSplitTimes, split));
     } finally {
       await fallback?.stop();
     }

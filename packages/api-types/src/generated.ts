@@ -36,7 +36,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Merge 2 to 20 PDFs in upload order */
+        /**
+         * Merge 2 to 20 PDFs in upload order
+         * @description Joins the files' pages in upload order. The files' pages together count toward the plan's pages
+         *     written per request (Free 2,000; see "Pages written per request"): more is `400 invalid_input`
+         *     before anything is written, e.g. "The 20 files have 6000 pages in all; the Free plan allows at
+         *     most 2000 pages written per request. Merge fewer pages per request."
+         */
         post: operations["merge"];
         delete?: never;
         options?: never;
@@ -53,7 +59,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Split one PDF by page ranges */
+        /**
+         * Split one PDF by page ranges
+         * @description Writes one PDF per range. The ranges' pages together count toward the plan's pages written per
+         *     request (Free 2,000; see "Pages written per request"): more is `400 invalid_input` before
+         *     anything is written, e.g. "The 100 ranges ask for 500000 pages in all; the Free plan allows at
+         *     most 2000 pages written per request. Ask for fewer or shorter ranges, or split in several
+         *     requests."
+         */
         post: operations["split"];
         delete?: never;
         options?: never;
@@ -611,9 +624,10 @@ export interface operations {
                     /**
                      * @description Comma-separated page ranges, 1-based and inclusive. Each item is `N` or `N-M`
                      *     with `N <= M`, optionally surrounded by whitespace, and yields exactly one part,
-                     *     in the order given (ranges may overlap or repeat). At most 100 items. An empty item,
-                     *     page 0, a page past the end of the document, `N > M` or anything else is
-                     *     `400 invalid_input` naming the item and the document's page count.
+                     *     in the order given (ranges may overlap or repeat). At most 100 items, and at most
+                     *     the plan's pages written per request in all. An empty item, page 0, a page past the
+                     *     end of the document, `N > M` or anything else is `400 invalid_input` naming the item
+                     *     and the document's page count.
                      * @example 1-3,4,5-9
                      */
                     ranges: string;

@@ -1,5 +1,6 @@
 // Plans and what each allows. Requests per hour come from the v1 specification (Limits); upload
-// bytes per whole request are configurable (issue #2 defaults: 10 / 100 / 250 / 1024 MiB).
+// bytes per whole request are configurable (issue #2 defaults: 10 / 100 / 250 / 1024 MiB); pages
+// written per merge or split bound the work one request can ask for (issue #11.8; openapi.yaml).
 import type { UploadLimits } from '../config.js';
 
 export const PLANS = ['free', 'premium', 'business', 'enterprise'] as const;
@@ -9,6 +10,8 @@ export interface PlanLimits {
   /** Rolling one-hour cap; `null` is Enterprise's "unlimited". */
   requestsPerHour: number | null;
   uploadBytes: number;
+  /** Most pages one merge or split may write in all its outputs (engines/page-budget.ts). */
+  pagesPerRequest: number;
 }
 
 const REQUESTS_PER_HOUR: Record<Plan, number | null> = {
@@ -18,12 +21,26 @@ const REQUESTS_PER_HOUR: Record<Plan, number | null> = {
   enterprise: null,
 };
 
+// Sized from the work, not the spec: qpdf writes some 5,000 pages a second here, so Free's budget is
+// under a second of tool time and Enterprise's covers merging 20 files at the 5000-page default cap.
+// A split of 100 ranges over a 5000-page file asked 500,000 (issue #11.8).
+const PAGES_PER_REQUEST: Record<Plan, number> = {
+  free: 2_000,
+  premium: 10_000,
+  business: 25_000,
+  enterprise: 100_000,
+};
+
 export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value);
 }
 
 export function planLimits(plan: Plan, uploadLimits: UploadLimits): PlanLimits {
-  return { requestsPerHour: REQUESTS_PER_HOUR[plan], uploadBytes: uploadLimits[plan] };
+  return {
+    requestsPerHour: REQUESTS_PER_HOUR[plan],
+    uploadBytes: uploadLimits[plan],
+    pagesPerRequest: PAGES_PER_REQUEST[plan],
+  };
 }
 
 /** How people write the plan in messages: "Free", "Enterprise". */

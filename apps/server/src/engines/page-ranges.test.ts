@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.js';
+import type { PageBudget } from './page-budget.js';
 import { MAX_RANGES, parsePageRanges } from './page-ranges.js';
+
+/** Large enough never to decide the tests that are not about it. */
+const AMPLE: PageBudget = { maxPages: 1_000_000, holder: 'the test plan' };
 
 // [name, { given, pageCount, want }]: want is the normalised text of each part, in order.
 const valid: [string, { given: string; pageCount: number; want: string[] }][] = [
@@ -24,11 +28,11 @@ const valid: [string, { given: string; pageCount: number; want: string[] }][] = 
 
 describe('parsePageRanges accepts', () => {
   it.each(valid)('%s', (_name, { given, pageCount, want }) => {
-    expect(parsePageRanges(given, pageCount).map((range) => range.text)).toEqual(want);
+    expect(parsePageRanges(given, pageCount, AMPLE).map((range) => range.text)).toEqual(want);
   });
 
   it('gives 1-based inclusive bounds', () => {
-    expect(parsePageRanges('2-4,6', 6)).toEqual([
+    expect(parsePageRanges('2-4,6', 6, AMPLE)).toEqual([
       { first: 2, last: 4, text: '2-4' },
       { first: 6, last: 6, text: '6' },
     ]);
@@ -92,7 +96,7 @@ describe('parsePageRanges refuses', () => {
   it.each(invalid)('%s', (_name, { given, pageCount, item, want }) => {
     const error = (() => {
       try {
-        parsePageRanges(given, pageCount);
+        parsePageRanges(given, pageCount, AMPLE);
       } catch (caught) {
         return caught;
       }
@@ -109,7 +113,7 @@ describe('parsePageRanges refuses', () => {
     const given = Array(MAX_RANGES + 1)
       .fill('junk')
       .join(',');
-    expect(() => parsePageRanges(given, 1)).toThrow(
+    expect(() => parsePageRanges(given, 1, AMPLE)).toThrow(
       new InvalidInputError(
         'Too many page ranges: 101 given, at most 100 are allowed (the document has 1 page).',
       ),
@@ -117,6 +121,40 @@ describe('parsePageRanges refuses', () => {
   });
 
   it('says "1 page" for a one-page document', () => {
-    expect(() => parsePageRanges('2', 1)).toThrow('(the document has 1 page)');
+    expect(() => parsePageRanges('2', 1, AMPLE)).toThrow('(the document has 1 page)');
+  });
+});
+
+describe('parsePageRanges and the page budget (issue #11.8)', () => {
+  const budget: PageBudget = { maxPages: 10, holder: 'the Free plan' };
+
+  // [name, ranges, pageCount, pages written]
+  const within: [string, string, number, number][] = [
+    ['exactly the budget', '1-10', 20, 10],
+    ['repeats count each time, up to the budget', '1-5,1-5', 5, 10],
+  ];
+  it.each(within)('accepts %s', (_name, given, pageCount, written) => {
+    const ranges = parsePageRanges(given, pageCount, budget);
+    expect(ranges.reduce((sum, range) => sum + range.last - range.first + 1, 0)).toBe(written);
+  });
+
+  // [name, ranges, pageCount, message]
+  const over: [string, string, number, string][] = [
+    [
+      'one range over the budget',
+      '1-11',
+      20,
+      'The range asks for 11 pages in all; the Free plan allows at most 10 pages written per request.',
+    ],
+    [
+      'repeats that add up to more',
+      Array(3).fill('1-4').join(','),
+      4,
+      'The 3 ranges ask for 12 pages in all; the Free plan allows at most 10 pages written per request.',
+    ],
+  ];
+  it.each(over)('refuses %s, before any page is written', (_name, given, pageCount, message) => {
+    expect(() => parsePageRanges(given, pageCount, budget)).toThrow(InvalidInputError);
+    expect(() => parsePageRanges(given, pageCount, budget)).toThrow(message);
   });
 });

@@ -3,6 +3,7 @@
 // inclusive, comma-separated items of `N` or `N-M`, whitespace allowed around items, each item one
 // part in the order given, at most 100 items. Every refusal names the item and the page count.
 import { InvalidInputError } from '../errors.js';
+import { checkSplitBudget, type PageBudget } from './page-budget.js';
 
 /** openapi.yaml, `split` → `ranges`: "At most 100 items." */
 export const MAX_RANGES = 100;
@@ -46,8 +47,11 @@ function parseItem(item: string, position: number, pageCount: number): PageRange
   return { first, last, text: first === last ? `${first}` : `${first}-${last}` };
 }
 
-/** Parses the raw `ranges` form field against a document of `pageCount` pages. */
-export function parsePageRanges(raw: string, pageCount: number): PageRange[] {
+/**
+ * Parses the raw `ranges` form field against a document of `pageCount` pages, and refuses ranges that
+ * would write more pages in all than `budget` allows (issue #11.8).
+ */
+export function parsePageRanges(raw: string, pageCount: number, budget: PageBudget): PageRange[] {
   const items = raw.split(',').map((item) => item.trim());
   if (items.length > MAX_RANGES) {
     throw new InvalidInputError(
@@ -55,5 +59,8 @@ export function parsePageRanges(raw: string, pageCount: number): PageRange[] {
         `(the document has ${pages(pageCount)}).`,
     );
   }
-  return items.map((item, index) => parseItem(item, index + 1, pageCount));
+  const ranges = items.map((item, index) => parseItem(item, index + 1, pageCount));
+  const written = ranges.reduce((sum, range) => sum + range.last - range.first + 1, 0);
+  checkSplitBudget(written, ranges.length, budget);
+  return ranges;
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -7,9 +7,14 @@ import {
   emptyFile,
   encryptedPdf,
   labelledPdf,
+  lyingCountPdf,
+  macBinaryPdf,
   manyPagesPdf,
   notAPdf,
+  pageTreeDagPdf,
+  pageTreeLoopPdf,
   postscriptAsPdf,
+  postscriptPolyglotPdf,
   truncatedPdf,
   writeFixture,
   zeroPagePdf,
@@ -52,18 +57,31 @@ describe.each(branches)('inspectPdf %s', (branch, tools, skip) => {
     return inspectPdf({ path, label: LABEL }, { maxPages, tools, timeoutMs: 60_000 });
   };
 
-  it.skipIf(skip)('counts the pages of a good PDF', async () => {
-    await expect(inspect('good', labelledPdf('A', 3))).resolves.toEqual({ pageCount: 3 });
+  it.skipIf(skip)('counts the pages of a good PDF, which tools read as uploaded', async () => {
+    const inspection = await inspect('good', labelledPdf('A', 3));
+    expect(inspection).toEqual({ pageCount: 3, path: join(dir, `${branch}-good.pdf`) });
   });
 
-  it.skipIf(skip)('accepts a header preceded by junk within the first 1024 bytes', async () => {
-    const good = await labelledPdf('A', 2);
-    const prefixed = Buffer.concat([Buffer.from('x'.repeat(500)), good]);
-    await expect(inspect('prefixed', prefixed)).resolves.toEqual({ pageCount: 2 });
+  it.skipIf(skip)('hands tools a copy from the header on when binary bytes come before it', async () => {
+    const inspection = await inspect('macbinary', macBinaryPdf());
+    expect(inspection.pageCount).toBe(2);
+    expect(inspection.path).not.toBe(join(dir, `${branch}-macbinary.pdf`));
+    const copy = await readFile(inspection.path);
+    expect(copy.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(copy).toEqual((await macBinaryPdf()).subarray(128));
   });
 
   it.skipIf(skip)('reads a page tree nested 10,000 deep', async () => {
-    await expect(inspect('deep', deepPageTreePdf(10_000))).resolves.toEqual({ pageCount: 1 });
+    await expect(inspect('deep', deepPageTreePdf(10_000))).resolves.toMatchObject({ pageCount: 1 });
+  });
+
+  // [name, bytes, pages]: the pages in the tree count, not the root's /Count (issue #11.4).
+  const lies: [string, () => Uint8Array, number][] = [
+    ['/Count 1 over 3 pages', () => lyingCountPdf(3, 1), 3],
+    ['/Count 9999999999 over 1 page', () => lyingCountPdf(1, 9_999_999_999), 1],
+  ];
+  it.skipIf(skip).each(lies)('counts the pages walked under %s', async (name, bytes, pages) => {
+    await expect(inspect(name.replaceAll(/\W/g, '-'), bytes())).resolves.toMatchObject({ pageCount: pages });
   });
 
   // [name, bytes, maxPages, message fragment]
@@ -71,6 +89,24 @@ describe.each(branches)('inspectPdf %s', (branch, tools, skip) => {
     ['an empty file', emptyFile, 5000, /is empty \(0 bytes\)/],
     ['a PNG named .pdf', notAPdf, 5000, /is not a PDF/],
     ['PostScript named .pdf', postscriptAsPdf, 5000, /is not a PDF/],
+    [
+      'PostScript before a PDF (a polyglot)',
+      () => postscriptPolyglotPdf(),
+      5000,
+      /has PostScript \(%!\) before its %PDF- header/,
+    ],
+    [
+      'a PostScript loop before a PDF',
+      () => postscriptPolyglotPdf({ loop: true }),
+      5000,
+      /has PostScript \(%!\) before its %PDF- header/,
+    ],
+    [
+      'text before the header',
+      async () => Buffer.concat([Buffer.from('x'.repeat(500)), await labelledPdf('A', 1)]),
+      5000,
+      /has text before its %PDF- header/,
+    ],
     [
       'a header too far in',
       async () => Buffer.concat([Buffer.alloc(1100, 32), await labelledPdf('A', 1)]),
@@ -87,6 +123,14 @@ describe.each(branches)('inspectPdf %s', (branch, tools, skip) => {
       /has 6 pages; this server accepts at most 5 pages/,
     ],
     ['100,000 pages, by the cap before anything else', () => manyPagesPdf(100_000), 5000, /has 100000 pages/],
+    ['20,000 pages claiming 1', () => lyingCountPdf(20_000, 1), 5000, /has 20000 pages/],
+    ['a page tree with a loop', pageTreeLoopPdf, 5000, /its page tree has a loop/],
+    [
+      'a page tree listing a node twice (2^40 pages)',
+      () => pageTreeDagPdf(40),
+      5000,
+      /its page tree has a loop/,
+    ],
   ];
   it.skipIf(skip).each(refusals)('refuses %s, naming the file', async (name, bytes, maxPages, message) => {
     const result = inspect(name.replaceAll(/\W/g, '-'), bytes(), maxPages);

@@ -1,8 +1,9 @@
 // The contract between the engines (files in, files out; no HTTP) and the code that wires and serves
 // them. Routes in src/http/routes/ call exactly these methods; src/main.ts builds them at start-up.
 import type { CompressionLevel, CompressMethod, EngineInfo, Language } from '@pdn/api-types';
+import type { PageBudget } from './page-budget.js';
 
-export type { CompressionLevel, CompressMethod, EngineInfo, Language };
+export type { CompressionLevel, CompressMethod, EngineInfo, Language, PageBudget };
 
 /** Operators' log, as much as engines need of it (tool detection, recycling, slow jobs). */
 export interface EngineLog {
@@ -41,10 +42,10 @@ export interface SplitOutput extends PdfOutput {
 /** Merge and split (issue #2): qpdf when installed, pdf-lib in worker threads otherwise. */
 export interface PdfEngine {
   readonly info: EngineInfo;
-  /** Joins `inputs` in order into one PDF inside `job.workDir`. */
-  merge(inputs: readonly InputFile[], job: JobContext): Promise<PdfOutput>;
-  /** `ranges` is the raw `ranges` form field; invalid ranges are `InvalidInputError`. */
-  split(input: InputFile, ranges: string, job: JobContext): Promise<SplitOutput[]>;
+  /** Joins `inputs` in order into one PDF inside `job.workDir`; more pages than `budget` is refused. */
+  merge(inputs: readonly InputFile[], job: JobContext, budget: PageBudget): Promise<PdfOutput>;
+  /** `ranges` is the raw `ranges` form field; invalid ranges, or more pages than `budget`, are `InvalidInputError`. */
+  split(input: InputFile, ranges: string, job: JobContext, budget: PageBudget): Promise<SplitOutput[]>;
 }
 
 export interface CompressOutput extends PdfOutput {

@@ -50,13 +50,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     '/api/v1/merge',
     ...authenticated,
     multipart(mergeParts),
-    mergeRoute(engines.pdf, storage.downloads),
+    mergeRoute(engines.pdf, storage.downloads, config.uploadLimits),
   );
   router.post(
     '/api/v1/split',
     ...authenticated,
     multipart(splitParts),
-    splitRoute(engines.pdf, storage.downloads),
+    splitRoute(engines.pdf, storage.downloads, config.uploadLimits),
   );
   router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
   router.get('/api/v1/languages', ...authenticated, languagesRoute(engines.ocr));

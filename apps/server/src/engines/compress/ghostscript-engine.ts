@@ -32,6 +32,8 @@ export interface GhostscriptEngineOptions {
 /** One request's compression, once its input has passed inspection. */
 interface Attempt {
   input: InputFile;
+  /** What the tools read: the input from its `%PDF-` on (pdf-inspect.ts, issue #11.1). */
+  pdfPath: string;
   inputSize: number;
   level: CompressionLevel;
   job: JobContext;
@@ -59,7 +61,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
             gs,
             level: preset,
             interpreter,
-            inputPath: a.input.path,
+            inputPath: a.pdfPath,
             outputName: `${name}.pdf`,
             timeoutMs: o.timeoutMs,
           },
@@ -103,7 +105,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     }
     const { qpdf: run } = a;
     if (run !== undefined) {
-      const tidied = await a.timer.time('qpdf', () => qpdfLosslessPass(a.input.path, 'qpdf.pdf', run));
+      const tidied = await a.timer.time('qpdf', () => qpdfLosslessPass(a.pdfPath, 'qpdf.pdf', run));
       const proof = await a.prove(await candidate(tidied, 'qpdf'));
       if (proof.chosen !== undefined) return { output: proof.chosen, evidence: proof.evidence };
     }
@@ -118,8 +120,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const { timeoutMs } = o;
     const timer = new PhaseTimer();
     // Ghostscript must never see a file that is empty, not a PDF (it *executes* PostScript), encrypted
-    // or page-less, nor one over the page cap (issue #3).
-    const { pageCount } = await timer.time('inspect', () =>
+    // or page-less, nor one over the page cap (issue #3); it reads the copy inspection says starts at
+    // `%PDF-` (issue #11.1).
+    const { pageCount, path: pdfPath } = await timer.time('inspect', () =>
       inspectPdf(input, { maxPages: o.maxPages, tools: o.tools, timeoutMs, signal: job.signal }),
     );
     const inputSize = (await stat(input.path)).size;
@@ -129,13 +132,13 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const preferLegacy =
       legacyAvailable &&
       run !== undefined &&
-      (await timer.time('inspect', () => hasCompositeFonts(input.path, run)));
+      (await timer.time('inspect', () => hasCompositeFonts(pdfPath, run)));
     const interpreters = interpreterOrder(legacyAvailable, preferLegacy);
     // The check renders with the default interpreter first whatever the fonts: unlike pdfwrite it was
     // faster there on composite fonts (0.35 s vs 1.07 s to render five pages).
     const checkInterpreters = interpreterOrder(legacyAvailable, false);
     const content: ContentCheck = createContentCheck(
-      input.path,
+      pdfPath,
       pageCount,
       { gs, interpreters: checkInterpreters, pdftotext: o.tools.pdftotext, timeoutMs },
       job,
@@ -152,6 +155,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     try {
       const { output, evidence } = await choose({
         input,
+        pdfPath,
         inputSize,
         level,
         job,

@@ -28,7 +28,7 @@ describe('ghostscriptArgs', () => {
     expect(args).toContain(`-dGrayImageResolution=${dpi}`);
     expect(args).toContain('-dSAFER');
     expect(args).not.toContain('-dNEWPDF=false');
-    // The input comes last, through the PDF interpreter only (issue #11.1).
+    // The input goes to the PDF interpreter by name, never to `run`, which executes PostScript (#11.1).
     expect(args.slice(-4)).toEqual([
       '-sPDNInputFile=/in/a.pdf',
       '--permit-file-read=/in/a.pdf',

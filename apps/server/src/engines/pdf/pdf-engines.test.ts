@@ -7,9 +7,14 @@ import {
   emptyFile,
   encryptedPdf,
   labelledPdf,
+  lyingCountPdf,
+  macBinaryPdf,
   manyPagesPdf,
   notAPdf,
   pageLabels,
+  pageTreeDagPdf,
+  pageTreeLoopPdf,
+  postscriptPolyglotPdf,
   truncatedPdf,
   writeFixture,
   zeroPagePdf,
@@ -19,7 +24,7 @@ import { InternalError, InvalidInputError } from '../../errors.js';
 import { JobQueue } from '../job-queue.js';
 import { ToolAbortedError } from '../run-tool.js';
 import { detectTools } from '../tools.js';
-import type { EngineLog, InputFile, JobContext, PdfEngine } from '../types.js';
+import type { EngineLog, InputFile, JobContext, PageBudget, PdfEngine } from '../types.js';
 import { createPdfEngine, type PdfEngineOptions } from './index.js';
 
 // pdf-lib needs seconds to parse the 100,000-page file, more when test files run in parallel: this
@@ -32,6 +37,8 @@ if (tools.qpdf === undefined)
 
 const silent: EngineLog = { info: () => {}, warn: () => {} };
 const MAX_PAGES = 50;
+/** Never the limit, except in the tests about it. */
+const BUDGET: PageBudget = { maxPages: 10_000, holder: 'the test plan' };
 
 // [engine, skip]: both engines answer the same table; qpdf's rows need qpdf installed.
 const engines: ['qpdf' | 'pdf-lib', boolean][] = [
@@ -94,7 +101,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
       await upload('b-again.pdf', labelledPdf('B', 2), 'file 4 (b-again.pdf)'),
     ];
     const job = await newJob();
-    const output = await engine.merge(inputs, job);
+    const output = await engine.merge(inputs, job, BUDGET);
     expect(output.path).toBe(join(job.workDir, 'merged.pdf'));
     expect(output.pageCount).toBe(8);
     expect(output.size).toBe((await stat(output.path)).size);
@@ -113,7 +120,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
   it.skipIf(skip)('splits into one part per range, in the order given', async () => {
     const input = await upload('doc.pdf', labelledPdf('D', 6));
     const job = await newJob();
-    const parts = await engine.split(input, ' 4-6 , 1,2-2,1-6, 4-6', job);
+    const parts = await engine.split(input, ' 4-6 , 1,2-2,1-6, 4-6', job, BUDGET);
     expect(parts.map(({ pages, pageCount }) => ({ pages, pageCount }))).toEqual([
       { pages: '4-6', pageCount: 3 },
       { pages: '1', pageCount: 1 },
@@ -136,8 +143,10 @@ describe.each(engines)('%s engine', (choice, skip) => {
   it.skipIf(skip)('merges and splits a page tree nested 10,000 deep', async () => {
     const deep = await upload('deep.pdf', deepPageTreePdf(10_000));
     const other = await upload('one.pdf', labelledPdf('O', 1));
-    expect((await engine.merge([other, deep], await newJob())).pageCount).toBe(2);
-    expect((await engine.split(deep, '1', await newJob())).map((part) => part.pageCount)).toEqual([1]);
+    expect((await engine.merge([other, deep], await newJob(), BUDGET)).pageCount).toBe(2);
+    expect((await engine.split(deep, '1', await newJob(), BUDGET)).map((part) => part.pageCount)).toEqual([
+      1,
+    ]);
   });
 
   // [name, bytes, message fragment]: each bad file is the second of three inputs, so the message
@@ -155,6 +164,10 @@ describe.each(engines)('%s engine', (choice, skip) => {
     ],
     ['100,000 pages', () => manyPagesPdf(100_000), /has 100000 pages/],
     ['a page tree nested 100,000 deep', () => deepPageTreePdf(100_000), /nested too deeply/],
+    ['more pages than its root claims', () => lyingCountPdf(MAX_PAGES + 1, 1), /has 51 pages/],
+    ['a page tree with a loop', pageTreeLoopPdf, /its page tree has a loop/],
+    ['a page tree listing a node twice', () => pageTreeDagPdf(40), /its page tree has a loop/],
+    ['PostScript before its PDF', () => postscriptPolyglotPdf(), /has PostScript \(%!\) before its %PDF-/],
   ];
 
   it.skipIf(skip).each(badInputs)(
@@ -167,7 +180,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
         await upload('third.pdf', labelledPdf('C', 1), 'file 3 (third.pdf)'),
       ];
       const job = await newJob();
-      const result = engine.merge(inputs, job);
+      const result = engine.merge(inputs, job, BUDGET);
       await expect(result).rejects.toBeInstanceOf(InvalidInputError);
       await expect(result).rejects.toThrow(message);
       await expect(result).rejects.toThrow(label);
@@ -178,7 +191,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
   it.skipIf(skip).each(badInputs)('refuses to split a file that is %s', async (name, bytes, message) => {
     const input = await upload(`${name}.pdf`, bytes());
     const job = await newJob();
-    const result = engine.split(input, '1', job);
+    const result = engine.split(input, '1', job, BUDGET);
     await expect(result).rejects.toBeInstanceOf(InvalidInputError);
     await expect(result).rejects.toThrow(message);
     await expect(result).rejects.toThrow(`${name}.pdf`);
@@ -188,7 +201,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
   it.skipIf(skip)('refuses invalid ranges with the document page count, writing nothing', async () => {
     const input = await upload('ranges.pdf', labelledPdf('R', 4));
     const job = await newJob();
-    const result = engine.split(input, '1-2,3-9', job);
+    const result = engine.split(input, '1-2,3-9', job, BUDGET);
     await expect(result).rejects.toBeInstanceOf(InvalidInputError);
     await expect(result).rejects.toThrow(
       'Invalid page range "3-9": page 9 is past the end of the document (the document has 4 pages).',
@@ -196,12 +209,57 @@ describe.each(engines)('%s engine', (choice, skip) => {
     expect(await readdir(job.workDir)).toEqual([]);
   });
 
+  it.skipIf(skip)('merges and splits a PDF behind a binary (MacBinary) header', async () => {
+    const wrapped = await upload('mac.pdf', macBinaryPdf());
+    const other = await upload('one.pdf', labelledPdf('O', 1));
+    const merged = await engine.merge([wrapped, other], await newJob(), BUDGET);
+    expect(await pageLabels(await readFile(merged.path))).toEqual(['M-1', 'M-2', 'O-1']);
+    const [part] = await engine.split(wrapped, '2', await newJob(), BUDGET);
+    expect(await pageLabels(await readFile(part?.path ?? ''))).toEqual(['M-2']);
+  });
+
+  it.skipIf(skip)('counts the pages in the tree, not the /Count the file claims', async () => {
+    const liar = await upload('liar.pdf', lyingCountPdf(3, 1));
+    const other = await upload('two.pdf', labelledPdf('T', 2));
+    expect((await engine.merge([liar, other], await newJob(), BUDGET)).pageCount).toBe(5);
+    const parts = await engine.split(liar, '1,2-3', await newJob(), BUDGET);
+    expect(parts.map((part) => part.pageCount)).toEqual([1, 2]);
+  });
+
+  // The plan's page budget (issue #11.8) is checked once the page counts are known, before any
+  // tool writes: nothing lands in the job folder.
+  const small: PageBudget = { maxPages: 5, holder: 'the Free plan' };
+
+  it.skipIf(skip)('refuses a merge over the page budget before writing anything', async () => {
+    const inputs = [
+      await upload('m1.pdf', labelledPdf('M', 3), 'file 1 (m1.pdf)'),
+      await upload('m2.pdf', labelledPdf('N', 3), 'file 2 (m2.pdf)'),
+    ];
+    const job = await newJob();
+    await expect(engine.merge(inputs, job, small)).rejects.toThrow(
+      'The 2 files have 6 pages in all; the Free plan allows at most 5 pages written per request.',
+    );
+    expect(await readdir(job.workDir)).toEqual([]);
+    const exact = await engine.merge(inputs, await newJob(), { ...small, maxPages: 6 });
+    expect(exact.pageCount).toBe(6);
+  });
+
+  it.skipIf(skip)('refuses a split over the page budget before writing anything', async () => {
+    const input = await upload('budget.pdf', labelledPdf('B', 4));
+    const job = await newJob();
+    await expect(engine.split(input, '1-4,1-2', job, small)).rejects.toThrow(
+      'The 2 ranges ask for 6 pages in all; the Free plan allows at most 5 pages written per request.',
+    );
+    expect(await readdir(job.workDir)).toEqual([]);
+    expect(await engine.split(input, '1-4,1', await newJob(), small)).toHaveLength(2);
+  });
+
   it.skipIf(skip)('does not start a job whose request was already aborted', async () => {
     const inputs = [await upload('x.pdf', labelledPdf('X', 1)), await upload('y.pdf', labelledPdf('Y', 1))];
     const controller = new AbortController();
     controller.abort(new ToolAbortedError('test'));
     const job = await newJob(controller.signal);
-    await expect(engine.merge(inputs, job)).rejects.toBeInstanceOf(ToolAbortedError);
+    await expect(engine.merge(inputs, job, BUDGET)).rejects.toBeInstanceOf(ToolAbortedError);
     expect(await readdir(job.workDir)).toEqual([]);
   });
 
@@ -213,7 +271,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
     const controller = new AbortController();
     const job = await newJob(controller.signal);
     // The job has started (the queue has a free slot) and is reading its first file when this aborts.
-    const result = engine.merge(inputs, job);
+    const result = engine.merge(inputs, job, BUDGET);
     controller.abort();
     await expect(result).rejects.toBeInstanceOf(ToolAbortedError);
   });
@@ -224,7 +282,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
       await upload('s1.pdf', labelledPdf('S', 40)),
       await upload('s2.pdf', labelledPdf('T', 40)),
     ];
-    await expect(slow.merge(inputs, await newJob())).rejects.toBeInstanceOf(InternalError);
+    await expect(slow.merge(inputs, await newJob(), BUDGET)).rejects.toBeInstanceOf(InternalError);
   });
 });
 
@@ -242,7 +300,7 @@ describe.skipIf(tools.qpdf === undefined)('a PDF that opens without a password',
 
   it('is split by qpdf into parts that carry no encryption', async () => {
     const engine = engineFor('qpdf');
-    const parts = await engine.split(input, '2-3', await newJob());
+    const parts = await engine.split(input, '2-3', await newJob(), BUDGET);
     expect(parts.map((part) => part.pageCount)).toEqual([2]);
     // --requires-password: exit 2 means "not encrypted" (3 would be "encrypted, no password needed").
     expect(spawnSync('qpdf', ['--requires-password', parts[0]?.path ?? '']).status).toBe(2);
@@ -251,7 +309,7 @@ describe.skipIf(tools.qpdf === undefined)('a PDF that opens without a password',
 
   it('is refused by pdf-lib, which cannot decrypt', async () => {
     const engine = engineFor('pdf-lib');
-    await expect(engine.split(input, '1', await newJob())).rejects.toThrow(
+    await expect(engine.split(input, '1', await newJob(), BUDGET)).rejects.toThrow(
       'owner-only.pdf is encrypted, and this server cannot read encrypted PDFs.',
     );
   });

@@ -11,6 +11,15 @@ export function notAPdf(label: string): InvalidInputError {
   return new InvalidInputError(`${label} is not a PDF: it does not start with a %PDF- header.`);
 }
 
+/** Text before `%PDF-` (pdf-header.ts): Ghostscript would run it as a PostScript program (issue #11.1). */
+export function textBeforeHeader(label: string, postscript: boolean): InvalidInputError {
+  const what = postscript ? 'PostScript (%!)' : 'text';
+  return new InvalidInputError(
+    `${label} is not a plain PDF: it has ${what} before its %PDF- header, and only PDF is accepted. ` +
+      'Save it as a PDF and upload that.',
+  );
+}
+
 export function encryptedWithPassword(label: string): InvalidInputError {
   return new InvalidInputError(
     `${label} is encrypted with a password. Remove the password and upload it again.`,
@@ -33,6 +42,13 @@ export function damaged(label: string): InvalidInputError {
 export function pageTreeTooDeep(label: string): InvalidInputError {
   return new InvalidInputError(
     `${label} cannot be read: its page tree is nested too deeply. Re-save it with a PDF tool and try again.`,
+  );
+}
+
+/** A /Kids entry leads back to a node above it; readers either loop or drop pages (issue #9). */
+export function pageTreeLoop(label: string): InvalidInputError {
+  return new InvalidInputError(
+    `${label} cannot be read: its page tree has a loop (a page list contains itself). Re-save it with a PDF tool and try again.`,
   );
 }
 

@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import type { JobQueue } from '../job-queue.js';
 import { checkPdfBytes } from '../pdf-inspect.js';
-import type { InputFile, JobContext, PdfEngine, PdfOutput, SplitOutput } from '../types.js';
+import type { InputFile, JobContext, PageBudget, PdfEngine, PdfOutput, SplitOutput } from '../types.js';
 import { describeOutput, mergedPath } from './outputs.js';
 import { runPdfLibTask } from './run-pdf-lib-task.js';
 
@@ -17,22 +17,31 @@ export interface PdfLibEngineOptions {
 export const PDF_LIB_VERSION: string = createRequire(import.meta.url)('pdf-lib/package.json').version;
 
 export function createPdfLibEngine(o: PdfLibEngineOptions): PdfEngine {
-  async function merge(inputs: readonly InputFile[], job: JobContext): Promise<PdfOutput> {
+  async function merge(
+    inputs: readonly InputFile[],
+    job: JobContext,
+    budget: PageBudget,
+  ): Promise<PdfOutput> {
     for (const input of inputs) await checkPdfBytes(input);
     const output = mergedPath(job.workDir);
     const { pageCount } = await runPdfLibTask(
       'merge',
-      { inputs, maxPages: o.maxPages, output },
+      { inputs, maxPages: o.maxPages, budget, output },
       { timeoutMs: o.timeoutMs, signal: job.signal },
     );
     return describeOutput(output, pageCount);
   }
 
-  async function split(input: InputFile, ranges: string, job: JobContext): Promise<SplitOutput[]> {
+  async function split(
+    input: InputFile,
+    ranges: string,
+    job: JobContext,
+    budget: PageBudget,
+  ): Promise<SplitOutput[]> {
     await checkPdfBytes(input);
     const parts = await runPdfLibTask(
       'split',
-      { input, ranges, maxPages: o.maxPages, workDir: job.workDir },
+      { input, ranges, maxPages: o.maxPages, budget, workDir: job.workDir },
       { timeoutMs: o.timeoutMs, signal: job.signal },
     );
     return Promise.all(
@@ -45,7 +54,7 @@ export function createPdfLibEngine(o: PdfLibEngineOptions): PdfEngine {
 
   return {
     info: { name: 'pdf-lib', version: PDF_LIB_VERSION },
-    merge: (inputs, job) => o.queue.run(() => merge(inputs, job), job.signal),
-    split: (input, ranges, job) => o.queue.run(() => split(input, ranges, job), job.signal),
+    merge: (inputs, job, budget) => o.queue.run(() => merge(inputs, job, budget), job.signal),
+    split: (input, ranges, job, budget) => o.queue.run(() => split(input, ranges, job, budget), job.signal),
   };
 }

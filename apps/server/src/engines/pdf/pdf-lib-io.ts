@@ -2,10 +2,10 @@
 // reading side turns pdf-lib's failures into the verdicts of pdf-input-errors.ts; the writing side
 // re-reads what it wrote, because an output is only returned once its page count is proven (issue #2).
 import { readFile, writeFile } from 'node:fs/promises';
-import { ParseSpeeds, PDFDocument } from 'pdf-lib';
-import { InternalError } from '../../errors.js';
+import { ParseSpeeds, PDFDocument, PDFPageTree } from 'pdf-lib';
+import { InternalError, InvalidInputError } from '../../errors.js';
 import type { InputFile } from '../types.js';
-import { checkPageCount, damaged, encrypted, pageTreeTooDeep } from './pdf-input-errors.js';
+import { checkPageCount, damaged, encrypted, pageTreeLoop, pageTreeTooDeep } from './pdf-input-errors.js';
 
 export interface LoadedPdf {
   doc: PDFDocument;
@@ -25,10 +25,36 @@ async function isEncrypted(bytes: Uint8Array): Promise<boolean> {
   }
 }
 
+/**
+ * Refuses a page tree in which a /Pages node is reached twice, as qpdf's walk does (QPDF::getAllPages:
+ * "Loop detected"), so both engines answer a looping tree alike (issue #9). pdf-lib's own walk
+ * (PDFPageTree.traverse) would recurse until its stack overflows. Reaching a node twice without a cycle
+ * is refused too: it multiplies pages (40 nodes that each list the next twice hold 2^40 pages). Kids that
+ * are not /Pages nodes are leaves, as pdf-lib sees them; an explicit stack keeps deep trees in bounds.
+ */
+function checkPageTree(doc: PDFDocument, label: string): void {
+  const root = doc.catalog.Pages();
+  const seen = new Set<PDFPageTree>([root]);
+  const stack = [{ kids: root.Kids(), next: 0 }];
+  for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+    if (frame.next >= frame.kids.size()) {
+      stack.pop();
+      continue;
+    }
+    const kid = doc.context.lookup(frame.kids.get(frame.next++));
+    if (!(kid instanceof PDFPageTree)) continue;
+    if (seen.has(kid)) throw pageTreeLoop(label);
+    seen.add(kid);
+    stack.push({ kids: kid.Kids(), next: 0 });
+  }
+}
+
 function countPages(doc: PDFDocument, label: string): number {
   try {
+    checkPageTree(doc, label);
     return doc.getPageCount();
   } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
     // pdf-lib walks the page tree recursively and overflowed its stack on a deep one (issue #2).
     if (error instanceof RangeError) throw pageTreeTooDeep(label);
     throw damaged(label);

@@ -1,13 +1,15 @@
 // The pdf-lib worker's `merge` task: every input is loaded and checked before any page is copied, so a
 // bad file 7 is refused before work is spent on files 1 to 6 (issue #2, "refuse ... before doing any
-// work").
+// work"), and so is a merge over the page budget (issue #11.8).
 import { PDFDocument } from 'pdf-lib';
-import type { InputFile } from '../types.js';
+import { checkMergeBudget } from '../page-budget.js';
+import type { InputFile, PageBudget } from '../types.js';
 import { appendPages, type LoadedPdf, loadPdf, savePdf } from './pdf-lib-io.js';
 
 export interface MergeArgs {
   inputs: readonly InputFile[];
   maxPages: number;
+  budget: PageBudget;
   output: string;
 }
 
@@ -16,11 +18,12 @@ export async function mergeWithPdfLib(args: MergeArgs): Promise<{ pageCount: num
   for (const input of args.inputs) {
     sources.push({ label: input.label, pdf: await loadPdf(input, args.maxPages) });
   }
+  const pageCount = sources.reduce((sum, { pdf }) => sum + pdf.pageCount, 0);
+  checkMergeBudget(pageCount, sources.length, args.budget);
   const merged = await PDFDocument.create({ updateMetadata: false });
   for (const { label, pdf } of sources) {
     await appendPages(merged, pdf, pdf.doc.getPageIndices(), label);
   }
-  const pageCount = sources.reduce((sum, { pdf }) => sum + pdf.pageCount, 0);
   await savePdf(merged, args.output, pageCount);
   return { pageCount };
 }

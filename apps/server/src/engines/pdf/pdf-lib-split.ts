@@ -2,7 +2,7 @@
 // the one ranges module, then one output per range in the order given.
 import { PDFDocument } from 'pdf-lib';
 import { parsePageRanges } from '../page-ranges.js';
-import type { InputFile } from '../types.js';
+import type { InputFile, PageBudget } from '../types.js';
 import { partPath } from './outputs.js';
 import { appendPages, loadPdf, savePdf } from './pdf-lib-io.js';
 
@@ -11,6 +11,7 @@ export interface SplitArgs {
   /** The raw `ranges` form field. */
   ranges: string;
   maxPages: number;
+  budget: PageBudget;
   workDir: string;
 }
 
@@ -23,7 +24,7 @@ export interface SplitPart {
 export async function splitWithPdfLib(args: SplitArgs): Promise<SplitPart[]> {
   const source = await loadPdf(args.input, args.maxPages);
   const parts: SplitPart[] = [];
-  for (const [index, range] of parsePageRanges(args.ranges, source.pageCount).entries()) {
+  for (const [index, range] of parsePageRanges(args.ranges, source.pageCount, args.budget).entries()) {
     const part = await PDFDocument.create({ updateMetadata: false });
     const indices = Array.from(
       { length: range.last - range.first + 1 },

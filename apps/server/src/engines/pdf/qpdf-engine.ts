@@ -1,16 +1,23 @@
 // Merge and split with qpdf subprocesses (issue #2: measured 0.22 s and 39 MiB for 20x50 pages, against
-// pdf-lib's 1.0 s and 150 MiB). Inputs are inspected first, so a qpdf failure afterwards is blamed on
-// the input qpdf names or crashes on, or else on the server; every output is re-counted before it is
-// returned.
+// pdf-lib's 1.0 s and 150 MiB). Inputs are inspected first (pdf-inspect.ts: the pages really there, the
+// file tools must read), so a qpdf failure afterwards is blamed on the input qpdf names or crashes on, or
+// else on the server; every output is checked before it is returned (verifyQpdfOutput).
+//
+// Both build their outputs from `--empty`: with the input itself as the base (`--pages . 1-3`), qpdf
+// 11.3 removes every page it does not keep one by one, in time quadratic in the document's pages (one
+// page of a 5000-page file: 4 s of CPU, 0.26 s from `--empty`; issue #11.8's 367 s split). The parts
+// keep their pages, annotations and form fields, not the document's outline or attachments: what the
+// pdf-lib engine gives too.
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
 import type { JobQueue } from '../job-queue.js';
+import { checkMergeBudget } from '../page-budget.js';
 import { parsePageRanges } from '../page-ranges.js';
-import { inspectPdf } from '../pdf-inspect.js';
+import { inspectPdf, type PdfInspection } from '../pdf-inspect.js';
 import type { ToolResult } from '../run-tool.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
-import type { InputFile, JobContext, PdfEngine, PdfOutput, SplitOutput } from '../types.js';
+import type { InputFile, JobContext, PageBudget, PdfEngine, PdfOutput, SplitOutput } from '../types.js';
 import { describeOutput, mergedPath, partPath } from './outputs.js';
 import { damaged, unprocessable } from './pdf-input-errors.js';
 import { type QpdfRun, qpdfSucceeded, runQpdf, verifyQpdfOutput } from './run-qpdf.js';
@@ -26,6 +33,16 @@ export interface QpdfEngineOptions {
 /** qpdf is never killed by a signal on purpose: runTool reports that as exit code 128 + the signal. */
 function crashed(result: ToolResult): boolean {
   return result.exitCode >= 128;
+}
+
+/** An input as qpdf reads it: the file inspection chose, by absolute path (after `--pages`, a relative
+ * name such as "1-3" would read as a page range, and one starting with `@` as a file of arguments). */
+interface Inspected extends InputFile {
+  pageCount: number;
+}
+
+function readable(input: InputFile, inspection: PdfInspection): Inspected {
+  return { label: input.label, path: resolve(inspection.path), pageCount: inspection.pageCount };
 }
 
 /** qpdf's errors (not its warnings) start "qpdf: <file>: ..." and name the file they concern. */
@@ -50,13 +67,14 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
    * sequence, 120-165 ms four at a time, 100-110 ms all at once). Merge takes at most 20 files, which
    * bounds the processes. The error reported is that of the first bad file in upload order.
    */
-  async function inspectAll(inputs: readonly InputFile[], job: JobContext): Promise<number> {
-    let pageCount = 0;
-    for (const outcome of await Promise.allSettled(inputs.map((input) => inspect(input, job)))) {
+  async function inspectAll(inputs: readonly InputFile[], job: JobContext): Promise<Inspected[]> {
+    const inspected: Inspected[] = [];
+    const outcomes = await Promise.allSettled(inputs.map((input) => inspect(input, job)));
+    for (const [index, outcome] of outcomes.entries()) {
       if (outcome.status === 'rejected') throw outcome.reason;
-      pageCount += outcome.value.pageCount;
+      inspected.push(readable(inputs[index] as InputFile, outcome.value));
     }
-    return pageCount;
+    return inspected;
   }
 
   /**
@@ -69,7 +87,7 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
     if (crashed(result)) {
       const probe = join(job.workDir, 'crash-probe.pdf');
       for (const input of inputs) {
-        const alone = await runQpdf([resolve(input.path), '--pages', '.', '1', '--', probe], runFor(job));
+        const alone = await runQpdf(['--empty', '--pages', input.path, '1', '--', probe], runFor(job));
         await rm(probe, { force: true });
         if (crashed(alone)) return unprocessable(input.label);
       }
@@ -77,35 +95,36 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
     return new InternalError(`qpdf exited with ${result.exitCode}: ${result.stderr.trim()}`);
   }
 
-  async function merge(inputs: readonly InputFile[], job: JobContext): Promise<PdfOutput> {
-    const pageCount = await inspectAll(inputs, job);
+  async function merge(
+    inputs: readonly InputFile[],
+    job: JobContext,
+    budget: PageBudget,
+  ): Promise<PdfOutput> {
+    const sources = await inspectAll(inputs, job);
+    const pageCount = sources.reduce((sum, source) => sum + source.pageCount, 0);
+    checkMergeBudget(pageCount, inputs.length, budget);
     const output = mergedPath(job.workDir);
-    // Absolute paths: after `--pages`, a relative name such as "1-3" would read as a page range.
-    const files = inputs.map((input) => resolve(input.path));
+    const files = sources.map((source) => source.path);
     const result = await runQpdf(['--empty', '--pages', ...files, '--', output], runFor(job));
-    if (!qpdfSucceeded(result)) throw await failure(result, inputs, job);
+    if (!qpdfSucceeded(result)) throw await failure(result, sources, job);
     await verifyQpdfOutput(output, pageCount, runFor(job));
     return describeOutput(output, pageCount);
   }
 
-  async function split(input: InputFile, ranges: string, job: JobContext): Promise<SplitOutput[]> {
-    const { pageCount } = await inspect(input, job);
+  async function split(
+    input: InputFile,
+    ranges: string,
+    job: JobContext,
+    budget: PageBudget,
+  ): Promise<SplitOutput[]> {
+    const source = readable(input, await inspect(input, job));
     const parts: SplitOutput[] = [];
-    for (const [index, range] of parsePageRanges(ranges, pageCount).entries()) {
+    for (const [index, range] of parsePageRanges(ranges, source.pageCount, budget).entries()) {
       const output = partPath(job.workDir, index);
       const expected = range.last - range.first + 1;
-      // `--decrypt`: a source that opens without a password keeps its encryption in `.`-based output.
-      const args = [
-        resolve(input.path),
-        '--decrypt',
-        '--pages',
-        '.',
-        `${range.first}-${range.last}`,
-        '--',
-        output,
-      ];
+      const args = ['--empty', '--pages', source.path, `${range.first}-${range.last}`, '--', output];
       const result = await runQpdf(args, runFor(job));
-      if (!qpdfSucceeded(result)) throw await failure(result, [input], job);
+      if (!qpdfSucceeded(result)) throw await failure(result, [source], job);
       await verifyQpdfOutput(output, expected, runFor(job));
       parts.push({ ...(await describeOutput(output, expected)), pages: range.text });
     }
@@ -114,7 +133,7 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
 
   return {
     info: { name: 'qpdf', version: o.qpdf.version },
-    merge: (inputs, job) => o.queue.run(() => merge(inputs, job), job.signal),
-    split: (input, ranges, job) => o.queue.run(() => split(input, ranges, job), job.signal),
+    merge: (inputs, job, budget) => o.queue.run(() => merge(inputs, job, budget), job.signal),
+    split: (input, ranges, job, budget) => o.queue.run(() => split(input, ranges, job, budget), job.signal),
   };
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { labelledPdf, writeFixture } from '@pdn/fixtures';
+import { labelledPdf, lyingCountPdf, writeFixture } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalError } from '../../errors.js';
 import { detectTools } from '../tools.js';
@@ -36,6 +36,18 @@ describe.skipIf(qpdf === undefined)('verifyQpdfOutput', () => {
     await expect(verifyQpdfOutput(path, 4, run)).rejects.toThrow(
       new InternalError(`qpdf output ${path} has 3 pages, expected 4`),
     );
+  });
+
+  it('refuses an output whose /Count disagrees with its pages', async () => {
+    const path = await writeFixture(dir, 'lying.pdf', lyingCountPdf(3, 1));
+    await expect(verifyQpdfOutput(path, 3, run)).rejects.toBeInstanceOf(InternalError);
+  });
+
+  it('refuses an output qpdf has to repair to read', async () => {
+    const text = Buffer.from(whole).toString('latin1');
+    const broken = text.replace(/startxref\s+\d+/, 'startxref\n7');
+    const path = await writeFixture(dir, 'repaired.pdf', Buffer.from(broken, 'latin1'));
+    await expect(verifyQpdfOutput(path, 3, run)).rejects.toThrow(/does not open without repair: exit 3/);
   });
 
   it.each([0.9, 0.5, 0.1])('refuses an output cut to %s of its length', async (fraction) => {

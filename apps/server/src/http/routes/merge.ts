@@ -3,6 +3,7 @@
 // messages say which file is wrong.
 import type { MergeResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
+import type { UploadLimits } from '../../config.js';
 import type { InputFile, PdfEngine } from '../../engines/types.js';
 import { InvalidInputError } from '../../errors.js';
 import type { Downloads } from '../../storage/index.js';
@@ -10,7 +11,7 @@ import type { PartsSpec } from '../middleware/uploads.js';
 import { MERGED_NAME } from '../output-names.js';
 import { sendData } from '../respond.js';
 import type { AppState } from '../state.js';
-import { jobOf, uploadOf } from './job.js';
+import { jobOf, pageBudgetOf, uploadOf } from './job.js';
 
 const PART = 'files[]';
 const MIN_FILES = 2;
@@ -22,7 +23,11 @@ export const mergeParts: PartsSpec = {
   fields: [],
 };
 
-export function mergeRoute(engine: PdfEngine, downloads: Downloads): Middleware<AppState> {
+export function mergeRoute(
+  engine: PdfEngine,
+  downloads: Downloads,
+  uploadLimits: UploadLimits,
+): Middleware<AppState> {
   return async (ctx) => {
     const upload = uploadOf(ctx);
     const files = upload.files.get(PART) ?? [];
@@ -37,7 +42,7 @@ export function mergeRoute(engine: PdfEngine, downloads: Downloads): Middleware<
         label: file.name === '' ? `file ${index + 1}` : `file ${index + 1} ("${file.name}")`,
       }),
     );
-    const output = await engine.merge(inputs, jobOf(upload));
+    const output = await engine.merge(inputs, jobOf(upload), pageBudgetOf(ctx, uploadLimits));
     const download = await downloads.publish(output.path, MERGED_NAME);
     sendData<MergeResult>(ctx, {
       filename: MERGED_NAME,

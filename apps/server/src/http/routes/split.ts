@@ -3,6 +3,7 @@
 // one place that rule lives; each part gets its own signed download.
 import type { SplitPart, SplitResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
+import type { UploadLimits } from '../../config.js';
 import type { PdfEngine } from '../../engines/types.js';
 import { InvalidInputError } from '../../errors.js';
 import type { Downloads } from '../../storage/index.js';
@@ -11,7 +12,7 @@ import { partName } from '../output-names.js';
 import { sendData } from '../respond.js';
 import type { AppState } from '../state.js';
 import { requiredField, singleFile } from '../upload.js';
-import { inputFile, jobOf, uploadOf } from './job.js';
+import { inputFile, jobOf, pageBudgetOf, uploadOf } from './job.js';
 
 /** openapi.yaml: `ranges` maxLength. */
 const MAX_RANGES_LENGTH = 2000;
@@ -23,7 +24,11 @@ export const splitParts: PartsSpec = {
   fields: ['ranges'],
 };
 
-export function splitRoute(engine: PdfEngine, downloads: Downloads): Middleware<AppState> {
+export function splitRoute(
+  engine: PdfEngine,
+  downloads: Downloads,
+  uploadLimits: UploadLimits,
+): Middleware<AppState> {
   return async (ctx) => {
     const upload = uploadOf(ctx);
     const file = singleFile(upload, 'file', 'the PDF to split');
@@ -33,7 +38,8 @@ export function splitRoute(engine: PdfEngine, downloads: Downloads): Middleware<
         `\`ranges\` is ${ranges.length} characters long; at most ${MAX_RANGES_LENGTH} are accepted.`,
       );
     }
-    const outputs = await engine.split(inputFile(file), ranges, jobOf(upload));
+    const budget = pageBudgetOf(ctx, uploadLimits);
+    const outputs = await engine.split(inputFile(file), ranges, jobOf(upload), budget);
     const parts: SplitPart[] = [];
     for (const output of outputs) {
       const filename = partName(file.name, output.pages);

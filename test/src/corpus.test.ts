@@ -1,0 +1,270 @@
+// Every PDF of the real-world corpus (packages/fixtures/corpus, written by LibreOffice, Word, LaTeX,
+// scanners, browsers, ImageMagick...; issue #9) goes through compress at each level, split and merge on
+// the real server, and what comes back is judged by poppler (harness/pdf-content.ts), which the server
+// does not use: no page, image or searchable text may be lost. A file the independent tools call
+// damaged may instead get a clean `400` naming it; a sound file may not. Never a 500.
+import type { CompressionLevel, CompressResponse, MergeResponse, SplitResponse } from '@pdn/api-types';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CorpusFile, corpusFiles, isSound } from './harness/corpus.js';
+import { download } from './harness/download.js';
+import { field, file, form } from './harness/form.js';
+import {
+  compareContent,
+  poppler,
+  type Rendition,
+  readPdf,
+  samplePages,
+  Unreadable,
+} from './harness/pdf-content.js';
+import { missing } from './harness/tools.js';
+import { useServer } from './harness/use-server.js';
+
+const LEVELS: CompressionLevel[] = ['low', 'medium', 'high'];
+/** Requests in flight at once: the suite's own renders and the server's tools share two cores. */
+const CONCURRENCY = 2;
+
+/**
+ * Compress answers that lose content today, for reasons outside input inspection: the content proof
+ * inside the engine (issue #9's compress half) is separate work. Listed so the suite shows exactly
+ * what fails and why; `it.fails` turns red once a fix lands, and the entry must then go. Measured with
+ * Ghostscript 10.00.0 and qpdf 11.3.
+ */
+const COMPRESS_LOSSES: Record<string, { levels: CompressionLevel[]; why: string }> = {
+  'cmyk-indexed-photo.pdf': {
+    levels: ['low', 'medium', 'high'],
+    why: 'Ghostscript\'s new interpreter: "Couldn\'t initialise file", a blank A4 page (6 dB, image gone)',
+  },
+  'imagemagick-six-images.pdf': {
+    levels: ['low', 'medium', 'high'],
+    why: 'the six images vanish (3 dB; at high the images are gone from the pages)',
+  },
+  'imagemagick-jpeg2000.pdf': {
+    levels: ['low', 'medium', 'high'],
+    why: 'the JPEG 2000 image with a soft mask comes back changed (8 dB)',
+  },
+  'libreoffice-form.pdf': {
+    levels: ['low', 'medium', 'high'],
+    why: 'the filled-in form values ("Alice", "Bob") are dropped',
+  },
+  'macos-pages.pdf': {
+    levels: ['low', 'medium', 'high'],
+    why: 'curly quotes come back as Ò/Ó, so "client" is no longer searchable',
+  },
+  'pdf-tools-ccitt.pdf': {
+    levels: ['low', 'high'],
+    why: 'the Helvetica text loses its encoding: pdftotext reads "+HOYHWLFD" for "Helvetica"',
+  },
+  'pdfa-2b.pdf': {
+    levels: ['low', 'medium', 'high'],
+    why: "the legacy interpreter (picked for composite fonts) drops the page's one glyph",
+  },
+  'page-count-lie.pdf': {
+    levels: ['low', 'medium', 'high'],
+    why:
+      "qpdf's lossless pass keeps the root /Count 9999999999; the output check refuses it, and with no " +
+      'fallback to the next candidate (the original) the answer is a 500',
+  },
+};
+
+const files = await corpusFiles();
+const skip = !poppler || missing('qpdf', 'the real-world corpus tests (qpdf judges which files are sound)');
+if (!poppler) console.warn('[e2e] skipping the real-world corpus tests: poppler-utils is not installed');
+
+/** Runs at most CONCURRENCY tasks at once, in the order they ask. */
+function limiter(slots: number): <T>(task: () => Promise<T>) => Promise<T> {
+  const waiting: (() => void)[] = [];
+  let free = slots;
+  return async (task) => {
+    if (free === 0) await new Promise<void>((resolve) => waiting.push(resolve));
+    else free--;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    }
+  };
+}
+const slot = limiter(CONCURRENCY);
+
+interface Known {
+  sound: boolean;
+  /** How poppler reads the input (sampled pages), or why it cannot. */
+  content: Rendition | Unreadable;
+}
+const known = new Map<string, Known>();
+
+async function know(corpusFile: CorpusFile): Promise<Known> {
+  const content = await readPdf(corpusFile.bytes, (count) => samplePages(count)).catch((error: unknown) => {
+    if (error instanceof Unreadable) return error;
+    throw error;
+  });
+  return { sound: await isSound(corpusFile), content };
+}
+
+function knownOf(name: string): Known {
+  const found = known.get(name);
+  if (!found) throw new Error(`${name} was not examined`);
+  return found;
+}
+
+/** The next sound file after `index`, so every file is merged with one the server must accept. */
+function partnerOf(index: number): CorpusFile {
+  for (let step = 1; step < files.length; step++) {
+    const candidate = files[(index + step) % files.length] as CorpusFile;
+    if (knownOf(candidate.name).sound) return candidate;
+  }
+  throw new Error('the corpus has no sound file to merge with');
+}
+
+interface Refusal {
+  status: number;
+  message: string;
+}
+
+function refusalOf(res: { status: number; json: unknown }): Refusal {
+  const body = res.json as { error?: { message?: string } } | undefined;
+  return { status: res.status, message: body?.error?.message ?? '(no error envelope)' };
+}
+
+/**
+ * A 400 is acceptable only for a file the independent tools call unsound, and only with a message
+ * that names it; any other status than 200 or 400 fails.
+ */
+function expectCleanRefusal(answer: Refusal, names: readonly string[], sound: boolean): void {
+  expect([200, 400], `status ${answer.status}: ${answer.message}`).toContain(answer.status);
+  expect(sound, `a sound file was refused: ${answer.message}`).toBe(false);
+  expect(
+    names.some((name) => answer.message.includes(name)),
+    `the message names the file: ${answer.message}`,
+  ).toBe(true);
+}
+
+/**
+ * What a 200 must hold: when poppler reads the input, the output pages that should show its sampled
+ * pages keep their look, marks, images and words; when it cannot, the output must at least be readable.
+ */
+async function expectContentKept(
+  input: Rendition | Unreadable,
+  output: Uint8Array,
+  pairs: (input: Rendition) => [number, number][],
+  what: string,
+): Promise<Rendition> {
+  const wanted = (count: number) =>
+    input instanceof Unreadable ? samplePages(count) : [...new Set(pairs(input).map(([, to]) => to))];
+  const read = await readPdf(output, wanted).catch((error: unknown) => error);
+  expect(read instanceof Unreadable ? read.message : '', `${what}: poppler reads the output`).toBe('');
+  const rendition = read as Rendition;
+  if (!(input instanceof Unreadable)) {
+    const verdict = compareContent(input, rendition, pairs(input));
+    const losses = verdict.losses.join('; ');
+    expect(verdict.losses, `${what} lost content: ${losses} ${JSON.stringify(verdict.pages)}`).toEqual([]);
+  }
+  return rendition;
+}
+
+/** Each sampled input page against the same page of the output. */
+function samePages(input: Rendition): [number, number][] {
+  return [...input.pages.keys()].map((page) => [page, page]);
+}
+
+describe.skipIf(skip)(`real-world corpus: ${files.length} PDFs written by other software`, () => {
+  const ctx = useServer();
+  let key: string;
+
+  beforeAll(async () => {
+    key = await ctx.server.createKey({ user: 'corpus', plan: 'enterprise' });
+    for (const corpusFile of files) known.set(corpusFile.name, await slot(() => know(corpusFile)));
+  }, 600_000);
+
+  async function compressKeepsContent(corpusFile: CorpusFile, level: CompressionLevel): Promise<void> {
+    const { name, bytes } = corpusFile;
+    const { sound, content } = knownOf(name);
+    const res = await slot(() =>
+      ctx.call<CompressResponse>('/api/v1/compress', {
+        key,
+        body: form(file('file', bytes, name), field('level', level)),
+      }),
+    );
+    if (res.status !== 200) {
+      expectCleanRefusal(refusalOf(res), [name], sound);
+      return;
+    }
+    const data = res.json.data;
+    const output = await slot(() => download(ctx, data.download.url));
+    const what = `${name} compressed at ${level} (${data.method})`;
+    // A damaged file handed back untouched (`original`) has lost nothing.
+    if (content instanceof Unreadable && output.bytes.equals(bytes)) return;
+    const rendition = await slot(() => expectContentKept(content, output.bytes, samePages, what));
+    expect(rendition.pageCount, `${what}: page count`).toBe(data.page_count);
+    if (!(content instanceof Unreadable))
+      expect(rendition.pageCount, `${what}: pages`).toBe(content.pageCount);
+  }
+
+  describe.each(files.map((corpusFile, index) => ({ ...corpusFile, index })))('$name', (corpusFile) => {
+    const { name, bytes } = corpusFile;
+
+    for (const level of LEVELS) {
+      const title = `compress at ${level} keeps every page, image and word`;
+      const loss = COMPRESS_LOSSES[name];
+      if (loss?.levels.includes(level)) {
+        it.concurrent
+          .fails(`${title} [fails today: ${loss.why}]`, () => compressKeepsContent(corpusFile, level));
+      } else {
+        it.concurrent(title, () => compressKeepsContent(corpusFile, level));
+      }
+    }
+
+    it.concurrent('split into single pages keeps each page whole', async () => {
+      const { sound, content } = knownOf(name);
+      const pages = content instanceof Unreadable ? [1] : [...content.pages.keys()];
+      const res = await slot(() =>
+        ctx.call<SplitResponse>('/api/v1/split', {
+          key,
+          body: form(file('file', bytes, name), field('ranges', pages.join(','))),
+        }),
+      );
+      if (res.status !== 200) {
+        expectCleanRefusal(refusalOf(res), [name], sound);
+        return;
+      }
+      const parts = res.json.data.parts;
+      expect(parts.map((part) => part.pages)).toEqual(pages.map(String));
+      for (const [index, part] of parts.entries()) {
+        const page = pages[index] as number;
+        const output = await slot(() => download(ctx, part.download.url));
+        const rendition = await slot(() =>
+          expectContentKept(content, output.bytes, () => [[page, 1]], `${name} page ${page} split out`),
+        );
+        expect(rendition.pageCount).toBe(1);
+      }
+    });
+
+    it.concurrent('merge with another file keeps both in order', async () => {
+      const { sound, content } = knownOf(name);
+      const partner = partnerOf(corpusFile.index);
+      const other = knownOf(partner.name).content as Rendition;
+      const res = await slot(() =>
+        ctx.call<MergeResponse>('/api/v1/merge', {
+          key,
+          body: form(file('files[]', bytes, name), file('files[]', partner.bytes, partner.name)),
+        }),
+      );
+      if (res.status !== 200) {
+        expectCleanRefusal(refusalOf(res), ['file 1', name], sound);
+        return;
+      }
+      const data = res.json.data;
+      const output = await slot(() => download(ctx, data.download.url));
+      const what = `${name} merged before ${partner.name}`;
+      const first = content instanceof Unreadable ? data.page_count - other.pageCount : content.pageCount;
+      expect(data.page_count, `${what}: pages`).toBe(first + other.pageCount);
+      const own = await slot(() => expectContentKept(content, output.bytes, samePages, what));
+      expect(own.pageCount).toBe(data.page_count);
+      const shifted = (input: Rendition): [number, number][] =>
+        [...input.pages.keys()].map((page) => [page, first + page]);
+      await slot(() => expectContentKept(other, output.bytes, shifted, what));
+    });
+  });
+});

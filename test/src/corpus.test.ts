@@ -24,20 +24,11 @@ const LEVELS: CompressionLevel[] = ['low', 'medium', 'high'];
 const CONCURRENCY = 2;
 
 /**
- * Compress answers that lose content today, for reasons outside input inspection: the content proof
- * inside the engine (issue #9's compress half) is separate work. Listed so the suite shows exactly
- * what fails and why; `it.fails` turns red once a fix lands, and the entry must then go. Measured with
+ * Compress answers that still lose content, which the engine's own content proof (issue #9) does not
+ * catch yet. Listed so the suite shows exactly what fails and why; `it.fails` turns red once a fix lands, and the entry must then go. Measured with
  * Ghostscript 10.00.0 and qpdf 11.3.
  */
 const COMPRESS_LOSSES: Record<string, { levels: CompressionLevel[]; why: string }> = {
-  'cmyk-indexed-photo.pdf': {
-    levels: ['low', 'medium', 'high'],
-    why: 'Ghostscript\'s new interpreter: "Couldn\'t initialise file", a blank A4 page (6 dB, image gone)',
-  },
-  'imagemagick-six-images.pdf': {
-    levels: ['low', 'medium', 'high'],
-    why: 'the six images vanish (3 dB; at high the images are gone from the pages)',
-  },
   'imagemagick-jpeg2000.pdf': {
     levels: ['low', 'medium', 'high'],
     why: 'the JPEG 2000 image with a soft mask comes back changed (8 dB)',
@@ -51,18 +42,8 @@ const COMPRESS_LOSSES: Record<string, { levels: CompressionLevel[]; why: string 
     why: 'curly quotes come back as Ò/Ó, so "client" is no longer searchable',
   },
   'pdf-tools-ccitt.pdf': {
-    levels: ['low', 'high'],
+    levels: ['low'],
     why: 'the Helvetica text loses its encoding: pdftotext reads "+HOYHWLFD" for "Helvetica"',
-  },
-  'pdfa-2b.pdf': {
-    levels: ['low', 'medium', 'high'],
-    why: "the legacy interpreter (picked for composite fonts) drops the page's one glyph",
-  },
-  'page-count-lie.pdf': {
-    levels: ['low', 'medium', 'high'],
-    why:
-      "qpdf's lossless pass keeps the root /Count 9999999999; the output check refuses it, and with no " +
-      'fallback to the next candidate (the original) the answer is a 500',
   },
 };
 

@@ -92,40 +92,48 @@ function day(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function keysCreate(
+async function keysCreate(
   accounts: Accounts,
   userName: string | undefined,
   plan: Plan | undefined,
   test: boolean,
-): void {
+): Promise<void> {
   if (userName === undefined) throw new UsageError('keys create needs --user NAME');
-  const { user, created } = accounts.users.ensure(userName, plan ?? 'premium');
+  const { user, created } = await accounts.users.ensure(userName, plan ?? 'premium');
   if (created) console.log(`Created user ${user.name} on the ${user.plan} plan.`);
   else if (plan !== undefined && plan !== user.plan) {
     console.error(
       `Note: ${user.name} stays on the ${user.plan} plan; change it with: pdn-server users set-plan ${user.name} ${plan}`,
     );
   }
-  const { key, record } = accounts.keys.create(user, test ? 'test' : 'live');
+  const { key, record } = await accounts.keys.create(user.id, test ? 'test' : 'live', '');
   console.log(
     `Created ${record.kind} key ${record.id} for ${user.name}. Keep it safe: it is shown only once.`,
   );
   console.log(key);
 }
 
-function keysList(accounts: Accounts, userName: string | undefined): void {
-  const rows = accounts.keys
-    .list(userName)
-    .map((key) => [
-      key.id,
-      key.userName,
-      key.kind,
-      key.prefix,
-      day(key.createdAt),
-      day(key.lastUsedAt),
-      day(key.revokedAt),
-    ]);
-  const table = [['ID', 'USER', 'KIND', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], ...rows];
+async function keysList(accounts: Accounts, userName: string | undefined): Promise<void> {
+  let userId: number | undefined;
+  if (userName !== undefined) {
+    userId = (await accounts.users.byName(userName))?.id;
+    if (userId === undefined) return printTable([KEYS_HEADER]);
+  }
+  const rows = (await accounts.keys.list(userId)).map((key) => [
+    key.id,
+    key.owner,
+    key.kind,
+    key.prefix,
+    day(key.createdAt),
+    day(key.lastUsedAt),
+    day(key.revokedAt),
+  ]);
+  printTable([KEYS_HEADER, ...rows]);
+}
+
+const KEYS_HEADER = ['ID', 'USER', 'KIND', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'];
+
+function printTable(table: string[][]): void {
   const widths =
     table[0]?.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length))) ?? [];
   for (const row of table)
@@ -137,7 +145,11 @@ function keysList(accounts: Accounts, userName: string | undefined): void {
     );
 }
 
-function runAdmin(command: string, positionals: string[], values: ReturnType<typeof parse>['values']): void {
+async function runAdmin(
+  command: string,
+  positionals: string[],
+  values: ReturnType<typeof parse>['values'],
+): Promise<void> {
   const { dataDir } = loadConfig();
   const accounts = openExistingAccounts(dataDir, process.cwd());
   // On stderr: stdout stays what scripts read (the key is its last line, the listing its table).
@@ -146,20 +158,22 @@ function runAdmin(command: string, positionals: string[], values: ReturnType<typ
     const [id = '', name = '', plan] = [positionals[0], positionals[0], positionals[1]];
     switch (command) {
       case 'keys create':
-        keysCreate(accounts, values.user, planArg(values.plan), values.test === true);
+        await keysCreate(accounts, values.user, planArg(values.plan), values.test === true);
         return;
       case 'keys list':
-        keysList(accounts, values.user);
+        await keysList(accounts, values.user);
         return;
       case 'keys revoke':
-        if (!accounts.keys.revoke(id))
+        if (!(await accounts.keys.revoke(id)))
           throw new Error(`no active key with id ${id} (see pdn-server keys list)`);
         console.log(`Revoked key ${id}.`);
         return;
       case 'users set-plan': {
         const newPlan = planArg(plan);
         if (newPlan === undefined) throw new UsageError('users set-plan needs NAME and PLAN');
-        if (!accounts.users.setPlan(name, newPlan)) throw new Error(`no user named ${name}`);
+        const user = await accounts.users.byName(name);
+        if (!user || !(await accounts.users.setPlan(user.id, newPlan)))
+          throw new Error(`no user named ${name}`);
         console.log(`${name} is now on the ${newPlan} plan.`);
         return;
       }
@@ -167,7 +181,7 @@ function runAdmin(command: string, positionals: string[], values: ReturnType<typ
         throw new Error(`command '${command}' has no implementation`);
     }
   } finally {
-    accounts.close();
+    await accounts.close();
   }
 }
 
@@ -188,7 +202,7 @@ async function main(argv: string[]): Promise<void> {
     await serveUntilSignalled(config, createLogger(config.logLevel));
     return;
   }
-  runAdmin(command, args, values);
+  await runAdmin(command, args, values);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

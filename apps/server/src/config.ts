@@ -40,6 +40,22 @@ export interface Config {
   uploadLimits: UploadLimits;
   /** How long a stopping server lets requests in flight finish before answering them 503 (issue #11). */
   shutdownGraceMs: number;
+  /** The account area (issue #12). */
+  account: AccountConfig;
+}
+
+export interface AccountConfig {
+  /** PDN_SIGNUP=off: only the operator creates accounts (`pdn-server users create`). */
+  signUp: boolean;
+  /** PDN_SESSION_IDLE_MINUTES and PDN_SESSION_MAX_HOURS, in milliseconds. */
+  sessionLimits: { idleMs: number; maxMs: number };
+  /**
+   * PDN_TRUST_PROXY: how many reverse proxies in front of the server append to X-Forwarded-For and set
+   * X-Forwarded-Proto; 0 (the default) trusts neither header, since any client can send them.
+   */
+  trustProxy: number;
+  /** PDN_PUBLIC_URL: the base of links the admin command prints (`https://pdn.example.com`), no trailing slash. */
+  publicUrl?: string;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -73,6 +89,20 @@ function integer(
   return value;
 }
 
+function publicUrl(env: Env): string | undefined {
+  const raw = text(env, 'PDN_PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PDN_PUBLIC_URL must be an absolute http(s) URL, got '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`PDN_PUBLIC_URL must be an absolute http(s) URL, got '${raw}'`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
@@ -104,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PDN_SIGNING_SECRET must be at least 32 characters long');
   }
   const tessdataDir = text(env, 'PDN_TESSDATA_DIR');
+  const base = publicUrl(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
@@ -132,5 +163,14 @@ export function loadConfig(env: Env = process.env): Config {
     // Long enough for a normal compress of a large document; a supervisor's own kill timeout (e.g.
     // Kubernetes' terminationGracePeriodSeconds, 30 s by default) should be set a little above it.
     shutdownGraceMs: integer(env, 'PDN_SHUTDOWN_GRACE_MS', 30_000, 0),
+    account: {
+      signUp: oneOf(env, 'PDN_SIGNUP', ['on', 'off'], 'on') === 'on',
+      sessionLimits: {
+        idleMs: integer(env, 'PDN_SESSION_IDLE_MINUTES', 60, 1, 60 * 24 * 30) * 60_000,
+        maxMs: integer(env, 'PDN_SESSION_MAX_HOURS', 12, 1, 24 * 90) * 60 * 60_000,
+      },
+      trustProxy: integer(env, 'PDN_TRUST_PROXY', 0, 0, 16),
+      ...(base === undefined ? {} : { publicUrl: base }),
+    },
   };
 }

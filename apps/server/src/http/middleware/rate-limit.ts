@@ -31,7 +31,7 @@ export function rateLimit(accounts: Accounts, uploadLimits: UploadLimits): Middl
     const principal = ctx.state.principal;
     if (!principal) throw new Error('rateLimit needs the auth middleware in front of it');
     const { requestsPerHour } = planLimits(principal.plan, uploadLimits);
-    const decision = accounts.rateLimiter.consume(principal.userId, requestsPerHour);
+    const decision = await accounts.rateLimiter.consume(principal.userId, requestsPerHour);
     ctx.set(headersFor(decision));
     if (!decision.allowed) {
       const retryAfter = decision.retryAfter ?? 1;

@@ -1,0 +1,31 @@
+// The SQLite backend of accounts/ (the embedded default): every store over one database file in the
+// data folder, shared by the running server and the admin commands.
+import { type Accounts, type AccountsOptions, composeAccounts } from '../index.js';
+import { openDatabase } from './database.js';
+import { SqliteApiKeys } from './sqlite-api-keys.js';
+import { SqliteAttempts } from './sqlite-attempts.js';
+import { SqliteRateEvents } from './sqlite-rate-events.js';
+import { SqliteSessions } from './sqlite-sessions.js';
+import { SqliteSignInLinks } from './sqlite-sign-in-links.js';
+import { SqliteUsers } from './sqlite-users.js';
+
+export { hasDatabase } from './database.js';
+
+export function openSqliteAccounts(dataDir: string, options: AccountsOptions = {}): Accounts {
+  const db = openDatabase(dataDir);
+  const now = options.now ?? Date.now;
+  return composeAccounts(
+    {
+      users: new SqliteUsers(db, now),
+      keys: new SqliteApiKeys(db, now),
+      sessions: new SqliteSessions(db),
+      attempts: new SqliteAttempts(db),
+      signInLinks: new SqliteSignInLinks(db),
+      rateEvents: new SqliteRateEvents(db),
+      close: async () => {
+        db.close();
+      },
+    },
+    options,
+  );
+}

@@ -13,7 +13,14 @@ import {
   type Transport,
 } from './internal/request.js';
 import { toUploadPart } from './internal/uploads.js';
-import type { CompressResult, LanguagesResult, MergeResult, OcrResult, SplitResult } from './results.js';
+import type {
+  AccountResult,
+  CompressResult,
+  LanguagesResult,
+  MergeResult,
+  OcrResult,
+  SplitResult,
+} from './results.js';
 import type { Uploadable } from './uploads.js';
 
 export interface PdnOptions {
@@ -162,6 +169,18 @@ export class Pdn {
     return send(
       this.#transport,
       { method: 'GET', url: '/api/v1/languages', authenticated: true, read: (r) => readEnvelope(r) },
+      options,
+    );
+  }
+
+  /**
+   * GET /api/v1/account: the plan, its hourly limit and the requests used in the rolling hour. Not
+   * counted against the rate limit, so checking what is left never spends a call.
+   */
+  account(options: RequestOptions = {}): Promise<AccountResult> {
+    return send(
+      this.#transport,
+      { method: 'GET', url: '/api/v1/account', authenticated: true, read: (r) => readEnvelope(r) },
       options,
     );
   }

@@ -5,6 +5,7 @@ export type {
   Download,
   ErrorCode,
   Language,
+  Plan,
   SplitPart,
 } from './api-types/index.js';
 export {
@@ -39,6 +40,7 @@ export {
 export type { RetryInfo } from './internal/request.js';
 export type { UploadProgress } from './internal/upload-progress.js';
 export type {
+  AccountResult,
   CompressResult,
   LanguagesResult,
   MergeResult,

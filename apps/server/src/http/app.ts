@@ -16,6 +16,7 @@ import { requestId } from './middleware/request-id.js';
 import { unmatched } from './middleware/unmatched.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { type PartsSpec, uploads } from './middleware/uploads.js';
+import { accountRoute } from './routes/account.js';
 import { compressParts, compressRoute } from './routes/compress.js';
 import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
 import { downloadRoute } from './routes/download.js';
@@ -60,6 +61,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   );
   router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
   router.get('/api/v1/languages', ...authenticated, languagesRoute(engines.ocr));
+  // Authenticated but not counted (issue #12): asking what is left must not spend a request.
+  router.get('/api/v1/account', auth(accounts), accountRoute(accounts, config.uploadLimits));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
   router.get('/healthz', healthRoute(engines, storage));
   router.get('/openapi.json', openapiRoute());

@@ -1,0 +1,18 @@
+// The account area's one script (issue #12): progressive enhancement only. It reveals the Copy button
+// next to a new API key and copies the key; without JavaScript the key can still be selected by hand.
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  const field = document.getElementById(button.dataset.copy);
+  const status = document.querySelector(`[data-copy-status="${button.dataset.copy}"]`);
+  if (!field) continue;
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(field.value);
+      button.textContent = 'Copied';
+      if (status) status.textContent = 'The key is on your clipboard.';
+    } catch {
+      field.select();
+      if (status) status.textContent = 'Press Ctrl+C (or ⌘C) to copy the selected key.';
+    }
+  });
+}

@@ -232,7 +232,9 @@ describe('plan and usage', () => {
     await ctx.call('/api/v1/account', { key });
     expect(await used()).toBe('1');
     const page = await visitor.get('/account/usage');
-    expect(page.html).toMatch(/<svg class="chart"[^>]*role="img"/);
+    expect(page.html).toMatch(
+      /<figure class="chart"><div[^>]*>1 per minute at most<\/div><svg[^>]*role="img"/,
+    );
     expect(page.html).toContain('Free');
   });
 });

@@ -63,7 +63,7 @@ export class AccountVisitor {
   async createKey(name: string, kind: 'live' | 'test' = 'test'): Promise<{ key: string; page: PageResult }> {
     await this.get('/account/keys');
     const page = await this.post('/account/keys', { name, kind });
-    const key = /value="(pdn_(?:live|test)_[0-9a-f]{32})"/.exec(page.html)?.[1];
+    const key = /id="new-key"[^>]*>(pdn_(?:live|test)_[0-9a-f]{32})</.exec(page.html)?.[1];
     if (page.status !== 200 || key === undefined) throw new Error(`no key on the answer (${page.status})`);
     return { key, page };
   }

@@ -1,5 +1,6 @@
 // The account area's one script (issue #12): progressive enhancement only. It reveals the Copy button
-// next to a new API key and copies the key; without JavaScript the key can still be selected by hand.
+// next to a new API key and copies the key; without JavaScript the key is still selected with one click
+// (CSS user-select: all) and copied by hand.
 for (const button of document.querySelectorAll('button[data-copy]')) {
   const field = document.getElementById(button.dataset.copy);
   const status = document.querySelector(`[data-copy-status="${button.dataset.copy}"]`);
@@ -7,11 +8,11 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
   button.hidden = false;
   button.addEventListener('click', async () => {
     try {
-      await navigator.clipboard.writeText(field.value);
+      await navigator.clipboard.writeText(field.textContent.trim());
       button.textContent = 'Copied';
       if (status) status.textContent = 'The key is on your clipboard.';
     } catch {
-      field.select();
+      getSelection().selectAllChildren(field);
       if (status) status.textContent = 'Press Ctrl+C (or ⌘C) to copy the selected key.';
     }
   });

@@ -51,7 +51,9 @@ function accountRouter(deps: AreaDeps): Router<AppState> {
 export function accountArea(deps: AreaDeps): Middleware<AppState> {
   // The router adds its params to the context itself; to the area it is a middleware like any other.
   const routes = accountRouter(deps).routes() as Middleware<AppState>;
-  const notFound = unmatched();
+  const notFound = unmatched(
+    () => 'There is no page at this address. It may have moved, or the link is mistyped.',
+  );
   return async (ctx, next) => {
     if (ctx.path !== '/account' && !ctx.path.startsWith('/account/')) return next();
     try {

@@ -25,8 +25,8 @@ export function KeysPage(props: {
     <Layout title="API keys" viewer={viewer} section="keys">
       <h1>API keys</h1>
       <p class="lead">
-        Send a key as <code>Authorization: Bearer pdn_live_…</code>. Test keys have the same limits and are
-        told apart in the logs.
+        Send a key in the <code>Authorization: Bearer &lt;key&gt;</code> header. Test keys have the same
+        limits as live ones and are told apart in the logs.
       </p>
       {props.notice && <Notice kind="ok">{props.notice}</Notice>}
       {props.error && <Notice kind="error">{props.error}</Notice>}
@@ -120,10 +120,9 @@ export function KeyCreatedPage(props: { viewer: Viewer; secret: string; record: 
           Copy it now: this is the only time the whole key is shown. The server keeps only a hash of it.
         </p>
         <div class="secret">
-          <label for="new-key" class="visually-hidden">
-            API key
-          </label>
-          <input id="new-key" class="mono" readOnly value={secret} spellcheck={false} autocomplete="off" />
+          <code id="new-key" class="key-value">
+            {secret}
+          </code>
           <button type="button" class="primary" data-copy="new-key" hidden>
             Copy
           </button>

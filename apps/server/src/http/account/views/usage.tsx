@@ -23,8 +23,8 @@ export function UsagePage(props: {
             <span class="fact-value">{planTitle(plan)}</span>
           </div>
           <div class="fact">
-            <span class="fact-name">Hourly limit</span>
-            <span class="fact-value">{limited ? `${usage.limit} requests` : 'Unlimited'}</span>
+            <span class="fact-name">Requests per hour</span>
+            <span class="fact-value">{limited ? usage.limit : 'Unlimited'}</span>
           </div>
           <div class="fact">
             <span class="fact-name">Used this hour</span>
@@ -44,6 +44,9 @@ export function UsagePage(props: {
             class="meter"
             min={0}
             max={usage.limit}
+            low={usage.limit * 0.5}
+            high={usage.limit * 0.8}
+            optimum={0}
             value={usage.used}
             aria-label="Share of the hourly limit used"
           />
@@ -62,7 +65,7 @@ export function UsagePage(props: {
       </section>
       <section class="card">
         <h2>Requests in the last hour</h2>
-        <UsageChart counts={counts} total={usage.used} />
+        <UsageChart counts={counts} total={usage.used} now={now} />
         <p class="muted small">
           A rolling hour: each request counts for exactly 60 minutes. Checking with <code>pdn status</code> or{' '}
           <code>GET /api/v1/account</code> costs nothing. To change plan, ask the operator of this server.

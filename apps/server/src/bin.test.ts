@@ -47,7 +47,7 @@ const refused: [string[], RegExp][] = [
   [['keys', 'list', 'extra'], /keys list takes no arguments; got 'extra'/],
   [['keys', 'create', '--user', 'zed', 'extra-arg'], /keys create takes no arguments; got 'extra-arg'/],
   [['users', 'set-plan', 'zed', 'free', '--user', 'zzz'], /users set-plan does not take --user/],
-  [['users', 'set-plan', 'zed'], /users set-plan takes exactly NAME PLAN; got 'zed'/],
+  [['users', 'set-plan', 'zed'], /users set-plan takes exactly USER PLAN; got 'zed'/],
   [['keys', 'revoke', 'key_a', 'key_b'], /keys revoke takes exactly ID; got 'key_a key_b'/],
   [['keys', 'list', '--test'], /keys list does not take --test/],
   [['start', 'now'], /start takes no arguments; got 'now'/],

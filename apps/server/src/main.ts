@@ -95,6 +95,8 @@ async function firstStartBanner(
     '',
     '  npx pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
     '',
+    `People can also sign up in a browser and make their own keys: ${url}/account`,
+    '',
   ].join('\n');
 }
 

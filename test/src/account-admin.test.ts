@@ -21,17 +21,22 @@ async function choosePassword(link: string, password = PASSWORD) {
   const visitor = new AccountVisitor(ctx.server.baseUrl);
   const path = link.replace(/^https?:\/\/[^/]+/, '');
   const page = await visitor.get(path);
-  const token = new URL(link).searchParams.get('token') ?? '';
+  const token = new URL(link, ctx.server.baseUrl).searchParams.get('token') ?? '';
   const saved = await visitor.post('/account/welcome', { token, password });
   return { visitor, page, saved, path };
 }
 
 describe('pdn-server users create --email', () => {
   it('prints a one-time link that lets the user choose a password and sign in, once', async () => {
-    const made = await admin('users', 'create', '--email', 'Olga@Example.com', '--plan', 'business');
-    expect(made.stdout).toMatch(/Created user olga@example\.com on the business plan/);
-    const link = LINK.exec(made.stdout.trim().split('\n').at(-1) ?? '')?.[1] ?? '';
-    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/account\/welcome\?token=/);
+    const run = await ctx.server.admin(
+      ['users', 'create', '--email', 'Olga@Example.com', '--plan', 'business'],
+      {
+        env: { PORT: '3000' },
+      },
+    );
+    expect(run.stdout).toMatch(/Created user olga@example\.com on the business plan/);
+    const link = LINK.exec(run.stdout.trim().split('\n').at(-1) ?? '')?.[1] ?? '';
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:3000\/account\/welcome\?token=/);
 
     const { visitor, page, saved, path } = await choosePassword(link);
     expect(page.status).toBe(200);
@@ -46,6 +51,12 @@ describe('pdn-server users create --email', () => {
     );
     const listed = await admin('users', 'list');
     expect(listed.stdout).toMatch(/^\d+\s+-\s+olga@example\.com\s+business\s+yes\s/m);
+  });
+
+  it('prints a path alone, and says why, when the server picks its own port (PORT=0)', async () => {
+    const run = await admin('users', 'create', '--email', 'portless@example.com');
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^\/account\/welcome\?token=[\w-]+$/);
+    expect(run.stderr).toMatch(/PORT=0: .* set PDN_PUBLIC_URL/);
   });
 
   it('starts links with PDN_PUBLIC_URL when set', async () => {

@@ -1,7 +1,7 @@
 // The account area in a real browser (issue #12, "Tests, in a real browser"): Debian's Chromium driven
 // by playwright-core walks what a new user does: sign up, sign out and in, create a test key, copy
-// it, merge two PDFs with it, see the usage go up, revoke it and get 401, sign out, and meet a server
-// with sign-up turned off. axe-core checks every page, at phone and desktop widths, for serious or
+// it, merge two PDFs with it, see the usage go up, revoke it and get 401, sign out, choose a password
+// from a one-time link as an invited user, and meet a server with sign-up turned off. axe-core checks every page, at phone and desktop widths, for serious or
 // critical accessibility violations, and each page is saved as a screenshot to look at.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -159,6 +159,27 @@ describe.skipIf(!present)('the account area in Chromium', () => {
     expect(page.url()).toBe(url('/account/sign-in'));
     await page.goto(url('/account/no-such-page'));
     await look(page, '10-not-found');
+  });
+
+  it('lets an invited user choose a password from a one-time link, which then stops working', async () => {
+    const made = await ctx.server.admin(['users', 'create', '--email', 'invited@example.com'], {
+      env: { PDN_PUBLIC_URL: ctx.server.baseUrl },
+    });
+    const link = made.stdout.trim().split('\n').at(-1) ?? '';
+    expect(link).toMatch(/\/account\/welcome\?token=/);
+    await page.goto(link);
+    expect(await text('main')).toContain('invited@example.com');
+    await look(page, '12-choose-password');
+    await page.getByLabel('New password').fill('my own new password');
+    await page.getByRole('button', { name: 'Save and sign in' }).click();
+    await page.waitForURL(url('/account/keys'));
+    expect(await text('.who')).toBe('invited@example.com');
+    await page.goto(link);
+    expect(await text('h1')).toBe('This link no longer works');
+    await look(page, '13-link-used');
+    await page.goto(url('/account/keys'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(url('/account/sign-in?signed-out'));
   });
 
   it('meets a server with sign-up turned off', async () => {

@@ -1,7 +1,10 @@
 // The session contract (issue #12): the expiry policy in sessions.ts over each backend's SessionStore.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from './contract-harness.js';
 import { DEFAULT_SESSION_LIMITS } from './index.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const { idleMs, maxMs } = DEFAULT_SESSION_LIMITS;
 
@@ -35,6 +38,19 @@ export function sessionsContract(backend: Backend): void {
       expect(await f.accounts.sessions.resume(idle.id)).toBeUndefined();
       f.clock = T0 + maxMs;
       expect(await f.accounts.sessions.resume(busy.id)).toBeUndefined();
+    });
+
+    it('clears expired sessions away at the next sign-in, keeping live ones', async () => {
+      const userId = await user();
+      const stale = await f.accounts.sessions.start(userId);
+      f.clock = T0 + idleMs / 2;
+      const live = await f.accounts.sessions.start(userId);
+      f.clock = T0 + idleMs;
+      await f.accounts.sessions.start(userId);
+      const hashes = (await Promise.all([stale, live].map((s) => f.stores.sessions.find(sha256(s.id))))).map(
+        (record) => record !== undefined,
+      );
+      expect(hashes).toEqual([false, true]);
     });
 
     it('ends every session of a user, in every process', async () => {

@@ -20,6 +20,8 @@ export interface SessionStore {
   delete(idHash: string): Promise<void>;
   /** Ends every session of a user (a password reset signs out everywhere). */
   deleteForUser(userId: number): Promise<void>;
+  /** Drops sessions last seen at or before `seenBefore` or created at or before `createdBefore`. */
+  deleteExpired(seenBefore: number, createdBefore: number): Promise<void>;
 }
 
 export interface SessionLimits {
@@ -51,6 +53,8 @@ export class Sessions {
     const id = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(32).toString('base64url');
     const now = this.now();
+    // Sessions nobody resumes again are never met by resume(); each sign-in clears them away.
+    await this.store.deleteExpired(now - this.limits.idleMs, now - this.limits.maxMs);
     await this.store.insert(hashOf(id), { userId, csrfToken, createdAt: now, lastSeenAt: now });
     return { id, userId, csrfToken };
   }

@@ -15,6 +15,8 @@ export interface SignInLinkStore {
   redeem(tokenHash: string, now: number): Promise<number | undefined>;
   /** Spends every link of a user (a new one replaces older ones). */
   deleteForUser(userId: number): Promise<void>;
+  /** Drops links that expired at or before `now`. */
+  deleteExpired(now: number): Promise<void>;
 }
 
 function hashOf(token: string): string {
@@ -31,6 +33,7 @@ export class SignInLinks {
   async issue(userId: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await this.store.deleteForUser(userId);
+    await this.store.deleteExpired(this.now());
     await this.store.insert(hashOf(token), userId, this.now() + LINK_TTL_MS);
     return token;
   }

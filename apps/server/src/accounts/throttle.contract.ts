@@ -26,6 +26,17 @@ export function throttleContract(backend: Backend): void {
       expect(await f.accounts.throttle.waitSeconds([account])).toBe(0);
     });
 
+    it('forgets attempts older than the longest window, in every bucket', async () => {
+      await f.accounts.throttle.record([[RULES.signInAccount, 'once@example.com']]);
+      f.clock = T0 + RULES.signUpAddress.windowMs;
+      await f.accounts.throttle.record([address]);
+      expect(await f.stores.attempts.count('sign-in-account:once@example.com', 0)).toEqual({
+        count: 0,
+        oldest: null,
+      });
+      expect((await f.stores.attempts.count(`sign-in-address:${address[1]}`, 0)).count).toBe(1);
+    });
+
     it('forgives an account on clear, not its address, and shares counts across handles', async () => {
       for (let i = 0; i < RULES.signInAddress.limit; i += 1)
         await f.accounts.throttle.record([account, address]);

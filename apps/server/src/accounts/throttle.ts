@@ -9,6 +9,8 @@ export interface AttemptStore {
   /** Attempts in `bucket` after `since`, and when the oldest of them was; older ones may be dropped. */
   count(bucket: string, since: number): Promise<{ count: number; oldest: number | null }>;
   clear(bucket: string): Promise<void>;
+  /** Drops every attempt at or before `before`, in every bucket. */
+  forget(before: number): Promise<void>;
 }
 
 export interface ThrottleRule {
@@ -27,6 +29,8 @@ export const RULES = {
   signInAddress: { name: 'sign-in-address', limit: 20, windowMs: 15 * MINUTE },
   signUpAddress: { name: 'sign-up-address', limit: 5, windowMs: 60 * MINUTE },
 } as const satisfies Record<string, ThrottleRule>;
+
+const LONGEST_WINDOW_MS = Math.max(...Object.values(RULES).map((rule) => rule.windowMs));
 
 export type Attempt = readonly [rule: ThrottleRule, key: string];
 
@@ -51,6 +55,8 @@ export class Throttle {
   async record(attempts: readonly Attempt[]): Promise<void> {
     const now = this.now();
     for (const [rule, key] of attempts) await this.store.record(`${rule.name}:${key}`, now);
+    // Buckets of emails tried once are never counted again; nothing older than the longest window counts.
+    await this.store.forget(now - LONGEST_WINDOW_MS);
   }
 
   /** A successful sign-in forgives the account's earlier failures (not the address's). */

@@ -3,8 +3,10 @@
 // reached under another name (a proxy, a domain), else the address the server listens on.
 import type { Config } from '../config.js';
 
+/** The links' base; empty (a path alone) when the server picks its port (PORT=0) and none is set. */
 export function baseUrl(config: Config): string {
   if (config.account.publicUrl !== undefined) return config.account.publicUrl;
+  if (config.port === 0) return '';
   // A wildcard address listens everywhere; a browser on the same machine reaches it as localhost.
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;

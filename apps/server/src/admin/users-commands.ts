@@ -3,11 +3,13 @@
 import { type Accounts, normaliseEmail, type Plan, userLabel } from '../accounts/index.js';
 import type { Config } from '../config.js';
 import { instant, printTable } from './print-table.js';
-import { signInLink } from './sign-in-link.js';
+import { baseUrl, signInLink } from './sign-in-link.js';
 import { UsageError } from './usage-error.js';
 import { requireUser } from './user-ref.js';
 
 function printLink(config: Config, token: string): void {
+  if (baseUrl(config) === '')
+    console.error("PORT=0: this command cannot know the server's port; set PDN_PUBLIC_URL for whole links.");
   console.log('Send them this link to choose a password; it works once, within 24 hours:');
   // The last line of stdout, for scripts.
   console.log(signInLink(config, token));

@@ -1,6 +1,6 @@
 // The SQLite backend of accounts/ (the embedded default): every store over one database file in the
 // data folder, shared by the running server and the admin commands.
-import { type Accounts, type AccountsOptions, composeAccounts } from '../index.js';
+import { type AccountStores, type Accounts, type AccountsOptions, composeAccounts } from '../index.js';
 import { openDatabase } from './database.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAttempts } from './sqlite-attempts.js';
@@ -11,21 +11,22 @@ import { SqliteUsers } from './sqlite-users.js';
 
 export { hasDatabase } from './database.js';
 
-export function openSqliteAccounts(dataDir: string, options: AccountsOptions = {}): Accounts {
+/** The stores alone, over `<dataDir>/pdn.sqlite` (the contract suites compose them themselves). */
+export function openSqliteStores(dataDir: string, now: () => number = Date.now): AccountStores {
   const db = openDatabase(dataDir);
-  const now = options.now ?? Date.now;
-  return composeAccounts(
-    {
-      users: new SqliteUsers(db, now),
-      keys: new SqliteApiKeys(db, now),
-      sessions: new SqliteSessions(db),
-      attempts: new SqliteAttempts(db),
-      signInLinks: new SqliteSignInLinks(db),
-      rateEvents: new SqliteRateEvents(db),
-      close: async () => {
-        db.close();
-      },
+  return {
+    users: new SqliteUsers(db, now),
+    keys: new SqliteApiKeys(db, now),
+    sessions: new SqliteSessions(db),
+    attempts: new SqliteAttempts(db),
+    signInLinks: new SqliteSignInLinks(db),
+    rateEvents: new SqliteRateEvents(db),
+    close: async () => {
+      db.close();
     },
-    options,
-  );
+  };
+}
+
+export function openSqliteAccounts(dataDir: string, options: AccountsOptions = {}): Accounts {
+  return composeAccounts(openSqliteStores(dataDir, options.now), options);
 }

@@ -20,4 +20,8 @@ export class SqliteAttempts implements AttemptStore {
   async clear(bucket: string) {
     this.db.prepare('DELETE FROM attempts WHERE bucket = ?').run(bucket);
   }
+
+  async forget(before: number) {
+    this.db.prepare('DELETE FROM attempts WHERE at <= ?').run(before);
+  }
 }

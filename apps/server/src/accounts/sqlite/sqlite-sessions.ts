@@ -40,4 +40,10 @@ export class SqliteSessions implements SessionStore {
   async deleteForUser(userId: number) {
     this.db.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
   }
+
+  async deleteExpired(seenBefore: number, createdBefore: number) {
+    this.db
+      .prepare('DELETE FROM sessions WHERE last_seen_at <= ? OR created_at <= ?')
+      .run(seenBefore, createdBefore);
+  }
 }

@@ -29,4 +29,8 @@ export class SqliteSignInLinks implements SignInLinkStore {
   async deleteForUser(userId: number) {
     this.db.prepare('DELETE FROM sign_in_links WHERE user_id = ?').run(userId);
   }
+
+  async deleteExpired(now: number) {
+    this.db.prepare('DELETE FROM sign_in_links WHERE expires_at <= ?').run(now);
+  }
 }

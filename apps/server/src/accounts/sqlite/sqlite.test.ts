@@ -9,17 +9,17 @@ import { sessionsContract } from '../sessions.contract.js';
 import { signInLinksContract } from '../sign-in-links.contract.js';
 import { throttleContract } from '../throttle.contract.js';
 import { usersContract } from '../users.contract.js';
-import { openSqliteAccounts } from './index.js';
+import { openSqliteStores } from './index.js';
 
 let dir = '';
 const sqlite: Backend = {
   name: 'SQLite',
   async open(now) {
     dir = mkdtempSync(join(tmpdir(), 'pdn-accounts-'));
-    return openSqliteAccounts(dir, { now });
+    return openSqliteStores(dir, now);
   },
   async openAgain(now) {
-    return openSqliteAccounts(dir, { now });
+    return openSqliteStores(dir, now);
   },
   async dispose() {
     rmSync(dir, { recursive: true, force: true });

@@ -182,6 +182,26 @@ describe.skipIf(!present)('the account area in Chromium', () => {
     await page.waitForURL(url('/account/sign-in?signed-out'));
   });
 
+  it('works without JavaScript: the key is shown, selectable, with no dead Copy button', async () => {
+    const noScript = await browser.newContext({ viewport: WIDTHS.desktop, javaScriptEnabled: false });
+    try {
+      const plain = await noScript.newPage();
+      await plain.goto(url('/account/sign-in'));
+      await plain.getByLabel('Email').fill(email);
+      await plain.getByLabel('Password').fill(password);
+      await plain.getByRole('button', { name: 'Sign in' }).click();
+      await plain.waitForURL(url('/account/keys'));
+      await plain.getByLabel('Name').fill('no script');
+      await plain.getByRole('button', { name: 'Create key' }).click();
+      expect((await plain.locator('#new-key').innerText()).trim()).toMatch(/^pdn_live_[0-9a-f]{32}$/);
+      expect(await plain.locator('button[data-copy]').isVisible()).toBe(false);
+      await plain.getByRole('link', { name: /back to your keys/ }).click();
+      expect(await plain.locator('table.keys').innerText()).toContain('no script');
+    } finally {
+      await noScript.close();
+    }
+  });
+
   it('meets a server with sign-up turned off', async () => {
     const closed = await startServer({ env: { PDN_SIGNUP: 'off' } });
     try {

@@ -252,3 +252,26 @@ describe('pages apart from the API', () => {
     expect(wrongMethod.headers.get('allow')).toMatch(/GET/);
   });
 });
+
+describe('without PDN_TRUST_PROXY', () => {
+  const direct = useServer();
+
+  it('believes neither X-Forwarded-For nor X-Forwarded-Proto: anyone can send them', async () => {
+    const cookies: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      // Each visitor claims another address; without a trusted proxy they are all the socket's one.
+      const visitor = new AccountVisitor(direct.server.baseUrl);
+      await visitor.get('/account/sign-up');
+      const answer = await visitor.post(
+        '/account/sign-up',
+        { email: `direct${i}@example.com`, password: PASSWORD },
+        { 'x-forwarded-proto': 'https' },
+      );
+      expect(answer.status).toBe(303);
+      cookies.push(answer.setCookies.find((line) => line.startsWith('pdn_session=')) ?? '');
+    }
+    for (const line of cookies) expect(line).not.toMatch(/; secure/i);
+    const sixth = await new AccountVisitor(direct.server.baseUrl).signUp('direct5@example.com', PASSWORD);
+    expect(sixth.status).toBe(429);
+  });
+});

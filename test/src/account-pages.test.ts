@@ -247,6 +247,10 @@ describe('pages apart from the API', () => {
     expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
     expect(missing.headers.get('x-request-id')).toBeTruthy();
     expect(missing.setCookies).toEqual([]);
+    const css = await visitor.get('/account/account.css');
+    expect(css.headers.get('cache-control')).toBe('public, max-age=3600');
+    // Cacheable, so never with a cookie a shared cache could hand to the next visitor.
+    expect(css.setCookies).toEqual([]);
     const wrongMethod = await fetch(`${ctx.server.baseUrl}/account/keys`, { method: 'DELETE' });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toMatch(/GET/);

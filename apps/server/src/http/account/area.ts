@@ -43,6 +43,15 @@ function accountRouter(deps: AreaDeps): Router<AppState> {
   router.get('/account/keys/:id/revoke', signedIn, revokeConfirm(deps));
   router.post('/account/keys/:id/revoke', signedIn, guard, revokeSubmit(deps));
   router.get('/account/usage', signedIn, usagePage(deps));
+  return router;
+}
+
+/**
+ * The stylesheet and script, answered before any session or CSRF cookie is looked at: a cacheable
+ * answer must never carry a Set-Cookie a shared cache could hand to someone else.
+ */
+function assetRouter(): Router<AppState> {
+  const router = new Router<AppState>({ sensitive: true, strict: true });
   for (const asset of Object.keys(ACCOUNT_ASSETS) as AccountAsset[])
     router.get(`/account/${asset}`, assetRoute(asset));
   return router;
@@ -51,6 +60,7 @@ function accountRouter(deps: AreaDeps): Router<AppState> {
 export function accountArea(deps: AreaDeps): Middleware<AppState> {
   // The router adds its params to the context itself; to the area it is a middleware like any other.
   const routes = accountRouter(deps).routes() as Middleware<AppState>;
+  const assets = assetRouter().routes() as Middleware<AppState>;
   const notFound = unmatched(
     () => 'There is no page at this address. It may have moved, or the link is mistyped.',
   );
@@ -58,9 +68,11 @@ export function accountArea(deps: AreaDeps): Middleware<AppState> {
     if (ctx.path !== '/account' && !ctx.path.startsWith('/account/')) return next();
     try {
       ctx.set(pageHeaders());
-      ctx.state.page = await loadViewer(ctx, deps.accounts);
-      await routes(ctx, async () => {
-        await notFound(ctx, async () => {});
+      await assets(ctx, async () => {
+        ctx.state.page = await loadViewer(ctx, deps.accounts);
+        await routes(ctx, async () => {
+          await notFound(ctx, async () => {});
+        });
       });
     } catch (error) {
       renderPageError(ctx, error);

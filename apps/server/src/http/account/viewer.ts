@@ -2,9 +2,18 @@
 // (expiry is decided there), and the CSRF token the page's forms must carry. A signed-out visitor gets
 // a random token in a cookie of its own, so sign-in and sign-up forms are protected too.
 import { randomBytes } from 'node:crypto';
-import type { Accounts } from '../../accounts/index.js';
+import { type Accounts, type User, userLabel } from '../../accounts/index.js';
 import type { AppContext, PageState } from '../state.js';
 import { CSRF_COOKIE, clearCookie, readCookie, SESSION_COOKIE, setCookie } from './cookies.js';
+import type { Viewer } from './views/layout.js';
+
+/** The signed-in user, and what the views show of them; for routes behind signedIn() only. */
+export function viewerOf(ctx: AppContext): Viewer & { userId: number; user: User } {
+  const page = ctx.state.page;
+  if (!page?.viewer) throw new Error('this route runs behind signedIn()');
+  const { user } = page.viewer;
+  return { user, userId: user.id, email: userLabel(user), csrfToken: page.csrfToken };
+}
 
 export async function loadViewer(ctx: AppContext, accounts: Accounts): Promise<PageState> {
   const sessionId = readCookie(ctx, SESSION_COOKIE);

@@ -13,16 +13,8 @@ import { NotFoundError } from '../../../errors.js';
 import type { AppContext, AppState } from '../../state.js';
 import type { AreaDeps } from '../deps.js';
 import { seeOther, sendPage } from '../render.js';
+import { viewerOf } from '../viewer.js';
 import { KeyCreatedPage, KeysPage, RevokePage } from '../views/keys.js';
-import type { Viewer } from '../views/layout.js';
-
-/** The signed-in viewer, as the views want it; routes here run behind signedIn(). */
-export function viewerOf(ctx: AppContext): Viewer & { userId: number } {
-  const page = ctx.state.page;
-  if (!page?.viewer) throw new Error('this route runs behind signedIn()');
-  const { user } = page.viewer;
-  return { userId: user.id, email: user.email ?? user.name ?? '', csrfToken: page.csrfToken };
-}
 
 async function activeKeys(accounts: Accounts, userId: number): Promise<ApiKeyRecord[]> {
   return (await accounts.keys.list(userId)).filter((key) => key.revokedAt === null);

@@ -15,13 +15,9 @@ import type { AreaDeps } from '../deps.js';
 import { seeOther, sendPage } from '../render.js';
 import { signIn } from '../viewer.js';
 import { SignInPage } from '../views/credentials.js';
+import { waitText } from '../views/time.js';
 
 const WRONG = 'The email or password is wrong.';
-
-export function waitText(seconds: number): string {
-  const minutes = Math.ceil(seconds / 60);
-  return minutes <= 1 ? 'a minute' : `${minutes} minutes`;
-}
 
 function page(ctx: AppContext, deps: AreaDeps, extra: { error?: string; notice?: string; email?: string }) {
   return (

@@ -14,7 +14,7 @@ import type { AreaDeps } from '../deps.js';
 import { seeOther, sendPage } from '../render.js';
 import { signIn } from '../viewer.js';
 import { SignUpClosedPage, SignUpPage } from '../views/credentials.js';
-import { waitText } from './sign-in.js';
+import { waitText } from '../views/time.js';
 
 function refuse(ctx: AppContext, status: number, error: string, email: string): void {
   sendPage(

@@ -4,16 +4,15 @@ import { planLimits } from '../../../accounts/index.js';
 import type { AppState } from '../../state.js';
 import type { AreaDeps } from '../deps.js';
 import { sendPage } from '../render.js';
+import { viewerOf } from '../viewer.js';
 import { UsagePage } from '../views/usage.js';
-import { viewerOf } from './keys.js';
 
 const MINUTE = 60_000;
 
 export function usagePage(deps: AreaDeps): Middleware<AppState> {
   return async (ctx) => {
     const viewer = viewerOf(ctx);
-    const user = ctx.state.page?.viewer?.user;
-    if (!user) throw new Error('usagePage runs behind signedIn()');
+    const { user } = viewer;
     const { requestsPerHour } = planLimits(user.plan, deps.config.uploadLimits);
     const usage = await deps.accounts.rateLimiter.usage(user.id, requestsPerHour);
     const counts = await deps.accounts.rateLimiter.histogram(user.id, MINUTE);

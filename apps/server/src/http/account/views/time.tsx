@@ -14,6 +14,12 @@ export function ago(ms: number, now: number): string {
   return `${Math.floor(hours / 24)} days ago`;
 }
 
+/** How long to wait before trying again, as the throttled forms say it. */
+export function waitText(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return minutes <= 1 ? 'a minute' : `${minutes} minutes`;
+}
+
 export function fromNow(ms: number, now: number): string {
   const minutes = Math.ceil((ms - now) / 60_000);
   return minutes <= 1 ? 'in a minute' : `in ${minutes} min`;

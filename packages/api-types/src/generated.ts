@@ -22,7 +22,8 @@ export interface paths {
          */
         post: operations["compress"];
         delete?: never;
-        options?: never;
+        /** CORS preflight for POST /api/v1/compress */
+        options: operations["compressPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -45,7 +46,8 @@ export interface paths {
          */
         post: operations["merge"];
         delete?: never;
-        options?: never;
+        /** CORS preflight for POST /api/v1/merge */
+        options: operations["mergePreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -69,7 +71,8 @@ export interface paths {
          */
         post: operations["split"];
         delete?: never;
-        options?: never;
+        /** CORS preflight for POST /api/v1/split */
+        options: operations["splitPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -97,7 +100,8 @@ export interface paths {
          */
         post: operations["ocr"];
         delete?: never;
-        options?: never;
+        /** CORS preflight for POST /api/v1/ocr */
+        options: operations["ocrPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -114,7 +118,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** CORS preflight for GET /api/v1/languages */
+        options: operations["languagesPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -135,7 +140,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** CORS preflight for GET /api/get-pdf.php */
+        options: operations["downloadPdfPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -389,6 +395,37 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The origin is allowed (`PDN_CORS_ORIGINS`): what the browser may send. No body, no rate-limit
+         *     headers (the preflight comes before authentication and is not counted).
+         */
+        CorsPreflight: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Allow-Methods": "GET, HEAD, POST";
+                "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id";
+                /** @description Seconds the browser may reuse this answer. */
+                "Access-Control-Max-Age": "600";
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description CORS is off, or the origin is not allowed (code `method_not_allowed`): the answer any method
+         *     the path does not offer gets, with `Allow` and without any `Access-Control-*` header.
+         */
+        CorsRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description The methods the path offers, e.g. `POST`, or `HEAD, GET`. */
+                Allow: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The body or parameters fail validation (code `invalid_input`). */
         InvalidInput: {
             headers: {
@@ -497,7 +534,14 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The page's origin, set by the browser. */
+        Origin: string;
+        /** @description The method of the request the browser wants to send. */
+        "Access-Control-Request-Method": string;
+        /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+        "Access-Control-Request-Headers": string;
+    };
     requestBodies: never;
     headers: {
         /** @description Identifies the request; equals `meta.request_id` in JSON bodies. */
@@ -515,6 +559,8 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description IETF draft header, e.g. `"hourly";r=998;t=3541` (remaining, seconds to reset). Omitted on Enterprise. */
         RateLimit: string;
+        /** @description The request's `Origin` when origins are listed, `*` when any is allowed. */
+        "Access-Control-Allow-Origin": string;
         /** @description Seconds until the next request would be allowed (RFC 9110 delay-seconds). */
         "Retry-After": string;
     };
@@ -566,6 +612,26 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    compressPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
+        };
+    };
     merge: {
         parameters: {
             query?: never;
@@ -604,6 +670,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    mergePreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     split: {
@@ -657,6 +743,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    splitPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     ocr: {
@@ -714,6 +820,26 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    ocrPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
+        };
+    };
     listLanguages: {
         parameters: {
             query?: never;
@@ -743,6 +869,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    languagesPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     downloadPdf: {
@@ -807,6 +953,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    downloadPdfPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     health: {

@@ -35,7 +35,8 @@ describe('examples in openapi.yaml', () => {
   it.each(errors.map((answer) => [answer.name, answer] as const))(
     '%s shows its own code',
     (_name, answer) => {
-      const { code } = (answer.json?.example as { error: { code: string } }).error;
+      const example = answer.json?.example as { error?: { code?: string } } | undefined;
+      const code = example?.error?.code;
       expect(code).toBe(CODE_FOR_STATUS[answer.status]);
     },
   );

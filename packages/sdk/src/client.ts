@@ -258,6 +258,25 @@ export class Pdn {
   }
 }
 
+// The statics above as types too, so `error as Pdn.RateLimitError` reads like `instanceof Pdn.RateLimitError`.
+export declare namespace Pdn {
+  type PdnError = errors.PdnError;
+  type ApiError = errors.ApiError;
+  type InvalidInputError = errors.InvalidInputError;
+  type AuthenticationError = errors.AuthenticationError;
+  type ForbiddenError = errors.ForbiddenError;
+  type NotFoundError = errors.NotFoundError;
+  type ExpiredError = errors.ExpiredError;
+  type PayloadTooLargeError = errors.PayloadTooLargeError;
+  type RateLimitError = errors.RateLimitError;
+  type ServiceUnavailableError = errors.ServiceUnavailableError;
+  type InsufficientStorageError = errors.InsufficientStorageError;
+  type InternalServerError = errors.InternalServerError;
+  type ConnectionError = errors.ConnectionError;
+  type TimeoutError = errors.TimeoutError;
+  type AbortError = errors.AbortError;
+}
+
 /** Refuses an expired download (ExpiredError) before anything is sent. */
 function downloadSpec<T>(download: Download, read: (response: Response) => Promise<T>): RequestSpec<T> {
   assertFresh(download);

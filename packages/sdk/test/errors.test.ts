@@ -134,6 +134,8 @@ describe('the error classes are statics of Pdn', () => {
       .compress({ file: new Blob(['%PDF-']) })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Pdn.RateLimitError);
+    const typed: Pdn.RateLimitError = error as Pdn.RateLimitError; // the statics are types too
+    expect(typed.code).toBe('rate_limited');
     expect(names.length).toBeGreaterThanOrEqual(15);
   });
 });

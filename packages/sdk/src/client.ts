@@ -6,7 +6,7 @@ import * as errors from './errors.js';
 import { ExpiredError, InvalidInputError } from './errors.js';
 import { readEnv } from './internal/env.js';
 import { readEnvelope } from './internal/envelope.js';
-import { type Logger, type LogLevel, levelled } from './internal/logger.js';
+import { defaultLogger, type Logger, type LogLevel, levelled } from './internal/logger.js';
 import {
   type CallOptions,
   type FormField,
@@ -42,7 +42,7 @@ export interface PdnOptions {
   headers?: HeadersInput | undefined;
   /** What reaches `logger`. Defaults to the PDN_LOG environment variable (Node), else `warn`. */
   logLevel?: LogLevel | undefined;
-  /** Where log lines go. Default `console`. */
+  /** Where log lines go. Default: stderr in Node (prefixed `[pdn-sdk]`), the console in browsers. */
   logger?: Logger | undefined;
 }
 
@@ -129,7 +129,7 @@ export class Pdn {
       onRetry: options.onRetry,
       headers: new Headers(options.headers),
       runtime: detectRuntime(),
-      logger: levelled(options.logger ?? console, options.logLevel),
+      logger: levelled(options.logger ?? defaultLogger(), options.logLevel),
     };
   }
 

@@ -52,7 +52,16 @@ it('PDN_LOG sets the level when the option is absent', async () => {
 
 it('is quiet by default', async () => {
   server.use(http.get(`${baseUrl}/api/v1/languages`, () => ok({ default: 'eng', languages: [] })));
-  const debug = vi.spyOn(console, 'debug');
+  const spies = (['log', 'debug', 'info', 'warn', 'error'] as const).map((m) => vi.spyOn(console, m));
   await client().languages();
-  expect(debug).not.toHaveBeenCalled();
+  for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+});
+
+it('writes to stderr by default in Node, never to stdout (a CLI output or a pipe)', async () => {
+  server.use(http.get(`${baseUrl}/api/v1/languages`, () => ok({ default: 'eng', languages: [] })));
+  const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const stdout = (['log', 'debug', 'info'] as const).map((m) => vi.spyOn(console, m));
+  await client({ logLevel: 'debug' }).languages();
+  expect(error).toHaveBeenCalledWith(`[pdn-sdk] debug GET ${baseUrl}/api/v1/languages`);
+  for (const spy of stdout) expect(spy).not.toHaveBeenCalled();
 });

@@ -14,6 +14,21 @@ export interface Logger {
   error(message: string, ...details: unknown[]): void;
 }
 
+/**
+ * The default sink. Where there is a process (Node, Bun, Deno), every level goes to stderr through
+ * console.error, prefixed: stdout belongs to the program (a CLI's `--json`, a pipe), and console.debug
+ * and console.info write there. Elsewhere (browsers) the console as it is.
+ */
+export function defaultLogger(): Logger {
+  const stderr = (globalThis as { process?: { stderr?: { write?: unknown } } }).process?.stderr;
+  if (typeof stderr?.write !== 'function') return console;
+  const line =
+    (level: string) =>
+    (message: string, ...details: unknown[]): void =>
+      console.error(`[pdn-sdk] ${level} ${message}`, ...details);
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+}
+
 const ranks: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
 
 function isLevel(value: string): value is LogLevel {

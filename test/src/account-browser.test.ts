@@ -3,24 +3,22 @@
 // it, merge two PDFs with it, see the usage go up, revoke it and get 401, sign out, choose a password
 // from a one-time link as an invited user, and meet a server with sign-up turned off. axe-core checks every page, at phone and desktop widths, for serious or
 // critical accessibility violations, and each page is saved as a screenshot to look at.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { labelledPdf } from '@pdn/fixtures';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserMissing, launchBrowser } from './harness/browser.js';
 import { file, form } from './harness/form.js';
 import { startServer } from './harness/server.js';
 import { useServer } from './harness/use-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('../.screenshots/account/', import.meta.url));
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
-const present = existsSync(CHROMIUM);
-if (!present)
-  console.warn(`account-browser.test.ts skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+if (browserMissing !== undefined) console.warn(`account-browser.test.ts skipped: ${browserMissing}`);
 
 interface AxeViolation {
   id: string;
@@ -51,7 +49,7 @@ async function look(page: Page, name: string): Promise<void> {
   await page.setViewportSize(WIDTHS.desktop);
 }
 
-describe.skipIf(!present)('the account area in Chromium', () => {
+describe.skipIf(browserMissing !== undefined)('the account area in Chromium', () => {
   const ctx = useServer();
   let browser: Browser;
   let context: BrowserContext;
@@ -62,10 +60,7 @@ describe.skipIf(!present)('the account area in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     console.log(`account screenshots: ${SCREENSHOTS}`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchBrowser();
     context = await browser.newContext({ viewport: WIDTHS.desktop });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.server.baseUrl });
     page = await context.newPage();

@@ -36,7 +36,7 @@ describe('pdn compress', () => {
     expect(run.code, run.stderr).toBe(0);
     const report = jsonOf(run);
     expect(report).toMatchObject({ command: 'compress', ok: true, error: null });
-    expect(report.summary).toEqual({ total: 1, succeeded: 1, failed: 0, not_processed: 0 });
+    expect(report.summary).toEqual({ total: 1, succeeded: 1, failed: 0, not_processed: 0, skipped: 0 });
     const [item] = report.results;
     expect(item?.request_id).toMatch(/\S/);
     expect(item?.data).toMatchObject({ filename: 'c.compressed.pdf', page_count: 1, level: 'medium' });

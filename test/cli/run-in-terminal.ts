@@ -6,12 +6,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import { PDN_BIN } from './run-pdn.js';
 
 /** `script` from util-linux, which every Linux CI image has; the tests skip without it. */
-export const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux');
+export const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes(
+  'util-linux',
+);
 
 export interface TerminalRun {
   /** pdn's exit code, as `script -e` returns it. */
   code: number | null;
-  /** Everything the terminal showed (stdout and stderr together, `\r\n` line ends, spinner frames). */
+  /**
+   * Everything the terminal showed (stdout and stderr together, spinner frames), without colour and
+   * cursor sequences, with `\n` line ends.
+   */
   screen: string;
 }
 
@@ -32,16 +37,27 @@ export interface TerminalOptions {
 
 /** Starts `pdn args` in an 100x30 terminal (a 0-column terminal gets no spinner). */
 export function pdnInTerminal(args: readonly string[], options: TerminalOptions): Terminal {
-  const command = ['stty cols 100 rows 30;', 'exec', quote(process.execPath), quote(PDN_BIN), ...args.map(quote)];
+  const command = [
+    'stty cols 100 rows 30;',
+    'exec',
+    quote(process.execPath),
+    quote(PDN_BIN),
+    ...args.map(quote),
+  ];
   const child = spawn('script', ['-qefc', command.join(' '), '/dev/null'], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm', ...options.env },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      TERM: 'xterm',
+      ...options.env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let screen = '';
   const watchers = new Set<() => void>();
   const onData = (chunk: Buffer) => {
-    screen += chunk.toString('utf8');
+    screen += plain(chunk.toString('utf8'));
     for (const watch of watchers) watch();
   };
   child.stdout.on('data', onData);
@@ -76,6 +92,12 @@ export function pdnInTerminal(args: readonly string[], options: TerminalOptions)
       }),
     done,
   };
+}
+
+/** Drops ANSI control sequences (colour, cursor, synchronised output) and carriage returns. */
+function plain(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI sequences start with ESC.
+  return text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 }
 
 function quote(word: string): string {

@@ -46,7 +46,9 @@ describe.runIf(hasScript)('at a terminal', () => {
     expect(notProcessed.length, screen).toBeGreaterThan(0);
     expect(screen).toMatch(/\d+ succeeded, \d+ failed, \d+ not processed/);
     // Every file the report calls done is on disk, and nothing else (no temp files either).
-    const done = [...screen.matchAll(/✔ ctrl-c\/(doc\d)\.pdf → /g)].map((match) => `${match[1]}.compressed.pdf`);
+    const done = [...screen.matchAll(/✔ ctrl-c\/(doc\d)\.pdf → /g)].map(
+      (match) => `${match[1]}.compressed.pdf`,
+    );
     expect((await readdir(ws.path('ctrl-c-out'))).sort()).toEqual(done.sort());
   });
 
@@ -57,8 +59,10 @@ describe.runIf(hasScript)('at a terminal', () => {
     expect(refused.screen).toContain('-o - would write a binary PDF to the terminal');
     expect(refused.screen).not.toContain('%PDF-');
 
-    const forced = await pdnInTerminal(['compress', 'tty.pdf', '-o', '-', '--force'], { cwd: ws.dir, env: env() })
-      .done;
+    const forced = await pdnInTerminal(['compress', 'tty.pdf', '-o', '-', '--force'], {
+      cwd: ws.dir,
+      env: env(),
+    }).done;
     expect(forced.code, forced.screen).toBe(0);
     expect(forced.screen).toContain('%PDF-');
   });

@@ -164,6 +164,17 @@ describe('pdn ocr', () => {
   });
 });
 
+describe('pdn ocr --language', () => {
+  it('an unknown code fails before any upload (exit 2), with the closest codes and `pdn languages`', async () => {
+    const image = await ws.ocrImage('o/typo.png');
+    const run = await pdn(['ocr', image, '--language', 'engl+deu']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown OCR language "engl"; did you mean eng\b/);
+    expect(run.stderr).not.toContain('"deu"');
+    expect(run.stderr).toMatch(/`pdn languages` lists the \d+ codes this server accepts/);
+  });
+});
+
 describe('pdn languages', () => {
   it("lists the server's OCR languages, eng the default", async () => {
     const run = await pdn(['languages']);

@@ -60,6 +60,7 @@ describe('pdn completion', () => {
           `source ${JSON.stringify(join(dir, 'pdn.bash'))}`,
           `fn=$(complete -p pdn | sed -E 's/.*-F ([^ ]+) .*/\\1/')`,
           `COMP_WORDS=(${words.map((word) => `'${word}'`).join(' ')}); COMP_CWORD=${words.length - 1}`,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array, not a template.
           'COMPREPLY=(); "$fn"; printf "%s\\n" "${COMPREPLY[@]}"',
         ].join('\n');
         const result = spawnSync('bash', ['--norc', '--noprofile', '-c', probe], { encoding: 'utf8' });

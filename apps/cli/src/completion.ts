@@ -60,9 +60,6 @@ function bashFunction(root: CompletionCommand): string {
     const subs = command.subcommands.map((sub) => sub.name).join(' ');
     return `    ${quote(path)}) subs=${quote(subs)} flag_words=${quote(flags(command.options).join(' '))} ;;`;
   });
-  const parents = commands
-    .filter(([, command]) => command.subcommands.length > 0)
-    .map(([path]) => quote(path));
   return `_pdn() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" cmd_path="" subs="" flag_words="" next i
   # The command path typed so far, skipping flags and the values they take.

@@ -8,6 +8,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPdn } from './run-pdn.js';
 
+/** Whether a shell is installed; zsh and fish are optional, bash is everywhere. */
+function has(shell: string): boolean {
+  return spawnSync(shell, ['--version']).status === 0;
+}
+
 describe('help and version', () => {
   it('--version names pdn, Node.js and the platform', async () => {
     const run = await runPdn(['--version']);
@@ -72,18 +77,56 @@ describe('pdn completion', () => {
       expect(complete('pdn', 'compress', '--level', '')).toEqual(['low', 'medium', 'high']);
       expect(complete('pdn', '--api-key', 'k', 'config', 'g')).toEqual(['get']);
       expect(complete('pdn', 'languages', '--con')).toEqual([]);
+      expect(complete('pdn', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
-  it.each(['zsh', 'fish'])('%s: prints a script naming every command', async (shell) => {
-    const run = await runPdn(['completion', shell]);
-    expect(run.code, run.stderr).toBe(0);
-    for (const command of ['compress', 'merge', 'split', 'ocr', 'languages', 'config']) {
-      expect(run.text).toContain(command);
+  /** Runs `code` in `shell` with the script `pdn completion <shell>` prints at `$SCRIPT`. */
+  async function inShell(shell: 'zsh' | 'fish', code: string): Promise<string[]> {
+    const script = await runPdn(['completion', shell]);
+    expect(script.code, script.stderr).toBe(0);
+    const dir = await mkdtemp(join(tmpdir(), `pdn-${shell}-`));
+    try {
+      await writeFile(join(dir, `pdn.${shell}`), script.stdout);
+      const args = shell === 'zsh' ? ['-f', '-c', code] : ['--no-config', '-c', code];
+      const result = spawnSync(shell, args, {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', HOME: dir, SCRIPT: join(dir, `pdn.${shell}`) },
+      });
+      expect(result.status, result.stderr).toBe(0);
+      return result.stdout.split('\n').filter((line) => line !== '');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
-  });
+  }
+
+  // zsh runs the bash function through bashcompinit, which calls it as bash would (arrays from 0)
+  // and leaves matching the word typed to zsh: the candidates are the command's, unfiltered.
+  it.runIf(has('zsh'))(
+    'zsh: sourced in a real zsh, the bash function offers the commands and choices',
+    async () => {
+      const complete = (words: string) =>
+        inShell(
+          'zsh',
+          `source "$SCRIPT"; setopt ksharrays shwordsplit; COMP_WORDS=(${words}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _pdn; print -l -- "\${COMPREPLY[@]}"`,
+        );
+      expect(await complete('pdn com')).toEqual(expect.arrayContaining(['compress', 'completion']));
+      expect(await complete("pdn compress --level ''")).toEqual(['low', 'medium', 'high']);
+    },
+  );
+
+  it.runIf(has('fish'))(
+    'fish: sourced in a real fish, `complete -C` offers the commands and choices',
+    async () => {
+      const complete = async (line: string) =>
+        (await inShell('fish', `source $SCRIPT; complete -C '${line}'`)).map((entry) => entry.split('\t')[0]);
+      expect(await complete('pdn com')).toEqual(['completion', 'compress']);
+      expect(await complete('pdn compress --level ')).toEqual(['high', 'low', 'medium']);
+      expect(await complete('pdn languages --co')).toEqual([]);
+    },
+  );
 
   it('refuses another shell (exit 2)', async () => {
     expect((await runPdn(['completion', 'tcsh'])).code).toBe(2);

@@ -17,6 +17,10 @@ export interface CompletionCommand {
   summary: string;
   options: CompletionOption[];
   subcommands: CompletionCommand[];
+  /** The values its argument takes, if it lists them (`pdn completion bash|zsh|fish`). */
+  values: string[];
+  /** Its arguments are file names. */
+  takesFiles: boolean;
 }
 
 export type Shell = 'bash' | 'zsh' | 'fish';
@@ -57,7 +61,7 @@ function bashFunction(root: CompletionCommand): string {
       ),
   );
   const wordCases = commands.map(([path, command]) => {
-    const subs = command.subcommands.map((sub) => sub.name).join(' ');
+    const subs = [...command.subcommands.map((sub) => sub.name), ...command.values].join(' ');
     return `    ${quote(path)}) subs=${quote(subs)} flag_words=${quote(flags(command.options).join(' '))} ;;`;
   });
   return `_pdn() {
@@ -98,14 +102,15 @@ function fishScript(root: CompletionCommand): string {
   ];
   const topNames = root.subcommands.map((command) => command.name).join(' ');
   lines.push('complete -c pdn -f');
-  for (const option of root.options) lines.push(`complete -c pdn ${fishOption(option)}`);
+  // The root's own flags before a command; each command lists the root flags it uses itself.
+  const beforeCommand = `-n "not __fish_seen_subcommand_from ${topNames}"`;
+  for (const option of root.options) lines.push(`complete -c pdn ${beforeCommand} ${fishOption(option)}`);
   for (const command of root.subcommands) {
-    lines.push(
-      `complete -c pdn -n "not __fish_seen_subcommand_from ${topNames}" -a ${command.name} -d ${quote(command.summary)}`,
-    );
+    lines.push(`complete -c pdn ${beforeCommand} -a ${command.name} -d ${quote(command.summary)}`);
     const when = `-n "__fish_seen_subcommand_from ${command.name}"`;
-    // Commands that take files complete file names.
-    if (command.subcommands.length === 0) lines.push(`complete -c pdn ${when} -F`);
+    if (command.takesFiles) lines.push(`complete -c pdn ${when} -F`);
+    if (command.values.length > 0)
+      lines.push(`complete -c pdn ${when} -a ${quote(command.values.join(' '))}`);
     for (const option of command.options) lines.push(`complete -c pdn ${when} ${fishOption(option)}`);
     const subNames = command.subcommands.map((sub) => sub.name).join(' ');
     for (const sub of command.subcommands) {
@@ -121,8 +126,9 @@ function fishOption(option: CompletionOption): string {
   const parts = option.flags.map((flag) =>
     flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`,
   );
-  if (option.takesValue) parts.push('-r');
-  if (option.choices.length > 0) parts.push(`-a ${quote(option.choices.join(' '))}`);
+  // -x: a value from the list only, no file names; -r: any value, file names offered.
+  if (option.choices.length > 0) parts.push(`-x -a ${quote(option.choices.join(' '))}`);
+  else if (option.takesValue) parts.push('-r');
   parts.push(`-d ${quote(option.description)}`);
   return parts.join(' ');
 }

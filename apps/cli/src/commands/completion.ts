@@ -41,8 +41,13 @@ function model(command: Command): CompletionCommand {
     summary: command.summary() || command.description(),
     options: [...options.filter((option) => !option.hidden).map(optionModel), helpOption],
     subcommands: command.commands.map(model),
+    values: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
+    takesFiles: command.registeredArguments.some((argument) => FILE_ARGUMENTS.has(argument.name())),
   };
 }
+
+/** The argument names under which commands take paths (compress <files...>, split <file>...). */
+const FILE_ARGUMENTS = new Set(['file', 'files', 'images']);
 
 const helpOption: CompletionOption = {
   flags: ['-h', '--help'],

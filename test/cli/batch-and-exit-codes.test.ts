@@ -151,7 +151,7 @@ describe('exit codes', () => {
     expect(lines.filter((line) => line.startsWith('✖'))).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^✖ Could not reach ${url}/api/v1/compress: .*\\. Is the pdn server running at ${url}\\? The URL comes from PDN_BASE_URL: check it \\(PDN_BASE_URL or --base-url\\)\\.$`,
+          `^✖ Could not reach ${url}/api/v1/compress: .*\\. Is the pdn server running at ${url}\\? The URL comes from PDN_BASE_URL; set another with PDN_BASE_URL or --base-url\\.$`,
         ),
       ),
     ]);

@@ -49,6 +49,32 @@ describe('--skip-existing', () => {
     expect(again.stderr).toContain('0 succeeded, 0 failed, 3 skipped');
   });
 
+  it('merge and ocr skip an existing output too', async () => {
+    const a = await ws.file('skip-m/a.pdf', await labelledPdf('a', 1));
+    const b = await ws.file('skip-m/b.pdf', await labelledPdf('b', 1));
+    await writeFile(ws.path('skip-m/ab.pdf'), 'merged before');
+    const merge = await pdn(['merge', a, b, '-o', 'skip-m/ab.pdf', '--skip-existing', '--json']);
+    expect(merge.code, merge.stderr).toBe(0);
+    expect(jsonOf(merge).results[0]).toMatchObject({ status: 'skipped', skip_reason: 'output_exists' });
+    expect(await readFile(ws.path('skip-m/ab.pdf'), 'utf8')).toBe('merged before');
+
+    await ws.ocrImage('skip-o/one.png');
+    await ws.ocrImage('skip-o/two.png');
+    await ws.file('skip-o/text/one.txt', new TextEncoder().encode('read before'));
+    const ocr = await pdn([
+      'ocr',
+      'skip-o/one.png',
+      'skip-o/two.png',
+      '-o',
+      'skip-o/text',
+      '--skip-existing',
+      '--json',
+    ]);
+    expect(ocr.code, ocr.stderr).toBe(0);
+    expect(jsonOf(ocr).results.map((item) => item.status)).toEqual(['skipped', 'succeeded']);
+    expect(await readFile(ws.path('skip-o/text/one.txt'), 'utf8')).toBe('read before');
+  });
+
   it('is refused with --force, its opposite', async () => {
     const run = await pdn(['compress', 'x.pdf', '--skip-existing', '--force']);
     expect(run.code).toBe(2);

@@ -18,12 +18,12 @@ export interface ConnectionFacts {
  * and the two things to check, the server and the URL setting.
  */
 export function unreachableLine(message: string, facts: ConnectionFacts | undefined): string {
-  if (facts === undefined) return `${message}. Is the pdn server running?`;
+  if (facts === undefined) return `${message}. Is the pdn server running? Check PDN_BASE_URL or --base-url.`;
   const setting =
     facts.baseUrlFrom === 'the default'
-      ? 'no base URL is set, so this is the default: set PDN_BASE_URL or pass --base-url'
-      : `the URL comes from ${facts.baseUrlFrom}: check it (PDN_BASE_URL or --base-url)`;
-  return `${message}. Is the pdn server running at ${facts.baseUrl}? ${capitalise(setting)}.`;
+      ? 'No base URL is set, so this is the default; set one with PDN_BASE_URL or --base-url.'
+      : `The URL comes from ${facts.baseUrlFrom}; set another with PDN_BASE_URL or --base-url.`;
+  return `${message}. Is the pdn server running at ${facts.baseUrl}? ${setting}`;
 }
 
 /** After a 401: which key was refused and where it came from. */
@@ -39,8 +39,4 @@ export function rateLimitHint(retryAfterSeconds: number | undefined, now: Date):
       ? ''
       : ` That is at ${describeWhen(new Date(now.getTime() + retryAfterSeconds * 1000), now)}.`;
   return `${at} \`pdn status\` shows your plan and the calls left.`;
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

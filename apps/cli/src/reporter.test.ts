@@ -216,7 +216,7 @@ describe('Reporter.finish', () => {
         ]),
       );
       expect(text.split('\n')).toEqual([
-        '✖ Could not reach http://127.0.0.1:9/api/v1/compress: ECONNREFUSED. Is the pdn server running at http://127.0.0.1:9? The URL comes from PDN_BASE_URL: check it (PDN_BASE_URL or --base-url).',
+        '✖ Could not reach http://127.0.0.1:9/api/v1/compress: ECONNREFUSED. Is the pdn server running at http://127.0.0.1:9? The URL comes from PDN_BASE_URL; set another with PDN_BASE_URL or --base-url.',
         '- a.pdf: not done',
         '- b.pdf: not done',
         '- c.pdf: not done',

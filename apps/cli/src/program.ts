@@ -23,8 +23,8 @@ export const versionLine = `pdn ${version} (node ${process.version}, ${process.p
 const API = ['apiKey', 'baseUrl', 'json', 'maxRetries', 'quiet', 'verbose'];
 
 /**
- * The root options each command uses, by top-level command name; a command's --help lists only
- * these (issue #19: "commands show only the options that apply to them"). They are still accepted
+ * The root options each command uses, by top-level command name; a command's --help (and its shell
+ * completion) lists only these (issue #19: "commands show only the options that apply to them"). They are still accepted
  * anywhere, so `pdn --json compress a.pdf` and `pdn compress a.pdf --json` both work.
  */
 const GLOBALS_USED: Record<string, readonly string[]> = {
@@ -50,10 +50,10 @@ export function createProgram(io: Io): Command {
       visibleGlobalOptions(command) {
         let top = command;
         while (top.parent?.parent) top = top.parent;
-        const used = GLOBALS_USED[top.name()] ?? [];
-        return Help.prototype.visibleGlobalOptions
-          .call(this, command)
-          .filter((option) => used.includes(option.attributeName()));
+        const all = Help.prototype.visibleGlobalOptions.call(this, command);
+        // A command missing from the table shows them all rather than hide one it uses.
+        const used = GLOBALS_USED[top.name()];
+        return used === undefined ? all : all.filter((option) => used.includes(option.attributeName()));
       },
     })
     .configureOutput({

@@ -7,6 +7,7 @@ import {
   RateLimitError,
 } from '@pdn/sdk';
 import { describe, expect, it } from 'vitest';
+import { OutputExistsError } from './errors.js';
 import { type CommandReport, commandReport, itemReport, skippedReport } from './report.js';
 import { type HumanView, Reporter } from './reporter.js';
 
@@ -240,6 +241,21 @@ describe('Reporter.finish', () => {
       expect(human(commandReport('languages', [itemReport(null, { status: 'failed', error: denied })]))).toBe(
         '✖ languages: Invalid API key. The key pdn_live_…c0de came from PDN_API_KEY.\n',
       );
+    });
+
+    it('outputs that exist: points to --skip-existing and --force once', () => {
+      const exists = new OutputExistsError('a.compressed.pdf');
+      const text = human(
+        commandReport('compress', [
+          itemReport('a.pdf', { status: 'failed', error: exists }),
+          itemReport('b.pdf', { status: 'failed', error: new OutputExistsError('b.compressed.pdf') }),
+        ]),
+      );
+      expect(text.split('\n').slice(-3)).toEqual([
+        '0 succeeded, 2 failed',
+        'Outputs that exist: --skip-existing leaves them, --force overwrites them.',
+        '',
+      ]);
     });
 
     it('skipped inputs: a notice each, and the count in the summary', () => {

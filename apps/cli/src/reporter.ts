@@ -136,11 +136,19 @@ export class Reporter {
       const line = parts.join(', ');
       this.#write(this.#options.stderr, `${report.ok ? line : err.red(line)}\n`);
     }
-    if (view.resumable === true && not_processed > 0 && !this.#options.quiet) {
-      this.#write(
-        this.#options.stderr,
-        'Run the same command with --skip-existing to do only the files not done.\n',
-      );
+    if (view.resumable === true && !this.#options.quiet) {
+      // A re-run after a stop failed on every output the last run wrote (issue #19).
+      const exists = report.results.some((item) => item.error?.code === 'output_exists');
+      if (exists)
+        this.#write(
+          this.#options.stderr,
+          'Outputs that exist: --skip-existing leaves them, --force overwrites them.\n',
+        );
+      else if (not_processed > 0)
+        this.#write(
+          this.#options.stderr,
+          'Run the same command with --skip-existing to do only the files not done.\n',
+        );
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSaving } from './format.js';
+import { describeOutput, formatSaving } from './format.js';
 
 describe('formatSaving', () => {
   const cases: [string, { before: number; after: number; want: string }][] = [
@@ -14,5 +14,14 @@ describe('formatSaving', () => {
   ];
   it.each(cases)('%s', (_name, { before, after, want }) => {
     expect(formatSaving(before, after)).toBe(want);
+  });
+});
+
+describe('describeOutput', () => {
+  it('shows a signed URL with its expiry on the local clock and as a distance (issue #19)', () => {
+    const expires = new Date(Date.now() + 15 * 60_000 + 500).toISOString();
+    expect(describeOutput({ kind: 'url', url: 'http://h/x', expires_at: expires })).toMatch(
+      /^http:\/\/h\/x \(expires (\d{4}-\d\d-\d\d )?\d\d:\d\d \(in 15 minutes\)\)$/,
+    );
   });
 });

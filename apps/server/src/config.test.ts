@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       ocrMemoryBytes: 1024 * 1024 * 1024,
       uploadLimits: { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB },
       shutdownGraceMs: 30_000,
+      corsOrigins: [],
     });
     expect(config.dataDir).toBe(join(homedir(), '.local', 'share', 'pdn'));
     expect(config.signingSecret).toBeUndefined();
@@ -52,6 +53,14 @@ describe('loadConfig', () => {
       { env: { XDG_DATA_HOME: 'xdg' }, want: { dataDir: join(homedir(), '.local', 'share', 'pdn') } },
     ],
     ['a blank value as unset', { env: { PDN_MAX_PAGES: ' ' }, want: { maxPages: 5000 } }],
+    ['CORS for any origin', { env: { PDN_CORS_ORIGINS: '*' }, want: { corsOrigins: '*' } }],
+    [
+      'CORS for listed origins',
+      {
+        env: { PDN_CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173,' },
+        want: { corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'] },
+      },
+    ],
     ['no shutdown grace at all', { env: { PDN_SHUTDOWN_GRACE_MS: '0' }, want: { shutdownGraceMs: 0 } }],
     [
       'a long secret',
@@ -82,6 +91,19 @@ describe('loadConfig', () => {
     [
       'a short secret',
       { env: { PDN_SIGNING_SECRET: 'short' }, names: /^PDN_SIGNING_SECRET must be at least 32/ },
+    ],
+    [
+      'an origin with a path',
+      {
+        env: { PDN_CORS_ORIGINS: 'https://app.example.com/' },
+        names:
+          /^PDN_CORS_ORIGINS: 'https:\/\/app.example.com\/' is not an origin; .* written https:\/\/app.example.com$/,
+      },
+    ],
+    ['a host without a scheme', { env: { PDN_CORS_ORIGINS: 'app.example.com' }, names: /^PDN_CORS_ORIGINS/ }],
+    [
+      '* among origins',
+      { env: { PDN_CORS_ORIGINS: '*, https://a.example' }, names: /^PDN_CORS_ORIGINS: '\*'/ },
     ],
   ];
   it.each(refused)('refuses %s, naming the variable', (_name, { env, names }) => {

@@ -17,6 +17,9 @@ export interface UploadLimits {
   enterprise: number;
 }
 
+/** Origins whose pages may call /api from a browser: `*` for any, none (CORS off) by default. */
+export type CorsOrigins = readonly string[] | '*';
+
 export interface Config {
   port: number;
   host: string;
@@ -40,6 +43,8 @@ export interface Config {
   uploadLimits: UploadLimits;
   /** How long a stopping server lets requests in flight finish before answering them 503 (issue #11). */
   shutdownGraceMs: number;
+  /** PDN_CORS_ORIGINS (issue #20; http/middleware/cors.ts). */
+  corsOrigins: CorsOrigins;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -81,6 +86,29 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got '${raw}'`);
   }
   return found;
+}
+
+/**
+ * PDN_CORS_ORIGINS: `*`, or origins separated by commas, each exactly as a browser sends it in
+ * `Origin` (scheme, host, port if not the default; no path, no trailing slash), since the
+ * middleware compares them as text.
+ */
+function corsOrigins(env: Env): CorsOrigins {
+  const raw = text(env, 'PDN_CORS_ORIGINS');
+  if (raw === undefined) return [];
+  if (raw === '*') return '*';
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map((item) => {
+      const origin = URL.canParse(item) ? new URL(item).origin : 'null';
+      if (origin !== item) {
+        const hint = origin === 'null' ? 'such as https://app.example.com' : `written ${origin}`;
+        throw new ConfigError(`PDN_CORS_ORIGINS: '${item}' is not an origin; give * or origins ${hint}`);
+      }
+      return origin;
+    });
 }
 
 /**
@@ -132,5 +160,6 @@ export function loadConfig(env: Env = process.env): Config {
     // Long enough for a normal compress of a large document; a supervisor's own kill timeout (e.g.
     // Kubernetes' terminationGracePeriodSeconds, 30 s by default) should be set a little above it.
     shutdownGraceMs: integer(env, 'PDN_SHUTDOWN_GRACE_MS', 30_000, 0),
+    corsOrigins: corsOrigins(env),
   };
 }

@@ -83,12 +83,28 @@ function firstStartBanner(accounts: Accounts, url: string, dataDir: string): str
     '',
     'Try it (merges two PDFs; the answer holds a download URL valid for 15 minutes):',
     '',
-    `  curl -H "Authorization: Bearer ${key}" -F "files[]=@a.pdf" -F "files[]=@b.pdf" ${url}/api/v1/merge`,
+    `  curl -H "Authorization: Bearer ${key}" -F "files[]=@examples/a.pdf" -F "files[]=@examples/b.pdf" ${url}/api/v1/merge`,
     '',
     `Users and keys live in the data folder ${dataDir}. More keys, from the repository's root`,
     '(README.md says how to run pdn-server from anywhere):',
     '',
     '  npx pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
+    '',
+  ].join('\n');
+}
+
+/**
+ * On every later start: the first start's key is not shown again (it is stored hashed), so say how
+ * to get one (issue #20: a new user restarting `npm start` had no way back to a key).
+ */
+function laterStartHint(url: string): string {
+  return [
+    '',
+    "API keys are shown only when made. A new one, from the repository's root:",
+    '',
+    '  npx pdn-server keys create --user dev --test',
+    '',
+    `API docs: ${url}/docs`,
     '',
   ].join('\n');
 }
@@ -125,8 +141,7 @@ export async function startServer(
       });
     });
     const url = urlOf(server);
-    const banner = firstStartBanner(accounts, url, config.dataDir);
-    if (banner !== undefined) print(banner);
+    print(firstStartBanner(accounts, url, config.dataDir) ?? laterStartHint(url));
     // Tests and scripts wait for exactly this line (with the real port when PORT=0).
     print(`pdn server listening on ${url}`);
 

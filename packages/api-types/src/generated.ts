@@ -22,7 +22,8 @@ export interface paths {
          */
         post: operations["compress"];
         delete?: never;
-        options?: never;
+        /** CORS preflight for POST /api/v1/compress */
+        options: operations["compressPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -45,7 +46,8 @@ export interface paths {
          */
         post: operations["merge"];
         delete?: never;
-        options?: never;
+        /** CORS preflight for POST /api/v1/merge */
+        options: operations["mergePreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -69,7 +71,8 @@ export interface paths {
          */
         post: operations["split"];
         delete?: never;
-        options?: never;
+        /** CORS preflight for POST /api/v1/split */
+        options: operations["splitPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -97,7 +100,8 @@ export interface paths {
          */
         post: operations["ocr"];
         delete?: never;
-        options?: never;
+        /** CORS preflight for POST /api/v1/ocr */
+        options: operations["ocrPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -118,7 +122,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** CORS preflight for GET /api/v1/languages */
+        options: operations["languagesPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -139,7 +144,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** CORS preflight for GET /api/get-pdf.php */
+        options: operations["downloadPdfPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -217,7 +223,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Meta: {
-            /** @description Identifies the request; also sent as `X-Request-Id`. */
+            /**
+             * @description Identifies the request; also sent as `X-Request-Id`.
+             * @example 5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f
+             */
             request_id: string;
         };
         /**
@@ -269,8 +278,9 @@ export interface components {
         CompressMethod: "ghostscript+qpdf" | "ghostscript" | "qpdf" | "pdf-lib" | "original";
         Download: {
             /**
-             * @description Signed URL relative to the server's base address, with opaque `file`, `exp` and `sig`.
-             * @example /api/get-pdf.php?file=Zk3q...&exp=1767225600&sig=3a9f...
+             * @description Signed URL relative to the server's base address, with opaque `file`, `exp` and `sig` (see
+             *     `GET /api/get-pdf.php` for each one's shape). Join it to the base URL to share it.
+             * @example /api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41
              */
             url: string;
             /** @description Seconds until the URL expires (900 when issued). */
@@ -393,6 +403,48 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The origin is allowed (`PDN_CORS_ORIGINS`): what the browser may send. No body, no rate-limit
+         *     headers (the preflight comes before authentication and is not counted).
+         */
+        CorsPreflight: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Allow-Methods": "GET, HEAD, POST";
+                "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id";
+                /** @description Seconds the browser may reuse this answer. */
+                "Access-Control-Max-Age": "600";
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description CORS is off, or the origin is not allowed (code `method_not_allowed`): the answer any method
+         *     the path does not offer gets, with `Allow` and without any `Access-Control-*` header.
+         */
+        CorsRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description The methods the path offers, e.g. `POST`, or `HEAD, GET`. */
+                Allow: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "method_not_allowed",
+                 *         "message": "OPTIONS is not allowed on /api/v1/compress; use POST."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The body or parameters fail validation (code `invalid_input`). */
         InvalidInput: {
             headers: {
@@ -405,6 +457,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_input",
+                 *         "message": "file: the upload is not a PDF (no %PDF- header in its first 1024 bytes)."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -416,6 +479,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "unauthorized",
+                 *         "message": "Missing API key: send Authorization: Bearer <API_KEY>."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -431,6 +505,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "payload_too_large",
+                 *         "message": "The upload is larger than the Free plan's limit of 10 MiB per request."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -447,6 +532,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "rate_limited",
+                 *         "message": "Rate limit exceeded: the Free plan allows 10 requests per hour."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -457,6 +553,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "not_found",
+                 *         "message": "There is no GET /api/v1/compres; see /docs for the operations this server offers."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -467,6 +574,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "The server hit an unexpected error; it is safe to retry with backoff."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -482,6 +600,18 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "service_unavailable",
+                 *         "message": "The server is shutting down; send the request again in a few seconds.",
+                 *         "retry_after_seconds": 5
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
@@ -497,14 +627,37 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "insufficient_storage",
+                 *         "message": "The server has run out of disk space; try again later.",
+                 *         "retry_after_seconds": 60
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The page's origin, set by the browser. */
+        Origin: string;
+        /** @description The method of the request the browser wants to send. */
+        "Access-Control-Request-Method": string;
+        /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+        "Access-Control-Request-Headers": string;
+    };
     requestBodies: never;
     headers: {
-        /** @description Identifies the request; equals `meta.request_id` in JSON bodies. */
+        /**
+         * @description Identifies the request; equals `meta.request_id` in JSON bodies. A UUID, or the caller's own
+         *     `X-Request-Id` when it is 8 to 128 characters of `A-Z a-z 0-9 . _ : -` (kept so ids can be
+         *     followed across services).
+         */
         "X-Request-Id": string;
         /** @description Hourly cap of the plan, or `unlimited` on Enterprise. */
         "X-RateLimit-Limit": string | "unlimited";
@@ -519,6 +672,8 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description IETF draft header, e.g. `"hourly";r=998;t=3541` (remaining, seconds to reset). Omitted on Enterprise. */
         RateLimit: string;
+        /** @description The request's `Origin` when origins are listed, `*` when any is allowed. */
+        "Access-Control-Allow-Origin": string;
         /** @description Seconds until the next request would be allowed (RFC 9110 delay-seconds). */
         "Retry-After": string;
     };
@@ -558,6 +713,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "filename": "report.compressed.pdf",
+                     *         "original_size": 2481532,
+                     *         "compressed_size": 612084,
+                     *         "savings_percent": 75.33,
+                     *         "method": "ghostscript+qpdf",
+                     *         "level": "high",
+                     *         "page_count": 12,
+                     *         "download": {
+                     *           "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *           "expires_in": 900,
+                     *           "expires_at": "2026-01-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompressResponse"];
                 };
             };
@@ -568,6 +744,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    compressPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     merge: {
@@ -598,6 +794,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "filename": "merged.pdf",
+                     *         "page_count": 3,
+                     *         "size": 20480,
+                     *         "input_count": 2,
+                     *         "download": {
+                     *           "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *           "expires_in": 900,
+                     *           "expires_at": "2026-01-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["MergeResponse"];
                 };
             };
@@ -608,6 +822,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    mergePreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     split: {
@@ -651,6 +885,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "parts": [
+                     *           {
+                     *             "pages": "1",
+                     *             "page_count": 1,
+                     *             "size": 7310,
+                     *             "filename": "ab.pages-1.pdf",
+                     *             "download": {
+                     *               "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *               "expires_in": 900,
+                     *               "expires_at": "2026-01-01T00:00:00.000Z"
+                     *             }
+                     *           },
+                     *           {
+                     *             "pages": "2-3",
+                     *             "page_count": 2,
+                     *             "size": 11902,
+                     *             "filename": "ab.pages-2-3.pdf",
+                     *             "download": {
+                     *               "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *               "expires_in": 900,
+                     *               "expires_at": "2026-01-01T00:00:00.000Z"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["SplitResponse"];
                 };
             };
@@ -661,6 +928,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    splitPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     ocr: {
@@ -706,6 +993,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "text": "Größere Äpfel schmecken süß.\nDie Straße führt über\nden Fluss nach München.",
+                     *         "language": "deu",
+                     *         "confidence": 91.5
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OcrResponse"];
                 };
             };
@@ -716,6 +1015,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    ocrPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     listLanguages: {
@@ -734,6 +1053,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "default": "eng",
+                     *         "languages": [
+                     *           {
+                     *             "code": "deu",
+                     *             "source": "bundled"
+                     *           },
+                     *           {
+                     *             "code": "eng",
+                     *             "source": "bundled"
+                     *           },
+                     *           {
+                     *             "code": "rus",
+                     *             "source": "system"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["LanguagesResponse"];
                 };
             };
@@ -743,14 +1086,34 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    languagesPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
+        };
+    };
     downloadPdf: {
         parameters: {
             query: {
-                /** @description Opaque output id. */
+                /** @description Opaque output id, 18 random bytes in base64url. */
                 file: string;
                 /** @description Expiry as Unix seconds. Opaque to clients. */
                 exp: string;
-                /** @description Signature. Opaque to clients. */
+                /** @description Signature (hex HMAC-SHA256). Opaque to clients. */
                 sig: string;
             };
             header?: never;
@@ -779,6 +1142,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This download link is not valid: signature does not match."
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -789,6 +1163,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "This output no longer exists; run the operation again."
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -799,12 +1184,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "expired",
+                     *         "message": "This download link has expired (links are valid for 15 minutes); run the operation again."
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    downloadPdfPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     health: {
@@ -823,6 +1239,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "ok",
+                     *         "engines": {
+                     *           "pdf": {
+                     *             "name": "qpdf",
+                     *             "version": "11.3.0"
+                     *           },
+                     *           "compress": {
+                     *             "name": "ghostscript",
+                     *             "version": "10.00.0"
+                     *           },
+                     *           "ocr": {
+                     *             "name": "tesseract",
+                     *             "version": "5.3.0"
+                     *           }
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };

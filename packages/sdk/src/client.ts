@@ -1,18 +1,25 @@
 // The pdn client (issue #4 "Surface"). Each method checks what the SDK can know without the server
 // (issue #4 "Validation before sending"), builds the multipart form and hands it to the request loop.
+import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { CompressionLevel, Download } from './api-types/index.js';
+import * as errors from './errors.js';
 import { ExpiredError, InvalidInputError } from './errors.js';
 import { readEnv } from './internal/env.js';
 import { readEnvelope } from './internal/envelope.js';
+import { defaultLogger, type Logger, type LogLevel, levelled } from './internal/logger.js';
 import {
   type CallOptions,
   type FormField,
+  type HeadersInput,
+  type RequestSpec,
   type RetryInfo,
   readBody,
   send,
   type Transport,
 } from './internal/request.js';
+import { detectRuntime } from './internal/runtime.js';
 import { toUploadPart } from './internal/uploads.js';
+import { resolveUrl } from './internal/url.js';
 import type { CompressResult, LanguagesResult, MergeResult, OcrResult, SplitResult } from './results.js';
 import type { Uploadable } from './uploads.js';
 
@@ -31,6 +38,12 @@ export interface PdnOptions {
   fetch?: typeof fetch | undefined;
   /** Called before each retry's wait, e.g. to log it. */
   onRetry?: ((info: RetryInfo) => void) | undefined;
+  /** Sent with every request, under each call's `headers` (README, "Headers"). */
+  headers?: HeadersInput | undefined;
+  /** What reaches `logger`. Defaults to the PDN_LOG environment variable (Node), else `warn`. */
+  logLevel?: LogLevel | undefined;
+  /** Where log lines go. Default: stderr in Node (prefixed `[pdn-sdk]`), the console in browsers. */
+  logger?: Logger | undefined;
 }
 
 export type RequestOptions = CallOptions;
@@ -67,6 +80,24 @@ const levels: readonly CompressionLevel[] = ['low', 'medium', 'high'];
 const pdf = 'application/pdf';
 
 export class Pdn {
+  // The error family on the class too (issue #20, as openai-node): `catch (e) { if (e instanceof
+  // Pdn.RateLimitError) ... }` with only `Pdn` imported.
+  static readonly PdnError = errors.PdnError;
+  static readonly ApiError = errors.ApiError;
+  static readonly InvalidInputError = errors.InvalidInputError;
+  static readonly AuthenticationError = errors.AuthenticationError;
+  static readonly ForbiddenError = errors.ForbiddenError;
+  static readonly NotFoundError = errors.NotFoundError;
+  static readonly ExpiredError = errors.ExpiredError;
+  static readonly PayloadTooLargeError = errors.PayloadTooLargeError;
+  static readonly RateLimitError = errors.RateLimitError;
+  static readonly ServiceUnavailableError = errors.ServiceUnavailableError;
+  static readonly InsufficientStorageError = errors.InsufficientStorageError;
+  static readonly InternalServerError = errors.InternalServerError;
+  static readonly ConnectionError = errors.ConnectionError;
+  static readonly TimeoutError = errors.TimeoutError;
+  static readonly AbortError = errors.AbortError;
+
   readonly baseUrl: string;
   readonly #transport: Transport;
 
@@ -96,11 +127,14 @@ export class Pdn {
       maxRetries,
       maxRetryAfterMs: maxRetryAfter * 1000,
       onRetry: options.onRetry,
+      headers: new Headers(options.headers),
+      runtime: detectRuntime(),
+      logger: levelled(options.logger ?? defaultLogger(), options.logLevel),
     };
   }
 
   /** POST /api/v1/compress */
-  compress(params: CompressParams): Promise<CompressResult> {
+  compress(params: CompressParams): ApiPromise<CompressResult> {
     const { file, level, ...options } = params;
     if (level !== undefined && !levels.includes(level)) {
       return reject(`level must be one of ${levels.join(', ')}, got ${JSON.stringify(level)}`);
@@ -112,7 +146,7 @@ export class Pdn {
   }
 
   /** POST /api/v1/merge */
-  merge(params: MergeParams): Promise<MergeResult> {
+  merge(params: MergeParams): ApiPromise<MergeResult> {
     const { files, ...options } = params;
     if (!Array.isArray(files) || files.length < 2 || files.length > 20) {
       return reject(`merge takes 2 to 20 files, got ${Array.isArray(files) ? files.length : 'no list'}`);
@@ -126,7 +160,7 @@ export class Pdn {
   }
 
   /** POST /api/v1/split */
-  split(params: SplitParams): Promise<SplitResult> {
+  split(params: SplitParams): ApiPromise<SplitResult> {
     const { file, ranges, ...options } = params;
     const items = typeof ranges === 'string' ? [ranges] : Array.isArray(ranges) ? ranges : [];
     // Only presence is checked here; the syntax and the page numbers are the server's to judge
@@ -143,7 +177,7 @@ export class Pdn {
   }
 
   /** POST /api/v1/ocr */
-  ocr(params: OcrParams): Promise<OcrResult> {
+  ocr(params: OcrParams): ApiPromise<OcrResult> {
     const { image, language, ...options } = params;
     if (language !== undefined && (typeof language !== 'string' || language.trim() === '')) {
       return reject('language must be a non-empty language code such as "deu"');
@@ -158,10 +192,9 @@ export class Pdn {
   }
 
   /** GET /api/v1/languages */
-  languages(options: RequestOptions = {}): Promise<LanguagesResult> {
-    return send(
-      this.#transport,
-      { method: 'GET', url: '/api/v1/languages', authenticated: true, read: (r) => readEnvelope(r) },
+  languages(options: RequestOptions = {}): ApiPromise<LanguagesResult> {
+    return this.#call(
+      () => ({ method: 'GET', url: '/api/v1/languages', authenticated: true, read: (r) => readEnvelope(r) }),
       options,
     );
   }
@@ -170,50 +203,84 @@ export class Pdn {
    * Fetches an output. With `path`, streams it to that file atomically and resolves to the path;
    * without, resolves to its bytes. An expired download is refused without calling the server.
    */
-  download(download: Download, path: string, options?: DownloadOptions): Promise<string>;
-  download(download: Download, path?: undefined, options?: DownloadOptions): Promise<Uint8Array>;
-  async download(
+  download(download: Download, path: string, options?: DownloadOptions): ApiPromise<string>;
+  download(download: Download, path?: undefined, options?: DownloadOptions): ApiPromise<Uint8Array>;
+  download(
     download: Download,
     path?: string,
     options: DownloadOptions = {},
-  ): Promise<string | Uint8Array> {
-    assertFresh(download);
+  ): ApiPromise<string | Uint8Array> {
     const { overwrite = true, ...callOptions } = options;
     if (path === undefined) {
-      return send(
-        this.#transport,
-        downloadSpec(download, async (r) => new Uint8Array(await readBody(() => r.arrayBuffer()))),
+      return this.#call(
+        () => downloadSpec(download, async (r) => new Uint8Array(await readBody(() => r.arrayBuffer()))),
         callOptions,
       );
     }
-    const { assertAbsent, writeAtomically } = await import('./internal/download-to-path.js');
-    if (!overwrite) await assertAbsent(path);
-    const spec = downloadSpec(download, (r) => writeAtomically(bodyOf(r), path, overwrite));
-    await send(this.#transport, spec, callOptions);
-    return path;
+    return new ApiPromise(
+      (async (): Promise<WithResponse<string>> => {
+        const { assertAbsent, writeAtomically } = await import('./internal/download-to-path.js');
+        const spec = downloadSpec(download, (r) => writeAtomically(bodyOf(r), path, overwrite));
+        if (!overwrite) await assertAbsent(path);
+        const { response } = await send(this.#transport, spec, callOptions);
+        return { data: path, response };
+      })(),
+    );
   }
 
   /** Fetches an output as a stream (e.g. for stdout). Retries apply until the answer starts. */
-  async downloadStream(
-    download: Download,
-    options: RequestOptions = {},
-  ): Promise<ReadableStream<Uint8Array>> {
-    assertFresh(download);
-    const spec = { ...downloadSpec(download, async (r: Response) => bodyOf(r)), streamsBody: true };
-    return send(this.#transport, spec, options);
-  }
-
-  async #post<T extends object>(url: string, options: RequestOptions, form: () => FormField[]): Promise<T> {
-    return send(
-      this.#transport,
-      { method: 'POST', url, authenticated: true, form: form(), read: (r) => readEnvelope<T>(r) },
+  downloadStream(download: Download, options: RequestOptions = {}): ApiPromise<ReadableStream<Uint8Array>> {
+    return this.#call(
+      () => ({ ...downloadSpec(download, async (r: Response) => bodyOf(r)), streamsBody: true }),
       options,
     );
   }
+
+  /**
+   * The absolute URL of an output, to hand to someone else (a browser, `curl`): the server answers
+   * with a path (openapi.yaml `Download.url`), which this joins to `baseUrl` as requests do. It
+   * needs no API key and works until `download.expires_at`.
+   */
+  downloadUrl(download: Download): string {
+    return resolveUrl(this.baseUrl, download.url);
+  }
+
+  #post<T extends object>(url: string, options: RequestOptions, form: () => FormField[]): ApiPromise<T> {
+    return this.#call(
+      () => ({ method: 'POST', url, authenticated: true, form: form(), read: (r) => readEnvelope<T>(r) }),
+      options,
+    );
+  }
+
+  /** Runs a call; `spec` may throw (validation), which rejects the returned promise. */
+  #call<T>(spec: () => RequestSpec<T>, options: RequestOptions): ApiPromise<T> {
+    return new ApiPromise((async () => send(this.#transport, spec(), options))());
+  }
 }
 
-function downloadSpec<T>(download: Download, read: (response: Response) => Promise<T>) {
-  return { method: 'GET' as const, url: download.url, authenticated: false, read };
+// The statics above as types too, so `error as Pdn.RateLimitError` reads like `instanceof Pdn.RateLimitError`.
+export declare namespace Pdn {
+  type PdnError = errors.PdnError;
+  type ApiError = errors.ApiError;
+  type InvalidInputError = errors.InvalidInputError;
+  type AuthenticationError = errors.AuthenticationError;
+  type ForbiddenError = errors.ForbiddenError;
+  type NotFoundError = errors.NotFoundError;
+  type ExpiredError = errors.ExpiredError;
+  type PayloadTooLargeError = errors.PayloadTooLargeError;
+  type RateLimitError = errors.RateLimitError;
+  type ServiceUnavailableError = errors.ServiceUnavailableError;
+  type InsufficientStorageError = errors.InsufficientStorageError;
+  type InternalServerError = errors.InternalServerError;
+  type ConnectionError = errors.ConnectionError;
+  type TimeoutError = errors.TimeoutError;
+  type AbortError = errors.AbortError;
+}
+
+/** Refuses an expired download (ExpiredError) before anything is sent. */
+function downloadSpec<T>(download: Download, read: (response: Response) => Promise<T>): RequestSpec<T> {
+  assertFresh(download);
+  return { method: 'GET', url: download.url, authenticated: false, read };
 }
 
 // openapi.yaml `Download.expires_at` exists so clients can tell an expired URL without calling.
@@ -230,6 +297,6 @@ function bodyOf(response: Response): ReadableStream<Uint8Array> {
   return response.body ?? new ReadableStream({ start: (controller) => controller.close() });
 }
 
-function reject(message: string): Promise<never> {
-  return Promise.reject(new InvalidInputError(message));
+function reject(message: string): ApiPromise<never> {
+  return new ApiPromise(Promise.reject(new InvalidInputError(message)));
 }

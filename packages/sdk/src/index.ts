@@ -1,4 +1,5 @@
 // The only public door of @pdn/sdk (STYLE.md principle 2). Everything under internal/ is private.
+export { ApiPromise, type WithResponse } from './api-promise.js';
 export type {
   CompressionLevel,
   CompressMethod,
@@ -36,6 +37,7 @@ export {
   ServiceUnavailableError,
   TimeoutError,
 } from './errors.js';
+export type { Logger, LogLevel } from './internal/logger.js';
 export type { RetryInfo } from './internal/request.js';
 export type { UploadProgress } from './internal/upload-progress.js';
 export type {
@@ -48,3 +50,4 @@ export type {
   WithMeta,
 } from './results.js';
 export { fromPath, NamedUpload, PathFile, toFile, type Uploadable, type UploadOptions } from './uploads.js';
+export { VERSION } from './version.js';

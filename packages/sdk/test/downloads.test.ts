@@ -48,6 +48,34 @@ describe('download to bytes', () => {
   });
 });
 
+describe('downloadUrl', () => {
+  const table: Array<[string, { base: string; url: string; want: string }]> = [
+    [
+      'joins a path to the base URL',
+      {
+        base: 'http://h:8080',
+        url: '/api/get-pdf.php?file=a&sig=b',
+        want: 'http://h:8080/api/get-pdf.php?file=a&sig=b',
+      },
+    ],
+    [
+      'keeps the base URL path prefix',
+      {
+        base: 'https://h/pdn/',
+        url: '/api/get-pdf.php?file=a',
+        want: 'https://h/pdn/api/get-pdf.php?file=a',
+      },
+    ],
+    [
+      'leaves an absolute URL alone',
+      { base: 'http://h', url: 'https://cdn/x.pdf', want: 'https://cdn/x.pdf' },
+    ],
+  ];
+  it.each(table)('%s', (_name, { base, url, want }) => {
+    expect(new Pdn({ apiKey, baseUrl: base }).downloadUrl(download({ url }))).toBe(want);
+  });
+});
+
 describe('download to a path', () => {
   it('writes the file and leaves no temp file behind', async () => {
     serve();

@@ -1,5 +1,6 @@
 import { delay, HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
+import * as exported from '../src/index.js';
 import {
   AbortError,
   ApiError,
@@ -8,6 +9,7 @@ import {
   InternalServerError,
   InvalidInputError,
   PayloadTooLargeError,
+  Pdn,
   PdnError,
   RateLimitError,
   TimeoutError,
@@ -64,9 +66,24 @@ describe('transport errors', () => {
       .compress({ file: new Blob(['%PDF-']) })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).not.toBeInstanceOf(AbortError);
     expect(error).toMatchObject({ code: 'timeout', message: 'Request timed out after 20 ms' });
     expect(sent).toHaveLength(2);
     expect(retries).toEqual([1]);
+  });
+
+  it('a per-call `timeout` overrides the client one and rejects with TimeoutError', async () => {
+    server.use(
+      http.get(`${baseUrl}/api/v1/languages`, async () => {
+        await delay('infinite');
+        return HttpResponse.json({});
+      }),
+    );
+    const error = await client({ maxRetries: 0 })
+      .languages({ timeout: 15 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ name: 'TimeoutError', code: 'timeout' });
   });
 
   it("the caller's abort is an AbortError, never retried", async () => {
@@ -100,5 +117,25 @@ describe('transport errors', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'invalid_response', status: 200 });
+  });
+});
+
+describe('the error classes are statics of Pdn', () => {
+  const names = Object.keys(exported).filter((name) => name.endsWith('Error'));
+  it.each(names)('Pdn.%s', (name) => {
+    expect((Pdn as unknown as Record<string, unknown>)[name]).toBe(
+      (exported as Record<string, unknown>)[name],
+    );
+  });
+
+  it('catch with only Pdn imported', async () => {
+    server.use(http.post(`${baseUrl}/api/v1/compress`, () => fail(429, 'rate_limited')));
+    const error = await client({ maxRetries: 0 })
+      .compress({ file: new Blob(['%PDF-']) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Pdn.RateLimitError);
+    const typed: Pdn.RateLimitError = error as Pdn.RateLimitError; // the statics are types too
+    expect(typed.code).toBe('rate_limited');
+    expect(names.length).toBeGreaterThanOrEqual(15);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkExchange, type Exchange } from './check-exchange.js';
 
 const download = {
-  url: '/api/get-pdf.php?file=abc&exp=1767225600&sig=00',
+  url: `/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=${'a'.repeat(64)}`,
   expires_in: 900,
   expires_at: '2026-01-01T00:00:00Z',
 };
@@ -18,11 +18,11 @@ const compressBody = {
     page_count: 1,
     download,
   },
-  meta: { request_id: 'r1' },
+  meta: { request_id: 'req-0001' },
 };
 const inAnHour = String(Math.floor(Date.now() / 1000) + 3600);
 const limited = {
-  'x-request-id': 'r1',
+  'x-request-id': 'req-0001',
   'content-type': 'application/json; charset=utf-8',
   'x-ratelimit-limit': '10',
   'x-ratelimit-remaining': '9',
@@ -31,7 +31,7 @@ const limited = {
   ratelimit: '"hourly";r=9;t=3600',
 };
 const unlimited = {
-  'x-request-id': 'r1',
+  'x-request-id': 'req-0001',
   'content-type': 'application/json',
   'x-ratelimit-limit': 'unlimited',
   'x-ratelimit-remaining': 'unlimited',
@@ -39,16 +39,19 @@ const unlimited = {
 };
 const rateLimitedBody = {
   error: { code: 'rate_limited', message: 'Free plan: 10 per hour' },
-  meta: { request_id: 'r1' },
+  meta: { request_id: 'req-0001' },
 };
 
-const plainError = { 'x-request-id': 'r1', 'content-type': 'application/json' };
+const plainError = { 'x-request-id': 'req-0001', 'content-type': 'application/json' };
 const fullDiskBody = {
   error: { code: 'insufficient_storage', message: 'disk full', retry_after_seconds: 60 },
-  meta: { request_id: 'r1' },
+  meta: { request_id: 'req-0001' },
 };
 
-const methodBody = { error: { code: 'method_not_allowed', message: 'use POST' }, meta: { request_id: 'r1' } };
+const methodBody = {
+  error: { code: 'method_not_allowed', message: 'use POST' },
+  meta: { request_id: 'req-0001' },
+};
 
 function exchange(
   over: Partial<Omit<Exchange, 'headers' | 'body'>> & { headers: Record<string, string>; body: unknown },
@@ -74,7 +77,7 @@ describe('checkExchange', () => {
         url: '/healthz',
         method: 'POST',
         status: 405,
-        headers: { 'x-request-id': 'r1', 'content-type': 'application/json', allow: 'GET, HEAD' },
+        headers: { 'x-request-id': 'req-0001', 'content-type': 'application/json', allow: 'GET, HEAD' },
         body: methodBody,
       }),
     ],
@@ -82,8 +85,11 @@ describe('checkExchange', () => {
       'an HTTP-layer 431 on any operation',
       exchange({
         status: 431,
-        headers: { 'x-request-id': 'r1', 'content-type': 'application/json' },
-        body: { error: { code: 'invalid_input', message: 'headers too large' }, meta: { request_id: 'r1' } },
+        headers: { 'x-request-id': 'req-0001', 'content-type': 'application/json' },
+        body: {
+          error: { code: 'invalid_input', message: 'headers too large' },
+          meta: { request_id: 'req-0001' },
+        },
       }),
     ],
     ['a 507 with its retry hint', exchange({ status: 507, headers: plainError, body: fullDiskBody })],
@@ -96,7 +102,7 @@ describe('checkExchange', () => {
         headers: plainError,
         body: {
           error: { code: 'service_unavailable', message: 'shutting down', retry_after_seconds: 5 },
-          meta: { request_id: 'r1' },
+          meta: { request_id: 'req-0001' },
         },
       }),
     ],
@@ -107,7 +113,7 @@ describe('checkExchange', () => {
         method: 'GET',
         status: 417,
         headers: plainError,
-        body: { error: { code: 'invalid_input', message: 'Expect' }, meta: { request_id: 'r1' } },
+        body: { error: { code: 'invalid_input', message: 'Expect' }, meta: { request_id: 'req-0001' } },
       }),
     ],
     [
@@ -115,7 +121,7 @@ describe('checkExchange', () => {
       exchange({
         url: '/docs/swagger-ui.css',
         method: 'GET',
-        headers: { 'x-request-id': 'r1', 'content-type': 'text/css; charset=utf-8' },
+        headers: { 'x-request-id': 'req-0001', 'content-type': 'text/css; charset=utf-8' },
         body: new TextEncoder().encode('body{}'),
       }),
     ],
@@ -191,7 +197,7 @@ describe('checkExchange', () => {
       exchange({
         status: 401,
         headers: limited,
-        body: { error: { code: 'unauthorized', message: 'no key' }, meta: { request_id: 'r1' } },
+        body: { error: { code: 'unauthorized', message: 'no key' }, meta: { request_id: 'req-0001' } },
       }),
       /401 carries/,
     ],
@@ -206,7 +212,7 @@ describe('checkExchange', () => {
         url: '/api/v1/merge',
         method: 'GET',
         status: 405,
-        headers: { 'x-request-id': 'r1', 'content-type': 'application/json' },
+        headers: { 'x-request-id': 'req-0001', 'content-type': 'application/json' },
         body: methodBody,
       }),
       /Allow null should name POST/,
@@ -217,7 +223,7 @@ describe('checkExchange', () => {
         url: '/healthz',
         method: 'POST',
         status: 405,
-        headers: { 'x-request-id': 'r1', 'content-type': 'application/json', allow: 'GET' },
+        headers: { 'x-request-id': 'req-0001', 'content-type': 'application/json', allow: 'GET' },
         body: methodBody,
       }),
       /should name GET, HEAD/,
@@ -226,7 +232,7 @@ describe('checkExchange', () => {
       'an HTTP-layer status with the wrong code',
       exchange({
         status: 431,
-        headers: { 'x-request-id': 'r1', 'content-type': 'application/json' },
+        headers: { 'x-request-id': 'req-0001', 'content-type': 'application/json' },
         body: rateLimitedBody,
       }),
       /means invalid_input/,
@@ -236,7 +242,7 @@ describe('checkExchange', () => {
       exchange({
         status: 507,
         headers: plainError,
-        body: { error: { code: 'insufficient_storage', message: 'full' }, meta: { request_id: 'r1' } },
+        body: { error: { code: 'insufficient_storage', message: 'full' }, meta: { request_id: 'req-0001' } },
       }),
       /retry_after_seconds is missing on a 507/,
     ],
@@ -247,7 +253,7 @@ describe('checkExchange', () => {
         headers: plainError,
         body: {
           error: { code: 'invalid_input', message: 'bad', retry_after_seconds: 1 },
-          meta: { request_id: 'r1' },
+          meta: { request_id: 'req-0001' },
         },
       }),
       /retry_after_seconds is present on a 400/,

@@ -25,7 +25,7 @@ export interface Exchange {
 }
 
 /** The wire code each error status carries (OpenAPI `ErrorCode`). */
-const CODE_FOR_STATUS: Readonly<Record<number, string>> = {
+export const CODE_FOR_STATUS: Readonly<Record<number, string>> = {
   400: 'invalid_input',
   401: 'unauthorized',
   403: 'forbidden',

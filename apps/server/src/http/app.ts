@@ -1,6 +1,7 @@
 // createApp(deps) -> Koa: the HTTP face of the server, with no port of its own (main.ts listens;
 // tests may drive app.callback()). Order matters: the request id wraps everything so even a 500 has
 // one; an answer given before the body has all arrived closes the connection after a bounded drain;
+// CORS answers preflights and marks every /api answer, errors included, before anything can fail;
 // the error envelope wraps every route, and the shutdown drain every request; on /api/v1, auth runs before the rate limit, and the
 // rate limit before the body is read (issue #2).
 import { Router } from '@koa/router';
@@ -9,6 +10,7 @@ import { DOWNLOAD_PATH } from '../storage/index.js';
 import { clientGone } from './client-gone.js';
 import type { AppDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
+import { cors } from './middleware/cors.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
 import { httpRules } from './middleware/http-rules.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -73,6 +75,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   app.use(requestId(log));
   app.use(closeAfterUnreadBody());
+  app.use(cors(config.corsOrigins));
   app.use(errorEnvelope());
   app.use(drain.middleware());
   app.use(httpRules());

@@ -1,13 +1,18 @@
 // The request loop: one attempt = build the body, fetch under a per-attempt timeout and the caller's
 // signal, turn a non-2xx answer into a typed error, read the body. Failed attempts are retried by
 // the policy of retry.ts (issue #4 "Retries"), after an abortable sleep.
+import type { WithResponse } from '../api-promise.js';
 import { AbortError, AuthenticationError, ConnectionError, PdnError, TimeoutError } from '../errors.js';
+import { VERSION } from '../version.js';
 import { errorFromResponse } from './error-from-response.js';
+import { type Logger, loggable } from './logger.js';
 import { encodeMultipart, type MultipartField } from './multipart.js';
 import { retryDelay, shouldRetry } from './retry.js';
+import type { Runtime } from './runtime.js';
 import { sleep } from './sleep.js';
 import { countUpload, type UploadProgress } from './upload-progress.js';
 import { buffered, type UploadPart } from './uploads.js';
+import { resolveUrl } from './url.js';
 
 export interface RetryInfo {
   /** Which retry is about to be made: 1 for the first. */
@@ -26,6 +31,10 @@ export interface Transport {
   maxRetries: number;
   maxRetryAfterMs: number;
   onRetry: ((info: RetryInfo) => void) | undefined;
+  /** The client's `headers`, sent with every request. */
+  headers: Headers;
+  runtime: Runtime;
+  logger: Logger;
 }
 
 export interface CallOptions {
@@ -34,12 +43,18 @@ export interface CallOptions {
   timeout?: number | undefined;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number | undefined;
+  /** Sent with this call, over the client's `headers` (README, "Headers"). */
+  headers?: HeadersInput | undefined;
   /**
    * Uploads only: called as the request body goes out, with the bytes sent so far and the total.
-   * Starts again from 0 when a retry resends the body. Node's fetch (see upload-progress.ts).
+   * Starts again from 0 when a retry resends the body. In browsers only at the start (0) and once
+   * the server has answered (all of it): see upload-progress.ts.
    */
   onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
 }
+
+/** What `new Headers()` takes: a plain object, a list of pairs or a Headers. */
+export type HeadersInput = ConstructorParameters<typeof Headers>[0];
 
 export type FormField = { name: string; value: string } | { name: string; part: UploadPart };
 
@@ -60,7 +75,7 @@ export async function send<T>(
   transport: Transport,
   spec: RequestSpec<T>,
   options: CallOptions = {},
-): Promise<T> {
+): Promise<WithResponse<T>> {
   if (spec.authenticated && transport.apiKey === undefined) {
     throw new AuthenticationError('No API key: pass `apiKey` to new Pdn() or set PDN_API_KEY');
   }
@@ -68,9 +83,10 @@ export async function send<T>(
   if (signal?.aborted) throw new AbortError({ cause: signal.reason });
   const maxRetries = options.maxRetries ?? transport.maxRetries;
   const timeoutMs = options.timeout ?? transport.timeoutMs;
-  // One-shot streams are buffered only when they may have to be sent again (README, "Streams and retries").
+  // One-shot streams are buffered only when they may have to be sent again (README, "Streams and
+  // retries"), or when fetch cannot send a stream at all (browsers over HTTP/1.1, runtime.ts).
   const form =
-    maxRetries > 0 && spec.form
+    (maxRetries > 0 || !transport.runtime.streamsUploads) && spec.form
       ? await Promise.all(
           spec.form.map(async (f) => ('part' in f ? { ...f, part: await buffered(f.part, signal) } : f)),
         )
@@ -83,7 +99,15 @@ export async function send<T>(
     } catch (error) {
       if (!replayable || retry > maxRetries || !shouldRetry(error)) throw error;
       const delayMs = retryDelay(error, retry, transport.maxRetryAfterMs);
-      if (delayMs === undefined) throw error;
+      if (delayMs === undefined) {
+        transport.logger.info(
+          `${spec.method} ${loggable(spec.url)}: the server asks to wait longer than maxRetryAfter; not retrying`,
+        );
+        throw error;
+      }
+      transport.logger.info(
+        `${spec.method} ${loggable(spec.url)}: retry ${retry} of ${maxRetries} in ${delayMs} ms after ${(error as PdnError).message}`,
+      );
       transport.onRetry?.({ attempt: retry, delayMs, error: error as PdnError });
       await sleep(delayMs, signal);
     }
@@ -95,7 +119,7 @@ async function attempt<T>(
   spec: RequestSpec<T>,
   timeoutMs: number,
   options: CallOptions,
-): Promise<T> {
+): Promise<WithResponse<T>> {
   const { signal } = options;
   if (signal?.aborted) throw new AbortError({ cause: signal.reason });
   const controller = new AbortController();
@@ -104,15 +128,23 @@ async function attempt<T>(
   signal?.addEventListener('abort', onAbort, { once: true });
   let keepSignal = false;
   try {
-    const init = await requestInit(transport, spec, controller.signal, options.onUploadProgress);
-    const url = /^https?:\/\//i.test(spec.url) ? spec.url : `${transport.baseUrl}${spec.url}`;
+    const { init, progress } = await requestInit(transport, spec, controller.signal, options);
+    const url = resolveUrl(transport.baseUrl, spec.url);
+    const started = Date.now();
+    transport.logger.debug(`${spec.method} ${loggable(url)}`);
     let response: Response;
     try {
+      progress?.sending();
       response = await transport.fetch(url, init);
     } catch (cause) {
       // Without the query: a download URL's signature is a credential and messages end up in logs.
-      throw new ConnectionError(`Could not reach ${url.split('?')[0]}: ${describe(cause)}`, { cause });
+      throw new ConnectionError(`Could not reach ${loggable(url)}: ${describe(cause)}`, { cause });
     }
+    // A 2xx means the server read the whole body; an error may have been sent before it did (413).
+    if (response.ok) progress?.answered();
+    transport.logger.debug(
+      `${spec.method} ${loggable(url)}: ${response.status} in ${Date.now() - started} ms, request ${response.headers.get('x-request-id') ?? 'unknown'}`,
+    );
     if (!response.ok) {
       const body = await readBody(() => response.json()).catch((error: unknown) => {
         if (error instanceof ConnectionError) throw error;
@@ -125,9 +157,10 @@ async function attempt<T>(
       // The caller's abort must still stop the body being read, and only until it is: a listener
       // left on a signal shared by many calls (the CLI's Ctrl-C) leaks, and Node warns past 10.
       keepSignal = true;
-      return releaseWhenDone(result, () => signal?.removeEventListener('abort', onAbort)) as T;
+      const data = releaseWhenDone(result, () => signal?.removeEventListener('abort', onAbort)) as T;
+      return { data, response };
     }
-    return result;
+    return { data: result, response };
   } catch (error) {
     // Once aborted, fetch and body reads fail with whatever they like; the reason says what happened.
     if (controller.signal.aborted && controller.signal.reason instanceof PdnError)
@@ -139,15 +172,37 @@ async function attempt<T>(
   }
 }
 
+/**
+ * The headers of a request, later ones winning: the SDK's defaults (Accept, User-Agent where the
+ * runtime lets a script set it), the client's `headers`, the call's `headers`; then what only the
+ * SDK may decide (Authorization, and the multipart Content-Type and Content-Length set below).
+ */
+function headersOf(transport: Transport, spec: RequestSpec<unknown>, options: CallOptions): Headers {
+  const headers = new Headers({ accept: 'application/json' });
+  const { userAgent } = transport.runtime;
+  if (userAgent !== undefined) headers.set('user-agent', `pdn-sdk/${VERSION} ${userAgent}`);
+  for (const extra of [transport.headers, new Headers(options.headers)]) {
+    for (const [name, value] of extra) headers.set(name, value);
+  }
+  if (spec.authenticated) headers.set('authorization', `Bearer ${transport.apiKey}`);
+  return headers;
+}
+
+/** Progress where fetch cannot report it (a Blob body in a browser): 0 at the start, all once answered. */
+interface CoarseProgress {
+  sending(): void;
+  answered(): void;
+}
+
 async function requestInit(
   transport: Transport,
   spec: RequestSpec<unknown>,
   signal: AbortSignal,
-  onUploadProgress: CallOptions['onUploadProgress'],
-): Promise<RequestInit> {
-  const headers = new Headers({ accept: 'application/json' });
-  if (spec.authenticated) headers.set('authorization', `Bearer ${transport.apiKey}`);
-  if (!spec.form) return { method: spec.method, headers, signal };
+  options: CallOptions,
+): Promise<{ init: RequestInit; progress?: CoarseProgress }> {
+  const { onUploadProgress } = options;
+  const headers = headersOf(transport, spec, options);
+  if (!spec.form) return { init: { method: spec.method, headers, signal } };
   const fields: MultipartField[] = [];
   for (const field of spec.form) {
     if ('value' in field) fields.push(field);
@@ -161,6 +216,19 @@ async function requestInit(
   }
   const multipart = encodeMultipart(fields);
   headers.set('content-type', multipart.contentType);
+  // Only paths and Blobs reach here in a browser (send buffers streams there), so the body is a Blob.
+  if (!transport.runtime.streamsUploads && multipart.body instanceof Blob) {
+    const total = multipart.body.size;
+    const init = { method: spec.method, headers, signal, body: multipart.body, redirect: 'error' as const };
+    if (!onUploadProgress) return { init };
+    return {
+      init,
+      progress: {
+        sending: () => onUploadProgress({ loaded: 0, total }),
+        answered: () => onUploadProgress({ loaded: total, total }),
+      },
+    };
+  }
   const counted = onUploadProgress ? countUpload(multipart.body, onUploadProgress) : undefined;
   if (counted?.length !== undefined) headers.set('content-length', String(counted.length));
   const body = counted?.body ?? multipart.body;
@@ -169,12 +237,14 @@ async function requestInit(
   // and the clone tees the body, buffering the whole upload in memory (measured with Node 20's fetch:
   // 370 MB peak RSS for a 300 MB file, 86 MB with 'error'). The API's POSTs never redirect.
   return {
-    method: spec.method,
-    headers,
-    signal,
-    body,
-    redirect: 'error',
-    ...(body instanceof Blob ? {} : { duplex: 'half' }),
+    init: {
+      method: spec.method,
+      headers,
+      signal,
+      body,
+      redirect: 'error',
+      ...(body instanceof Blob ? {} : { duplex: 'half' }),
+    },
   };
 }
 

@@ -4,7 +4,8 @@
 // Content-Length the server reads to refuse an oversize upload before any byte of the body arrives
 // (openapi.yaml, 413 `payload_too_large`); so that size is sent as Content-Length explicitly. Node's
 // fetch (undici) sends such a stream as a fixed-length body, and fails the request if the bytes do
-// not match. Browsers forbid setting Content-Length and stream uploads only over HTTP/2.
+// not match. Browsers forbid setting Content-Length and stream uploads only over HTTP/2, so there
+// request.ts sends the Blob itself and reports progress only at the start and once answered.
 
 export interface UploadProgress {
   /** Bytes of the request body handed to the connection so far, in this attempt. */

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { InvalidInputError } from '../../errors.js';
 import type { EngineLog, Language } from '../types.js';
-import { traineddataProblem } from './traineddata-file.js';
+import { reportSkippedData, traineddataProblem } from './traineddata-file.js';
 
 export interface LanguageData {
   code: string;
@@ -117,7 +117,7 @@ async function systemLanguages(dir: string, log: EngineLog): Promise<LanguageDat
     const file = join(dir, name);
     const problem = await traineddataProblem(file);
     if (problem === undefined) languages.push({ code, source: 'system', file });
-    else log.warn('OCR language skipped', { file, reason: problem });
+    else reportSkippedData(log, code, file, problem);
   }
   return languages;
 }

@@ -15,7 +15,7 @@ import type { ToolInfo } from '../tools.js';
 import type { EngineLog } from '../types.js';
 import { LANGUAGE_CODE, type LanguageData } from './language-registry.js';
 import { isOutOfMemory, OcrJobError, type RecognizedText } from './recognizer.js';
-import { traineddataProblem } from './traineddata-file.js';
+import { reportSkippedData, traineddataProblem } from './traineddata-file.js';
 
 /** `--list-langs` prints `List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (4):`. */
 const LIST_HEADER = /languages in "([^"]+)"/;
@@ -72,7 +72,7 @@ export class NativeTesseract {
       // The same rule as for tesseract.js, so both paths accept the same codes (osd is not a language).
       const problem = await traineddataProblem(file);
       if (problem === undefined) languages.push({ code, source: 'system', file });
-      else log.warn('OCR language skipped by native tesseract', { file, reason: problem });
+      else reportSkippedData(log, code, file, problem);
     }
     return new NativeTesseract(tool, dir, languages);
   }

@@ -4,6 +4,7 @@
 // worker's message handler and takes the whole server down (seen here with a corrupt file). So a file
 // that would fail is skipped at start-up with a warning instead of being offered.
 import { open } from 'node:fs/promises';
+import type { EngineLog } from '../types.js';
 
 // tesseract's TessdataManager::LoadMemBuffer: a u32 entry count (at most kMaxNumTessdataEntries = 1000),
 // then that many i64 offsets, -1 for an absent component, little-endian as written on x86/ARM.
@@ -37,4 +38,17 @@ export async function traineddataProblem(path: string): Promise<string | undefin
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Says why a tessdata file is not offered. `osd.traineddata` (orientation and script detection) is
+ * installed with Debian's tesseract-ocr and is no language: expected, nothing for an operator to fix,
+ * so one info line rather than a warning at every start (issue #20). Anything else is a warning.
+ */
+export function reportSkippedData(log: EngineLog, code: string, file: string, problem: string): void {
+  if (code === 'osd') {
+    log.info('OCR: osd.traineddata not offered (orientation and script detection data, not a language)', {
+      file,
+    });
+  } else log.warn('OCR language skipped', { file, reason: problem });
 }

@@ -1,0 +1,119 @@
+// The README's examples run as written from a fresh clone (issue #20): its curl lines, parsed from
+// README.md and run by bash against a real server (only the address differs: port 0 here), with the
+// sample files of examples/; then `npx pdn compress examples/*.pdf`; then the hint a later start
+// prints about getting a key.
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PDN_BIN } from '../cli/run-pdn.js';
+import { useServer } from './harness/use-server.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const README_PORT = 'http://127.0.0.1:3000';
+
+/** The lines of README.md's sh blocks, comments and blank lines kept out. */
+async function readmeShellLines(): Promise<string[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((block) =>
+    (block[1] ?? '').split('\n').filter((line) => line.trim() !== ''),
+  );
+}
+
+/** A fresh folder holding a copy of examples/, as a fresh clone has it. */
+async function cloneLike(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pdn-readme-'));
+  await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+  return dir;
+}
+
+const ctx = useServer();
+const dirs: string[] = [];
+let key = '';
+
+beforeAll(async () => {
+  key = await ctx.server.createKey({ user: 'readme', plan: 'premium' });
+});
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe('README.md', () => {
+  it('every curl line works as written', async () => {
+    const lines = (await readmeShellLines()).filter((line) => /^(?:\w+=\$\()?curl /.test(line));
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    const dir = await cloneLike();
+    dirs.push(dir);
+    // One shell, so `url=$(curl ...)` reaches the next line; an `echo` after each line parts the answers.
+    const script = ['set -euo pipefail', ...lines.map((line) => `${line}\necho`)]
+      .join('\n')
+      .replaceAll(README_PORT, ctx.server.baseUrl);
+    const { stdout } = await run('bash', ['-c', script], {
+      cwd: dir,
+      env: { ...process.env, PDN_API_KEY: key },
+    });
+    const answers = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { data?: Record<string, unknown>; error?: unknown });
+    expect(answers.map((answer) => answer.error)).toEqual(answers.map(() => undefined));
+    const [merge, split, compress, ocr] = answers.map((answer) => answer.data ?? {});
+    expect(merge).toMatchObject({ input_count: 2, page_count: 3 });
+    expect(split?.parts).toHaveLength(2);
+    expect(compress).toMatchObject({ filename: 'photos.compressed.pdf', page_count: 6 });
+    expect(ocr?.text).toMatch(/Fluss/);
+    const downloaded = await readFile(join(dir, 'examples', 'photos.compressed.pdf'));
+    expect(downloaded.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('`npx pdn compress examples/*.pdf` works as written', async () => {
+    const line = (await readmeShellLines()).find((l) => l.startsWith('npx pdn compress '));
+    const command = (line ?? '').replace(/\s+#.*$/, '');
+    expect(command).toBe('npx pdn compress examples/*.pdf');
+    const dir = await cloneLike();
+    dirs.push(dir);
+    await run('bash', ['-c', command.replace(/^npx pdn /, `node ${PDN_BIN} `)], {
+      cwd: dir,
+      env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: ctx.server.baseUrl },
+    });
+    for (const name of ['a', 'ab', 'b', 'photos']) {
+      const output = await readFile(join(dir, 'examples', `${name}.compressed.pdf`));
+      expect(output.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    }
+  });
+
+  it("the SDK README's example runs in Node as written", async () => {
+    const readme = await readFile(join(ROOT, 'packages', 'sdk', 'README.md'), 'utf8');
+    const example = /## Example[\s\S]*?```ts\n([\s\S]*?)^```$/m.exec(readme)?.[1] ?? '';
+    expect(example).toContain("from '@pdn/sdk'");
+    // Inside the repository, so `@pdn/sdk` resolves to the workspace package as after `npm install`.
+    const dir = await mkdtemp(join(ROOT, 'test', '.readme-'));
+    dirs.push(dir);
+    await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+    await writeFile(join(dir, 'example.mjs'), example.replaceAll(README_PORT, ctx.server.baseUrl));
+    const { stdout } = await run(process.execPath, ['example.mjs'], {
+      cwd: dir,
+      env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: '' },
+    });
+    expect(stdout).toContain(' bytes (');
+    for (const name of ['small.pdf', 'merged.pdf', 'merged.pages-5-6.pdf']) {
+      const output = await readFile(join(dir, name));
+      expect(output.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    }
+  });
+
+  it('a later start of the server says how to get a key, and that way works', async () => {
+    await ctx.server.restart();
+    const hint = /^\s+npx (pdn-server keys create --user dev --test)$/m.exec(ctx.server.output)?.[1];
+    expect(hint, ctx.server.output).toBeDefined();
+    const made = await ctx.server.admin((hint ?? '').split(' ').slice(1));
+    const fresh = made.stdout.trim().split('\n').at(-1) ?? '';
+    expect(fresh).toMatch(/^pdn_test_[0-9a-f]{32}$/);
+    expect((await ctx.call('/api/v1/languages', { key: fresh })).status).toBe(200);
+    expect(ctx.server.output).toContain(`${ctx.server.baseUrl}/docs`);
+  });
+});

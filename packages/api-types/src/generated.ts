@@ -113,7 +113,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the OCR languages this server accepts */
+        /**
+         * List the OCR languages this server accepts
+         * @description Not counted against the hourly rate limit (see "Rate limits", issue #19): it does no document
+         *     work, so it is never answered `429` and its responses carry no rate-limit headers.
+         */
         get: operations["listLanguages"];
         put?: never;
         post?: never;
@@ -1046,11 +1050,6 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1082,7 +1081,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];

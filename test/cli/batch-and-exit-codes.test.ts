@@ -51,7 +51,7 @@ describe('a batch of 10 files with one bad file', () => {
     expect(run.code, run.stderr).toBe(1);
     const report = jsonOf(run);
     expect(report).toMatchObject({ command: 'compress', ok: false, error: null });
-    expect(report.summary).toEqual({ total: 10, succeeded: 9, failed: 1, not_processed: 0 });
+    expect(report.summary).toEqual({ total: 10, succeeded: 9, failed: 1, not_processed: 0, skipped: 0 });
     expect(report.results.map((item) => item.input)).toEqual(files);
     const bad = report.results[4];
     expect(bad).toMatchObject({ input: 'ten/bad.pdf', status: 'failed', data: null, outputs: [] });
@@ -125,7 +125,7 @@ describe('exit codes', () => {
     expect(run.stderr).toContain('gone-2.pdf: no such file');
   });
 
-  it('1 when the server cannot be reached, after the retries --max-retries allows, shown by --verbose', async () => {
+  it('6 when the server cannot be reached, after the retries --max-retries allows, shown by --verbose', async () => {
     const run = await pdn([
       'languages',
       '--base-url',
@@ -134,10 +134,36 @@ describe('exit codes', () => {
       '1',
       '-v',
     ]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(6);
     expect(run.stderr).toMatch(/^retry 1 in \d+ ms: /m);
     expect(run.stderr).not.toMatch(/^retry 2 /m);
-    expect(run.stderr).toMatch(/✖ languages: /);
+    expect(run.stderr).toMatch(/^✖ Could not reach .*Is the pdn server running at/m);
+  });
+
+  it('6 stops a batch at the first file the server could not be reached for: one line, the files not done', async () => {
+    const files = await pdfs('down', 4);
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const run = await pdn(['compress', ...files, '--concurrency', '1', '--max-retries', '0'], {
+      env: { PDN_BASE_URL: url },
+    });
+    expect(run.code, run.stderr).toBe(6);
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('✖'))).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^✖ Could not reach ${url}/api/v1/compress: .*\\. Is the pdn server running at ${url}\\? The URL comes from PDN_BASE_URL; set another with PDN_BASE_URL or --base-url\\.$`,
+        ),
+      ),
+    ]);
+    for (const file of files) expect(lines).toContain(`- ${file}: not done`);
+    expect(run.stderr).toContain('Run the same command with --skip-existing');
+
+    const json = jsonOf(
+      await pdn(['compress', ...files, '-c', '1', '--max-retries', '0', '--json', '--base-url', url]),
+    );
+    expect(json.summary).toEqual({ total: 4, succeeded: 0, failed: 1, not_processed: 3, skipped: 0 });
+    expect(json.results[0]?.error).toMatchObject({ code: 'connection_error', status: null });
+    expect(json.results[3]?.error).toMatchObject({ code: 'connection_error' });
   });
 
   it('3 when no key is given anywhere, with a message saying where to put one', async () => {
@@ -154,15 +180,17 @@ describe('exit codes', () => {
     const run = await pdn(['compress', ...files, '--json', '--concurrency', '1'], { key: unknown });
     expect(run.code).toBe(3);
     const report = jsonOf(run);
-    expect(report.summary).toEqual({ total: 3, succeeded: 0, failed: 1, not_processed: 2 });
+    expect(report.summary).toEqual({ total: 3, succeeded: 0, failed: 1, not_processed: 2, skipped: 0 });
     expect(report.results[0]?.error).toMatchObject({ code: 'unauthorized', status: 401 });
     expect(report.results[2]?.error).toMatchObject({ code: 'unauthorized' });
   });
 
-  it('3 also for --api-key, which wins over PDN_API_KEY', async () => {
+  it('3 also for --api-key, which wins over PDN_API_KEY; the message says which key, from where', async () => {
     const run = await pdn(['languages', '--api-key', 'pdn_test_ffffffffffffffffffffffffffffffff']);
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/401|unauthori[sz]ed|key/i);
+    expect(run.stderr).toMatch(/The key pdn_test_…ffff came from --api-key\./);
+    const fromEnv = await pdn(['languages'], { key: 'pdn_live_0123456789abcdef0123456789abcdef' });
+    expect(fromEnv.stderr).toMatch(/The key pdn_live_…cdef came from PDN_API_KEY\./);
   });
 
   it('4 for a Free key past its hourly limit: stops starting work and lists the unprocessed files', async () => {
@@ -185,13 +213,21 @@ describe('exit codes', () => {
 
     const human = await pdn(['compress', files[0] as string, '-o', 'free-again'], { key: free });
     expect(human.code).toBe(4);
-    expect(human.stderr).toMatch(/Try again in \d+ seconds\./);
-    expect(human.stderr).not.toMatch(/retry after/);
+    // The server's seconds, the local time they come to, and where to see the plan's usage.
+    expect(human.stderr).toMatch(
+      /Try again in \d+ seconds\. That is at (\d{4}-\d\d-\d\d )?\d\d:\d\d \(in \d+ minutes\)\. `pdn status` shows your plan and the calls left\./,
+    );
+
+    // Listing languages costs nothing (issue #19): it still works with the hour spent.
+    const languages = await pdn(['languages', '-q'], { key: free });
+    expect(languages.code, languages.stderr).toBe(0);
+    expect(languages.text).toMatch(/^eng /m);
   });
 
   it('4 lists each not-processed file by name in human output', async () => {
     const free = await ctx.server.createKey({ user: 'cli-free-2', plan: 'free' });
-    for (let i = 0; i < 10; i++) expect((await pdn(['languages', '-q'], { key: free })).code).toBe(0);
+    const spend = await pdfs('spend', 10);
+    expect((await pdn(['compress', ...spend, '-o', 'spent', '-q'], { key: free })).code).toBe(0);
     const files = await pdfs('late', 3);
     const run = await pdn(['compress', ...files, '--concurrency', '1'], { key: free });
     expect(run.code).toBe(4);

@@ -36,7 +36,7 @@ describe('pdn compress', () => {
     expect(run.code, run.stderr).toBe(0);
     const report = jsonOf(run);
     expect(report).toMatchObject({ command: 'compress', ok: true, error: null });
-    expect(report.summary).toEqual({ total: 1, succeeded: 1, failed: 0, not_processed: 0 });
+    expect(report.summary).toEqual({ total: 1, succeeded: 1, failed: 0, not_processed: 0, skipped: 0 });
     const [item] = report.results;
     expect(item?.request_id).toMatch(/\S/);
     expect(item?.data).toMatchObject({ filename: 'c.compressed.pdf', page_count: 1, level: 'medium' });
@@ -161,6 +161,17 @@ describe('pdn ocr', () => {
     const text = await readFile(ws.path('o/text/two.txt'), 'utf8');
     expect(text).toBe(report.results[1]?.data?.text);
     expect(text.toLowerCase()).toContain('quick brown fox');
+  });
+});
+
+describe('pdn ocr --language', () => {
+  it('an unknown code fails before any upload (exit 2), with the closest codes and `pdn languages`', async () => {
+    const image = await ws.ocrImage('o/typo.png');
+    const run = await pdn(['ocr', image, '--language', 'engl+deu']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown OCR language "engl"; did you mean eng\b/);
+    expect(run.stderr).not.toContain('"deu"');
+    expect(run.stderr).toMatch(/`pdn languages` lists the \d+ codes this server accepts/);
   });
 });
 

@@ -1,12 +1,13 @@
 // Pipes and terminals (issue #5): `-` reads stdin, `-o -` writes the single output to stdout, and
 // nothing but results reach stdout; colour is off for NO_COLOR, a pipe and --json; no spinner when
 // stderr is not a terminal.
-import { readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { labelledPdf, pageLabels } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pageCount } from '../src/harness/download.js';
 import { useServer } from '../src/harness/use-server.js';
-import { exportedPdn, jsonOf } from './run-pdn.js';
+import { exportedPdn, jsonOf, PDN_BIN } from './run-pdn.js';
 import { OCR_ENG_PNG, useWorkspace } from './workspace.js';
 
 const ctx = useServer();
@@ -103,5 +104,59 @@ describe('colour and progress', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.text).not.toContain(ESC);
     expect(run.stderr).toBe('');
+  });
+});
+
+describe('a batch on pipes (issue #19)', () => {
+  /** `pdn compress` on ten files at -c 1, stdout and stderr pipes, watched as it runs. */
+  async function startBatch(folder: string) {
+    const files: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      files.push(`${folder}/doc${i}.pdf`);
+      await ws.file(`${folder}/doc${i}.pdf`, await labelledPdf(`${folder}${i}`, 2));
+    }
+    const child = spawn(process.execPath, [PDN_BIN, 'compress', ...files, '-o', `${folder}-out`, '-c', '1'], {
+      cwd: ws.dir,
+      env: { PATH: process.env.PATH ?? '', PDN_API_KEY: key, PDN_BASE_URL: ctx.server.baseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const firstLine = new Promise<void>((resolve) => {
+      child.stdout.on('data', () => {
+        if (stdout.includes('\n')) resolve();
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    return { child, firstLine, exited, out: () => stdout, err: () => stderr };
+  }
+
+  it("prints each file's line as it finishes, not all at the end", async () => {
+    const run = await startBatch('stream');
+    await run.firstLine;
+    // The first file's line is out while the other nine are still to do.
+    expect(run.child.exitCode).toBeNull();
+    expect(run.out()).toMatch(/^✔ stream\/doc0\.pdf → /);
+    expect(await run.exited).toBe(0);
+    expect(run.out().match(/^✔ /gm)).toHaveLength(10);
+  });
+
+  it('SIGINT (Ctrl-C without a terminal) mid-batch: the report prints, exit 130', async () => {
+    const run = await startBatch('sigint');
+    await run.firstLine;
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(130);
+    expect(run.err()).toMatch(/- sigint\/doc\d\.pdf: not processed \(interrupted\)/);
+    expect(run.err()).toMatch(/\d+ succeeded, \d+ failed, \d+ not processed/);
+    const done = [...run.out().matchAll(/✔ sigint\/(doc\d)\.pdf/g)].map(
+      (match) => `${match[1]}.compressed.pdf`,
+    );
+    expect((await readdir(ws.path('sigint-out'))).sort()).toEqual(done.sort());
   });
 });

@@ -61,10 +61,12 @@ export function jsonOf<T = CliReport>(run: PdnRun): T {
 export interface CliReport {
   command: string;
   ok: boolean;
-  summary: { total: number; succeeded: number; failed: number; not_processed: number };
+  summary: { total: number; succeeded: number; failed: number; not_processed: number; skipped: number };
   results: {
     input: string | string[] | null;
-    status: 'succeeded' | 'failed' | 'not_processed';
+    status: 'succeeded' | 'failed' | 'not_processed' | 'skipped';
+    /** Only on `skipped` items. */
+    skip_reason?: 'output_exists' | 'pdn_output';
     request_id: string | null;
     data: Record<string, unknown> | null;
     outputs: (

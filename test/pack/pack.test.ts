@@ -89,7 +89,10 @@ describe('the packed SDK and CLI', () => {
   it('pdn --version works from the project and from a global install', async () => {
     const { version } = JSON.parse(await readFile(join(REPO_ROOT, 'apps/cli/package.json'), 'utf8'));
     for (const pdn of [join(project, 'node_modules/.bin/pdn'), join(globalPrefix, 'bin/pdn')]) {
-      expect((await run(pdn, ['--version'], root)).stdout.trim()).toBe(version);
+      // `pdn 1.0.0 (node v20.20.0, linux-x64)` (issue #19).
+      expect((await run(pdn, ['--version'], root)).stdout.trim()).toBe(
+        `pdn ${version} (node ${process.version}, ${process.platform}-${process.arch})`,
+      );
     }
   });
 

@@ -2,10 +2,19 @@
 // against the contract on every call, and never counted: a Free user who has spent all ten calls can
 // still ask, and asking a hundred times leaves the count where it was.
 import type { AccountResponse } from '@pdn/api-types';
+import { labelledPdf } from '@pdn/fixtures';
 import { describe, expect, it } from 'vitest';
+import { field, file, form } from './harness/form.js';
 import { useServer } from './harness/use-server.js';
 
 const ctx = useServer();
+let onePage: Promise<Uint8Array> | undefined;
+
+/** A cheap call that counts against the limit: a split of a one-page PDF (listing languages is free). */
+async function counted(key: string) {
+  onePage ??= labelledPdf('p', 1);
+  return ctx.call('/api/v1/split', { key, body: form(file('file', await onePage), field('ranges', '1')) });
+}
 
 const account = (key: string) => ctx.call<AccountResponse>('/api/v1/account', { key });
 
@@ -25,7 +34,7 @@ describe('GET /api/v1/account', () => {
     expect(fresh.headers.get('x-ratelimit-remaining')).toBe('10');
 
     const before = Date.now();
-    for (let i = 0; i < 3; i += 1) expect((await ctx.call('/api/v1/languages', { key })).status).toBe(200);
+    for (let i = 0; i < 3; i += 1) expect((await counted(key)).status).toBe(200);
     for (let i = 0; i < 20; i += 1) expect((await account(key)).status).toBe(200);
     const used = await account(key);
     expect(used.json.data).toMatchObject({ used: 3, remaining: 7 });
@@ -36,8 +45,8 @@ describe('GET /api/v1/account', () => {
 
   it('answers an exhausted Free user, whose other calls get 429', async () => {
     const key = await ctx.server.createKey({ user: 'acct-spent', plan: 'free' });
-    for (let i = 0; i < 10; i += 1) await ctx.call('/api/v1/languages', { key });
-    expect((await ctx.call('/api/v1/languages', { key })).status).toBe(429);
+    for (let i = 0; i < 10; i += 1) await counted(key);
+    expect((await counted(key)).status).toBe(429);
     const spent = await account(key);
     expect(spent.status).toBe(200);
     expect(spent.json.data).toMatchObject({ used: 10, remaining: 0, key: { kind: 'live' } });
@@ -46,7 +55,7 @@ describe('GET /api/v1/account', () => {
 
   it('shows Enterprise as unlimited, still counting its use', async () => {
     const key = await ctx.server.createKey({ user: 'acct-enterprise', plan: 'enterprise' });
-    await ctx.call('/api/v1/languages', { key });
+    await counted(key);
     const res = await account(key);
     expect(res.json.data).toMatchObject({
       plan: 'enterprise',

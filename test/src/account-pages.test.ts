@@ -5,8 +5,10 @@
 // as a person does.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { labelledPdf } from '@pdn/fixtures';
 import { describe, expect, it } from 'vitest';
 import { AccountVisitor } from './harness/account-visitor.js';
+import { field, file, form } from './harness/form.js';
 import { useServer } from './harness/use-server.js';
 
 const ctx = useServer({ env: { PDN_TRUST_PROXY: '1' } });
@@ -222,14 +224,18 @@ describe('API keys', () => {
 });
 
 describe('plan and usage', () => {
-  it('counts API calls, and GET /api/v1/account is not one of them', async () => {
+  it('counts document work; GET /api/v1/account and languages are not counted', async () => {
     const { visitor } = await member();
     const { key } = await visitor.createKey('usage');
     const used = async () =>
       /data-testid="used">(\d+)</.exec((await visitor.get('/account/usage')).html)?.[1];
     expect(await used()).toBe('0');
-    await ctx.call('/api/v1/languages', { key });
+    await ctx.call('/api/v1/split', {
+      key,
+      body: form(file('file', await labelledPdf('p', 1)), field('ranges', '1')),
+    });
     await ctx.call('/api/v1/account', { key });
+    await ctx.call('/api/v1/languages', { key });
     expect(await used()).toBe('1');
     const page = await visitor.get('/account/usage');
     expect(page.html).toMatch(

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './contract/checked-fetch.js';
+import { field, form } from './harness/form.js';
 import { startServer, type TestServer } from './harness/server.js';
 import { useServer } from './harness/use-server.js';
 
@@ -66,7 +67,8 @@ describe('pdn-server admin commands', () => {
 
   it("keys create for an existing user keeps the user's plan", async () => {
     const key = await ctx.server.createKey({ user: 'admin-alice', plan: 'free' });
-    const res = await ctx.call('/api/v1/languages', { key });
+    // Listing languages is not counted and carries no rate-limit headers (issue #19): ask a merge.
+    const res = await ctx.call('/api/v1/merge', { key, body: form(field('unexpected', 'x')) });
     expect(res.headers.get('x-ratelimit-limit')).toBe('5000');
   });
 });

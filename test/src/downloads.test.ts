@@ -49,8 +49,12 @@ describe('a download URL as issued', () => {
       expect(got.filename).toBe(result.filename);
       expect(await pageLabels(got.bytes)).toEqual(['A-1', 'B-1']);
     }
-    // 1 merge so far on a Free plan: this call leaves 8, however many downloads happened.
-    const res = await ctx.call('/api/v1/languages', { key: freeKey });
+    // 1 merge so far on a Free plan: a second leaves 8, however many downloads happened.
+    const body = form(
+      file('files[]', await labelledPdf('C', 1), 'c.pdf'),
+      file('files[]', await labelledPdf('D', 1), 'd.pdf'),
+    );
+    const res = await ctx.call('/api/v1/merge', { key: freeKey, body });
     expect(res.headers.get('x-ratelimit-remaining')).toBe('8');
   });
 });

@@ -2,17 +2,25 @@
 // Enterprise unlimited; exact under concurrency, kept across restarts, checked before the body is
 // read; 429 names the plan and limit and carries Retry-After. Header shapes are checked for every
 // response by the contract validator; these tests check the numbers.
+import { labelledPdf } from '@pdn/fixtures';
 import { describe, expect, it } from 'vitest';
 import type { CallResult } from './contract/checked-fetch.js';
+import { field, file, form } from './harness/form.js';
 import { streamUpload } from './harness/stream-upload.js';
 import { useServer } from './harness/use-server.js';
 
 const ctx = useServer();
 const HOUR = 3600;
 
-/** A cheap authenticated call that counts against the limit. */
-function languages(key: string): Promise<CallResult<{ error?: { message: string } }>> {
-  return ctx.call('/api/v1/languages', { key });
+let onePage: Promise<Uint8Array> | undefined;
+
+/**
+ * A cheap call that counts against the limit: a split of a one-page PDF. Listing languages is not
+ * counted (issue #19), which the last test here checks.
+ */
+async function counted(key: string): Promise<CallResult<{ error?: { message: string } }>> {
+  onePage ??= labelledPdf('p', 1);
+  return ctx.call('/api/v1/split', { key, body: form(file('file', await onePage), field('ranges', '1')) });
 }
 
 function nowSeconds(): number {
@@ -24,14 +32,14 @@ describe('Free plan: 10 requests per rolling hour', () => {
     const key = await ctx.server.createKey({ user: 'free-sequential', plan: 'free' });
     const remaining: string[] = [];
     for (let i = 0; i < 10; i += 1) {
-      const res = await languages(key);
+      const res = await counted(key);
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-limit')).toBe('10');
       remaining.push(res.headers.get('x-ratelimit-remaining') ?? '');
     }
     expect(remaining).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
 
-    const refused = await languages(key);
+    const refused = await counted(key);
     expect(refused.status).toBe(429);
     expect(refused.json.error?.message).toMatch(/free/i);
     expect(refused.json.error?.message).toMatch(/\b10\b/);
@@ -46,14 +54,14 @@ describe('Free plan: 10 requests per rolling hour', () => {
   it("counts all of a user's keys together", async () => {
     const live = await ctx.server.createKey({ user: 'free-two-keys', plan: 'free' });
     const test = await ctx.server.createKey({ user: 'free-two-keys', plan: 'free', test: true });
-    for (let i = 0; i < 10; i += 1) expect((await languages(i % 2 === 0 ? live : test)).status).toBe(200);
-    expect((await languages(live)).status).toBe(429);
-    expect((await languages(test)).status).toBe(429);
+    for (let i = 0; i < 10; i += 1) expect((await counted(i % 2 === 0 ? live : test)).status).toBe(200);
+    expect((await counted(live)).status).toBe(429);
+    expect((await counted(test)).status).toBe(429);
   });
 
   it('lets exactly 10 of 50 simultaneous requests from a fresh user through', async () => {
     const key = await ctx.server.createKey({ user: 'free-burst', plan: 'free' });
-    const results = await Promise.all(Array.from({ length: 50 }, () => languages(key)));
+    const results = await Promise.all(Array.from({ length: 50 }, () => counted(key)));
     const statuses = results.map((res) => res.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.filter((status) => status === 429)).toHaveLength(40);
@@ -65,21 +73,21 @@ describe('Free plan: 10 requests per rolling hour', () => {
 
   it('keeps the window across a server restart', async () => {
     const key = await ctx.server.createKey({ user: 'free-restart', plan: 'free' });
-    for (let i = 0; i < 7; i += 1) expect((await languages(key)).status).toBe(200);
+    for (let i = 0; i < 7; i += 1) expect((await counted(key)).status).toBe(200);
     await ctx.server.restart();
-    const after = await languages(key);
+    const after = await counted(key);
     expect(after.status).toBe(200);
     expect(after.headers.get('x-ratelimit-remaining')).toBe('2');
-    expect((await languages(key)).status).toBe(200);
-    expect((await languages(key)).status).toBe(200);
-    expect((await languages(key)).status).toBe(429);
+    expect((await counted(key)).status).toBe(200);
+    expect((await counted(key)).status).toBe(200);
+    expect((await counted(key)).status).toBe(429);
     await ctx.server.restart();
-    expect((await languages(key)).status).toBe(429);
+    expect((await counted(key)).status).toBe(429);
   });
 
   it("checks the limit before reading the body: an exhausted user's big upload is a 429, not a 413", async () => {
     const key = await ctx.server.createKey({ user: 'free-exhausted-upload', plan: 'free' });
-    for (let i = 0; i < 10; i += 1) expect((await languages(key)).status).toBe(200);
+    for (let i = 0; i < 10; i += 1) expect((await counted(key)).status).toBe(200);
     const res = await streamUpload(ctx.server.url('/api/v1/compress'), {
       key,
       fileBytes: 64 * 1024 * 1024,
@@ -93,7 +101,7 @@ describe('Free plan: 10 requests per rolling hour', () => {
 describe('other plans', () => {
   it('Premium: 1000 per hour', async () => {
     const key = await ctx.server.createKey({ user: 'premium-user', plan: 'premium' });
-    const first = await languages(key);
+    const first = await counted(key);
     expect(first.headers.get('x-ratelimit-limit')).toBe('1000');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('999');
     expect(first.headers.get('ratelimit-policy')).toBe('"hourly";q=1000;w=3600');
@@ -101,14 +109,14 @@ describe('other plans', () => {
 
   it('Business: 5000 per hour', async () => {
     const key = await ctx.server.createKey({ user: 'business-user', plan: 'business' });
-    const first = await languages(key);
+    const first = await counted(key);
     expect(first.headers.get('x-ratelimit-limit')).toBe('5000');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('4999');
   });
 
   it('Enterprise: "unlimited" in the headers and never refused', async () => {
     const key = await ctx.server.createKey({ user: 'enterprise-user', plan: 'enterprise' });
-    const results = await Promise.all(Array.from({ length: 30 }, () => languages(key)));
+    const results = await Promise.all(Array.from({ length: 30 }, () => counted(key)));
     for (const res of results) {
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-limit')).toBe('unlimited');
@@ -119,11 +127,31 @@ describe('other plans', () => {
 
   it('a plan change applies to the running server', async () => {
     const key = await ctx.server.createKey({ user: 'upgraded', plan: 'free' });
-    expect((await languages(key)).headers.get('x-ratelimit-limit')).toBe('10');
+    expect((await counted(key)).headers.get('x-ratelimit-limit')).toBe('10');
     const result = await ctx.server.admin(['users', 'set-plan', 'upgraded', 'premium']);
     expect(result.exitCode).toBe(0);
-    const after = await languages(key);
+    const after = await counted(key);
     expect(after.headers.get('x-ratelimit-limit')).toBe('1000');
     expect(after.headers.get('x-ratelimit-remaining')).toBe('998');
+  });
+});
+
+describe('calls that do no document work (issue #19)', () => {
+  it('listing languages is not counted: a Free key with its hour spent still gets 200, without rate-limit headers', async () => {
+    const key = await ctx.server.createKey({ user: 'free-spent-languages', plan: 'free' });
+    for (let i = 0; i < 10; i += 1) expect((await counted(key)).status).toBe(200);
+    expect((await counted(key)).status).toBe(429);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await ctx.call('/api/v1/languages', { key });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-remaining')).toBeNull();
+    }
+    expect((await counted(key)).status).toBe(429);
+  });
+
+  it('and listing languages does not spend what is left', async () => {
+    const key = await ctx.server.createKey({ user: 'free-languages-first', plan: 'free' });
+    for (let i = 0; i < 12; i += 1) expect((await ctx.call('/api/v1/languages', { key })).status).toBe(200);
+    expect((await counted(key)).headers.get('x-ratelimit-remaining')).toBe('9');
   });
 });

@@ -8,7 +8,7 @@ import { CommandContext, type Io } from './context.js';
 import { CliError, MissingApiKeyError, OperationsFailedError, UsageError } from './errors.js';
 import { createProgram } from './program.js';
 import { errorReport } from './report.js';
-import { serverUnavailable } from './run-operations.js';
+import { serverUnavailable, serverUnreachable } from './run-operations.js';
 
 /** Documented in README.md, "Exit codes". */
 const ExitCode = {
@@ -18,13 +18,21 @@ const ExitCode = {
   auth: 3,
   rateLimited: 4,
   unavailable: 5,
+  unreachable: 6,
   interrupted: 130,
 } as const;
 
 const interrupt = new AbortController();
-// The first Ctrl-C stops in-flight requests and new work, and the report still prints; `once`, so a
-// second Ctrl-C gets Node's default and ends the process at once.
-process.once('SIGINT', () => interrupt.abort(new CliError('interrupted (Ctrl-C)', 'interrupted')));
+// The first Ctrl-C stops in-flight requests and new work, and the report still prints; a second one
+// ends the process at once. The listener stays installed (not `once`): ora's cursor restorer
+// (signal-exit) re-sends SIGINT to the process when it finds no other listener, which killed `pdn`
+// before the report when the spinner ran in a terminal (issue #19).
+let interrupts = 0;
+process.on('SIGINT', () => {
+  interrupts++;
+  if (interrupts === 1) interrupt.abort(new CliError('interrupted (Ctrl-C)', 'interrupted'));
+  else process.exit(ExitCode.interrupted);
+});
 
 // A reader that stops early (`pdn languages | head -1`) closes the pipe: what is left cannot be
 // shown, which is no reason to die with a stack trace. Other stdout errors stay fatal.
@@ -67,17 +75,19 @@ function exitCodeFor(error: unknown): number {
   if (error instanceof MissingApiKeyError || error instanceof AuthenticationError) return ExitCode.auth;
   if (error instanceof RateLimitError) return ExitCode.rateLimited;
   if (serverUnavailable(error)) return ExitCode.unavailable;
+  if (serverUnreachable(error)) return ExitCode.unreachable;
   return ExitCode.failed;
 }
 
 /**
  * A failed batch exits for its most telling failure: auth, then rate limit, then a server that cannot
- * work now, then usage, else 1.
+ * work now, then one that cannot be reached, then usage, else 1.
  */
 function batchExitCode(failures: readonly unknown[]): number {
   if (failures.some((error) => error instanceof AuthenticationError)) return ExitCode.auth;
   if (failures.some((error) => error instanceof RateLimitError)) return ExitCode.rateLimited;
   if (failures.some(serverUnavailable)) return ExitCode.unavailable;
+  if (failures.some(serverUnreachable)) return ExitCode.unreachable;
   if (failures.length > 0 && failures.every(isUsageError)) return ExitCode.usage;
   return ExitCode.failed;
 }

@@ -2,11 +2,11 @@
 // build the SDK client (only when a command actually calls the API, so `pdn config` needs no key).
 import { Pdn } from '@pdn/sdk';
 import type { Command } from 'commander';
-import { configPath, readConfig } from './config-file.js';
+import { configPath, maskApiKey, readConfig } from './config-file.js';
 import { MissingApiKeyError } from './errors.js';
 import type { Stdin } from './inputs.js';
 import { type OutputStream, Reporter } from './reporter.js';
-import { resolveConnection } from './settings.js';
+import { describeSource, resolveConnection } from './settings.js';
 
 /** The process around the CLI; tests and bin.ts pass the real one. */
 export interface Io {
@@ -52,6 +52,8 @@ export interface Client {
   absoluteUrl(path: string): string;
 }
 
+const contexts = new WeakMap<Command, CommandContext>();
+
 export class CommandContext {
   readonly reporter: Reporter;
 
@@ -69,15 +71,28 @@ export class CommandContext {
     });
   }
 
+  /**
+   * One context per command run: bin.ts reports a fatal error through the same reporter the command
+   * used, so its spinner stops and it knows where the key and URL came from.
+   */
   static of(command: Command, io: Io): CommandContext {
-    return new CommandContext(io, globalOptions(command));
+    let ctx = contexts.get(command);
+    if (ctx === undefined || ctx.io !== io) {
+      ctx = new CommandContext(io, globalOptions(command));
+      contexts.set(command, ctx);
+    }
+    return ctx;
   }
 
   get configPath(): string {
     return configPath(this.io.env);
   }
 
-  /** The SDK client for the key and base URL from flags, environment or config file, in that order. */
+  /**
+   * The SDK client for the key and base URL from flags, environment or config file, in that order.
+   * The reporter learns where each came from, to say which setting to check after a 401 or when the
+   * server cannot be reached (issue #19).
+   */
   async connect(): Promise<Client> {
     const connection = resolveConnection(this.globals, this.io.env, await readConfig(this.configPath));
     if (connection.apiKey === undefined) throw new MissingApiKeyError();
@@ -89,6 +104,12 @@ export class CommandContext {
         const why = error instanceof Error ? error.message : String(error);
         this.reporter.verbose(`retry ${attempt} in ${Math.round(delayMs)} ms: ${why}`);
       },
+    });
+    this.reporter.connected({
+      baseUrl: pdn.baseUrl,
+      baseUrlFrom: describeSource('base-url', connection.baseUrlSource, this.configPath),
+      maskedKey: maskApiKey(connection.apiKey),
+      apiKeyFrom: describeSource('api-key', connection.apiKeySource, this.configPath),
     });
     return { pdn, absoluteUrl: (path) => new URL(path, `${pdn.baseUrl}/`).toString() };
   }

@@ -2,6 +2,7 @@
 import type { RateLimitInfo } from '@pdn/sdk';
 import { STDIO } from './output-naming.js';
 import type { ItemReport, OutputReport } from './report.js';
+import { describeWhen } from './when.js';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
 
@@ -21,10 +22,14 @@ export function pages(count: number): string {
   return `${count} ${count === 1 ? 'page' : 'pages'}`;
 }
 
-/** Saving of `after` against `before` as `-33.3%`; `0%` when nothing was saved. */
+/**
+ * Saving of `after` against `before` as `-33.3%`; `0%` when nothing was saved, also when the saving
+ * rounds to nothing (issue #19: it printed `-0.0%`).
+ */
 export function formatSaving(before: number, after: number): string {
-  if (before <= 0 || after >= before) return '0%';
-  return `-${(((before - after) / before) * 100).toFixed(1)}%`;
+  const percent = before > 0 ? ((before - after) / before) * 100 : 0;
+  const shown = percent.toFixed(1);
+  return percent <= 0 || Number(shown) === 0 ? '0%' : `-${shown}%`;
 }
 
 /** `7 of 10 calls left this hour`, or nothing when the server sent no rate-limit headers. */
@@ -51,6 +56,6 @@ export function describeOutput(output: OutputReport | undefined): string {
     case 'stdout':
       return 'stdout';
     case 'url':
-      return `${output.url} (expires ${output.expires_at})`;
+      return `${output.url} (expires ${describeWhen(new Date(output.expires_at), new Date())})`;
   }
 }

@@ -1,5 +1,5 @@
 // Parsers for numeric flags. Commander reports an InvalidArgumentError as a usage error (exit 2).
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 
 /** `--concurrency`: batch parallelism, at least 1 (issue #5: default 4). */
 export function parsePositiveInt(value: string): number {
@@ -17,4 +17,14 @@ function parseWholeNumber(value: string): number {
   // Number('') is 0 and Number('1e3') is 1000: accept digits only.
   if (!/^\d{1,6}$/.test(value.trim())) throw new InvalidArgumentError('must be a whole number');
   return Number(value.trim());
+}
+
+/**
+ * `--skip-existing` (issue #19): a re-run after a stopped batch does only what is left, rather than
+ * failing on every output the last run wrote. The opposite of --force, so not with it.
+ */
+export function skipExistingOption(): Option {
+  return new Option('--skip-existing', 'leave out inputs whose output file already exists').conflicts(
+    'force',
+  );
 }

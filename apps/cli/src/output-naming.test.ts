@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from './errors.js';
 import {
   compressedName,
+  isOwnOutputName,
   type OutputTarget,
   ocrTextName,
   outputPath,
@@ -113,5 +114,21 @@ describe('sharedPaths', () => {
   ];
   it.each(cases)('%s', (_name, { paths, want }) => {
     expect(sharedPaths(paths)).toEqual(want);
+  });
+});
+
+describe('isOwnOutputName', () => {
+  const cases: [string, boolean][] = [
+    ['a.compressed.pdf', true],
+    ['dir/A.COMPRESSED.PDF', true],
+    ['book.pages-3.pdf', true],
+    ['book.pages-1-10.pdf', true],
+    ['a.pdf', false],
+    ['compressed.pdf', false],
+    ['book.pages-x.pdf', false],
+    ['a.compressed.pdf.bak', false],
+  ];
+  it.each(cases)('%s: %s', (name, want) => {
+    expect(isOwnOutputName(name)).toBe(want);
   });
 });

@@ -68,6 +68,15 @@ export function splitPartName(input: string, pages: string): string {
   return `${stem(input)}.pages-${pages}.pdf`;
 }
 
+/**
+ * Whether a file is named like an output pdn writes for a PDF (`a.compressed.pdf`, `a.pages-2-5.pdf`),
+ * so `pdn compress *.pdf` can leave last run's outputs out (issue #19). Merge outputs are named by
+ * the user and cannot be told apart.
+ */
+export function isOwnOutputName(input: string): boolean {
+  return /\.(compressed|pages-\d+(-\d+)?)\.pdf$/i.test(basename(input));
+}
+
 export function ocrTextName(input: string): string {
   return `${stem(input)}.txt`;
 }

@@ -8,6 +8,8 @@ import { type OutputTarget, outputTarget, STDIO, sharedPaths } from './output-na
 export interface OutputFlags {
   output?: string;
   force?: boolean;
+  /** --skip-existing (issue #19): inputs whose output exists are not sent. */
+  skipExisting?: boolean;
   /** False for --no-download. */
   download: boolean;
 }
@@ -27,13 +29,21 @@ export async function planTarget(
   if (target.kind === 'dir' && kind === 'other') {
     throw new UsageError(`-o ${target.dir} must be a folder for these outputs, but it is a file`);
   }
-  if (target.kind === 'stdout') claimStdout(ctx);
+  if (target.kind === 'stdout') claimStdout(ctx, flags.force === true);
   return target;
 }
 
-/** `-o -` and --json would both write stdout. */
-export function claimStdout(ctx: CommandContext): void {
+/**
+ * `-o -` and --json would both write stdout. A PDF is not written to a terminal unless forced, as curl
+ * refuses binary output there (issue #19): it garbles the screen and may send it control sequences.
+ */
+export function claimStdout(ctx: CommandContext, force: boolean): void {
   if (ctx.globals.json) throw new UsageError('--json and -o - both write to stdout; use one of them');
+  if (ctx.io.stdout.isTTY === true && !force) {
+    throw new UsageError(
+      '-o - would write a binary PDF to the terminal; redirect it (-o - > out.pdf), pipe it, or pass --force to write it there anyway',
+    );
+  }
   ctx.reporter.useStdoutForData();
 }
 

@@ -3,12 +3,13 @@
 // place with link() (fails if the name exists) or, with --force, rename() (replaces it).
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { access, link, mkdir, rename, rm } from 'node:fs/promises';
+import { access, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { OutputExistsError } from './errors.js';
 import { STDIO } from './output-naming.js';
+import type { OutputReport } from './report.js';
 
 export type OutputBody = ReadableStream<Uint8Array> | string;
 
@@ -26,6 +27,17 @@ export interface WriteOptions {
 export async function assertCanWrite(path: string | undefined, force: boolean): Promise<void> {
   if (force || path === undefined || path === STDIO) return;
   if (await exists(path)) throw new OutputExistsError(path);
+}
+
+/** --skip-existing (issue #19): the output already at `path`, if any, as the report names it. */
+export async function existingOutput(path: string | undefined): Promise<OutputReport | undefined> {
+  if (path === undefined || path === STDIO) return undefined;
+  try {
+    const found = await stat(path);
+    return found.isFile() ? { kind: 'file', path, bytes: found.size } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes `body` to `path` atomically and returns the number of bytes written. */

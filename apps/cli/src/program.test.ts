@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { Io } from './context.js';
-import { createProgram } from './program.js';
+import { createProgram, versionLine } from './program.js';
 
 const stopped = new Error('parsed');
 
@@ -125,10 +125,28 @@ describe('argument parsing', () => {
       { argv: ['split', 'a.pdf', 'b.pdf', '-r', '1'], code: 'commander.excessArguments' },
     ],
     ['quiet and verbose', { argv: ['-q', '-v', 'languages'], code: 'commander.conflictingOption' }],
+    [
+      '--skip-existing and --force',
+      { argv: ['compress', 'a.pdf', '--skip-existing', '-f'], code: 'commander.conflictingOption' },
+    ],
+    [
+      '--skip-existing and --no-download',
+      {
+        argv: ['merge', 'a.pdf', 'b.pdf', '--skip-existing', '--no-download'],
+        code: 'commander.conflictingOption',
+      },
+    ],
+    ['a shell completion does not know', { argv: ['completion', 'tcsh'], code: 'commander.invalidArgument' }],
     ['--help is not an error', { argv: ['compress', '--help'], code: 'commander.helpDisplayed' }],
     ['--version', { argv: ['--version'], code: 'commander.version' }],
   ];
   it.each(refused)('%s', async (_name, { argv, code }) => {
     expect(await parse(argv)).toBe(code);
+  });
+});
+
+describe('--version', () => {
+  it('names pdn, Node.js and the platform (issue #19)', () => {
+    expect(versionLine).toMatch(/^pdn \d+\.\d+\.\d+ \(node v\d+\.\d+\.\d+, [a-z0-9]+-[a-z0-9]+\)$/);
   });
 });

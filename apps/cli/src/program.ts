@@ -1,7 +1,8 @@
 // The `pdn` command tree (issue #5, "Commands" and "Global"). Built per run so tests can parse
 // arguments without a process; bin.ts runs it and maps errors to exit codes.
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
+import { registerCompletion } from './commands/completion.js';
 import { registerCompress } from './commands/compress.js';
 import { registerConfig } from './commands/config.js';
 import { registerLanguages } from './commands/languages.js';
@@ -17,13 +18,46 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
   version: string;
 };
 
+/** `pdn 1.0.0 (node v20.20.0, linux-x64)`: what a bug report needs (issue #19). */
+export const versionLine = `pdn ${version} (node ${process.version}, ${process.platform}-${process.arch})`;
+
+const API = ['apiKey', 'baseUrl', 'json', 'maxRetries', 'quiet', 'verbose'];
+
+/**
+ * The root options each command uses, by top-level command name; a command's --help (and its shell
+ * completion) lists only these (issue #19: "commands show only the options that apply to them"). They are still accepted
+ * anywhere, so `pdn --json compress a.pdf` and `pdn compress a.pdf --json` both work.
+ */
+const GLOBALS_USED: Record<string, readonly string[]> = {
+  compress: [...API, 'concurrency'],
+  ocr: [...API, 'concurrency'],
+  merge: API,
+  split: API,
+  languages: API,
+  status: API,
+  config: ['json'],
+  completion: [],
+};
+
 export function createProgram(io: Io): Command {
   const program = new Command('pdn')
     .description('Compress, merge, split and OCR documents with the pdn API.')
-    .version(version, '-V, --version')
+    .version(versionLine, '-V, --version')
     // Settings made before .command() are inherited by every subcommand.
     .exitOverride()
-    .configureHelp({ showGlobalOptions: true })
+    // A usage error shows the command's help after it: `pdn compress` with no file prints its usage.
+    .showHelpAfterError()
+    .configureHelp({
+      showGlobalOptions: true,
+      visibleGlobalOptions(command) {
+        let top = command;
+        while (top.parent?.parent) top = top.parent;
+        const all = Help.prototype.visibleGlobalOptions.call(this, command);
+        // A command missing from the table shows them all rather than hide one it uses.
+        const used = GLOBALS_USED[top.name()];
+        return used === undefined ? all : all.filter((option) => used.includes(option.attributeName()));
+      },
+    })
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
@@ -53,7 +87,8 @@ export function createProgram(io: Io): Command {
         'pdn status',
       )}
 Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
-            3 authentication error, 4 rate limited after retries.
+            3 authentication error, 4 rate limited after retries, 5 server cannot work now,
+            6 server unreachable, 130 interrupted (Ctrl-C).
 `,
     );
   registerCompress(program, io);
@@ -63,5 +98,6 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerLanguages(program, io);
   registerStatus(program, io);
   registerConfig(program, io);
+  registerCompletion(program, io);
   return program;
 }

@@ -102,7 +102,7 @@ describe('commandReport', () => {
       itemReport('c.pdf', { status: 'not_processed', reason: stop }),
     ]);
     expect(report.ok).toBe(false);
-    expect(report.summary).toEqual({ total: 3, succeeded: 1, failed: 1, not_processed: 1 });
+    expect(report.summary).toEqual({ total: 3, succeeded: 1, failed: 1, not_processed: 1, skipped: 0 });
     expect(report.results.map((item) => [item.input, item.status, item.error?.code ?? null])).toEqual([
       ['a.pdf', 'succeeded', null],
       ['b.pdf', 'failed', 'rate_limited'],

@@ -10,7 +10,13 @@ import {
 import type { Outcome } from './batch.js';
 import { CliError } from './errors.js';
 
-export type ItemStatus = 'succeeded' | 'failed' | 'not_processed';
+export type ItemStatus = 'succeeded' | 'failed' | 'not_processed' | 'skipped';
+
+/**
+ * Why an input was not sent (issue #19): its output exists and --skip-existing was given, or it is
+ * named like one of pdn's own outputs and came with other inputs (see `own-outputs.ts`).
+ */
+export type SkipReason = 'output_exists' | 'pdn_output';
 
 export type OutputReport =
   | { kind: 'file'; path: string; bytes: number }
@@ -42,12 +48,14 @@ export interface ItemReport {
   outputs: OutputReport[];
   /** Why it failed, or for `not_processed`, the error that stopped the batch. */
   error: ErrorReport | null;
+  /** Only on `skipped` items. */
+  skip_reason?: SkipReason;
 }
 
 export interface CommandReport {
   command: string;
   ok: boolean;
-  summary: { total: number; succeeded: number; failed: number; not_processed: number };
+  summary: { total: number; succeeded: number; failed: number; not_processed: number; skipped: number };
   results: ItemReport[];
   /** An error that stopped the command before any item ran (e.g. no API key), else null. */
   error: ErrorReport | null;
@@ -58,6 +66,23 @@ export interface ItemSuccess {
   requestId: string | null;
   data: unknown;
   outputs: OutputReport[];
+}
+
+/** An input left out before any request; `outputs` names the existing output for `output_exists`. */
+export function skippedReport(
+  input: ItemReport['input'],
+  reason: SkipReason,
+  outputs: OutputReport[] = [],
+): ItemReport {
+  return {
+    input,
+    status: 'skipped',
+    request_id: null,
+    data: null,
+    outputs,
+    error: null,
+    skip_reason: reason,
+  };
 }
 
 export function itemReport(input: ItemReport['input'], outcome: Outcome<ItemSuccess>): ItemReport {
@@ -94,8 +119,10 @@ export function commandReport(command: string, results: ItemReport[]): CommandRe
     succeeded: count('succeeded'),
     failed: count('failed'),
     not_processed: count('not_processed'),
+    skipped: count('skipped'),
   };
-  return { command, ok: summary.succeeded === summary.total, summary, results, error: null };
+  // A skipped input's work was done before (or is pdn's own output): nothing failed.
+  return { command, ok: summary.failed + summary.not_processed === 0, summary, results, error: null };
 }
 
 export function errorReport(error: unknown): ErrorReport {

@@ -1,13 +1,18 @@
 // Everything the CLI prints goes through here (issue #5, "Behaviour"): results on stdout, nothing
 // else there; with --json exactly one JSON document on stdout; progress as an ora spinner on stderr
-// only when stderr is a terminal; errors, retries and request ids (--verbose) on stderr.
+// only when stderr is a terminal; errors, retries and request ids (--verbose) on stderr. Each file's
+// line prints as the file settles, so a CI log follows a batch (issue #19); results that are data
+// (OCR text, the language list) print in input order at the end, with the not processed and the
+// summary.
 
 import type { WithMeta } from '@pdn/sdk';
 import type { ChalkInstance } from 'chalk';
 import ora, { type Ora } from 'ora';
-import { describeInput, describeRateLimit } from './format.js';
+import { describeInput, describeOutput, describeRateLimit } from './format.js';
+import { type ConnectionFacts, keyHint, rateLimitHint, unreachableLine } from './hints.js';
 import type { CommandReport, ErrorReport, ItemReport } from './report.js';
 import { colourEnabled, createStyle } from './style.js';
+import { describeWhen } from './when.js';
 
 export interface OutputStream extends NodeJS.WritableStream {
   isTTY?: boolean;
@@ -21,6 +26,8 @@ export interface ReporterOptions {
   stdout: OutputStream;
   stderr: OutputStream;
   env: NodeJS.ProcessEnv;
+  /** The clock for "at 14:05 (in 58 minutes)"; tests pass a fixed one. */
+  now?: () => Date;
 }
 
 /** How a command shows its results to a person. */
@@ -29,14 +36,22 @@ export interface HumanView {
   succeeded(item: ItemReport, style: ChalkInstance): string;
   /** A closing line for several items, such as compress's total saving. */
   total?(report: CommandReport, style: ChalkInstance): string | undefined;
-  /** True when the lines are the result itself (OCR text, URLs), so --quiet keeps them. */
+  /**
+   * True when the lines are the result itself (OCR text, the language list), so --quiet keeps them
+   * and they print in input order at the end rather than as each item settles.
+   */
   essential?: boolean;
+  /** The command has --skip-existing, so a stopped batch can be picked up by running it again. */
+  resumable?: boolean;
 }
 
 export class Reporter {
   readonly #options: ReporterOptions;
   readonly #spinner: Ora | undefined;
   #stdoutCarriesData = false;
+  #connection: ConnectionFacts | undefined;
+  /** The unreachable server is explained once per batch, however many files were in flight. */
+  #unreachableShown = false;
 
   constructor(options: ReporterOptions) {
     this.#options = options;
@@ -51,6 +66,11 @@ export class Reporter {
         color: colourEnabled({ env, isTTY: true, json }) ? 'cyan' : false,
       });
     }
+  }
+
+  /** How this run connected, for the hints after a 401 or an unreachable server. */
+  connected(facts: ConnectionFacts): void {
+    this.#connection = facts;
   }
 
   /** `-o -`: stdout carries an output file, so human lines move to stderr. */
@@ -75,7 +95,22 @@ export class Reporter {
     if (this.#options.verbose && !this.#options.quiet) this.#write(this.#options.stderr, `${line}\n`);
   }
 
-  /** Prints a command's outcome: the JSON document, or human lines. */
+  /** One item is done (succeeded, failed or skipped): its line now, unless it waits for the end. */
+  settled(command: string, item: ItemReport, view: HumanView): void {
+    if (this.#options.json) return;
+    if (item.status === 'succeeded') {
+      if (view.essential !== true) this.#printSucceeded(item, view);
+    } else if (item.status === 'skipped') {
+      this.#printSkipped(item);
+    } else if (item.status === 'failed') {
+      this.#printItemError(item, command);
+    }
+  }
+
+  /**
+   * Prints what is left of a command's outcome once every item settled: the JSON document; or the
+   * essential results in input order, the items not processed, the total and the summary.
+   */
   finish(report: CommandReport, view: HumanView): void {
     if (this.#spinner?.isSpinning) this.#spinner.stop();
     if (this.#options.json) {
@@ -84,25 +119,36 @@ export class Reporter {
     }
     const out = this.#resultStream();
     const style = this.#style(out);
-    const quietResults = this.#options.quiet && view.essential !== true;
     for (const item of report.results) {
-      if (item.status === 'succeeded') {
-        if (!quietResults) this.#write(out, `${view.succeeded(item, style)}\n`);
-        // The signed URLs of --no-download are the result itself: --quiet keeps them, one a line.
-        else this.#write(out, urlLines(item));
-      } else {
-        this.#printItemError(item, report.command);
-      }
+      if (item.status === 'succeeded' && view.essential === true) this.#printSucceeded(item, view);
+      if (item.status === 'not_processed') this.#printItemError(item, report.command);
     }
     if (!this.#options.quiet && report.results.length > 1) {
       const total = view.total?.(report, style);
       if (total !== undefined) this.#write(out, `${total}\n`);
     }
-    if (report.summary.total > 1 && !report.ok) {
-      const { succeeded, failed, not_processed } = report.summary;
+    const { succeeded, failed, not_processed, skipped } = report.summary;
+    if (report.summary.total > 1 && (!report.ok || (skipped > 0 && !this.#options.quiet))) {
       const parts = [`${succeeded} succeeded`, `${failed} failed`];
       if (not_processed > 0) parts.push(`${not_processed} not processed`);
-      this.#write(this.#options.stderr, `${this.#style(this.#options.stderr).red(parts.join(', '))}\n`);
+      if (skipped > 0) parts.push(`${skipped} skipped`);
+      const err = this.#style(this.#options.stderr);
+      const line = parts.join(', ');
+      this.#write(this.#options.stderr, `${report.ok ? line : err.red(line)}\n`);
+    }
+    if (view.resumable === true && !this.#options.quiet) {
+      // A re-run after a stop failed on every output the last run wrote (issue #19).
+      const exists = report.results.some((item) => item.error?.code === 'output_exists');
+      if (exists)
+        this.#write(
+          this.#options.stderr,
+          'Outputs that exist: --skip-existing leaves them, --force overwrites them.\n',
+        );
+      else if (not_processed > 0)
+        this.#write(
+          this.#options.stderr,
+          'Run the same command with --skip-existing to do only the files not done.\n',
+        );
     }
   }
 
@@ -113,15 +159,16 @@ export class Reporter {
       this.printJson({
         command,
         ok: false,
-        summary: { total: 0, succeeded: 0, failed: 0, not_processed: 0 },
+        summary: { total: 0, succeeded: 0, failed: 0, not_processed: 0, skipped: 0 },
         results: [],
         error,
       });
     }
-    this.#write(
-      this.#options.stderr,
-      `${this.#style(this.#options.stderr).red('Error:')} ${error.message}\n`,
-    );
+    const message =
+      error.code === 'connection_error'
+        ? unreachableLine(error.message, this.#connection)
+        : `${error.message}${this.#hint(error)}`;
+    this.#write(this.#options.stderr, `${this.#style(this.#options.stderr).red('Error:')} ${message}\n`);
   }
 
   /** Plain text results that are not a command report (`pdn config ...`). */
@@ -134,24 +181,78 @@ export class Reporter {
     this.#write(this.#options.stdout, `${JSON.stringify(value, null, 2)}\n`);
   }
 
+  #printSucceeded(item: ItemReport, view: HumanView): void {
+    const out = this.#resultStream();
+    const quietResults = this.#options.quiet && view.essential !== true;
+    if (!quietResults) this.#write(out, `${view.succeeded(item, this.#style(out))}\n`);
+    // The signed URLs of --no-download are the result itself: --quiet keeps them, one a line.
+    else this.#write(out, urlLines(item));
+  }
+
+  #printSkipped(item: ItemReport): void {
+    if (this.#options.quiet) return;
+    const style = this.#style(this.#options.stderr);
+    const why =
+      item.skip_reason === 'output_exists'
+        ? `skipped, ${describeOutput(item.outputs[0])} exists (--skip-existing)`
+        : "skipped, named like pdn's own output (name it alone, or pass --include-outputs)";
+    this.#write(this.#options.stderr, `${style.dim('-')} ${describeInput(item.input)}: ${why}\n`);
+  }
+
   #printItemError(item: ItemReport, command: string): void {
     const err = this.#options.stderr;
     const style = this.#style(err);
     const label = describeInput(item.input) || command;
     const error = item.error;
+    if (error?.code === 'connection_error') {
+      // The server is unreachable (exit 6): one line for the batch, then each file not done.
+      if (!this.#unreachableShown) {
+        this.#unreachableShown = true;
+        this.#write(err, `${style.red('✖')} ${unreachableLine(error.message, this.#connection)}\n`);
+      }
+      if (label !== '') this.#write(err, `${style.yellow('-')} ${label}: not done\n`);
+      return;
+    }
     if (item.status === 'not_processed') {
-      const why = error ? ` (${error.code}${retryHint(error)})` : '';
+      const why = error ? ` (${error.code}${this.#retryHint(error)})` : '';
       this.#write(err, `${style.yellow('-')} ${label}: not processed${why}\n`);
       return;
     }
     const requestId = error?.request_id ? style.dim(` [request ${error.request_id}]`) : '';
-    // The server's 429 message already says when to try again (http/middleware/rate-limit.ts); the
-    // hint of a 503 or 507 is in the envelope only.
-    const when =
-      error?.retry_after !== undefined && error.code !== 'rate_limited'
-        ? ` (retry after ${error.retry_after} s)`
-        : '';
-    this.#write(err, `${style.red('✖')} ${label}: ${error?.message ?? 'failed'}${when}${requestId}\n`);
+    this.#write(
+      err,
+      `${style.red('✖')} ${label}: ${error?.message ?? 'failed'}${this.#hint(error)}${requestId}\n`,
+    );
+  }
+
+  /**
+   * The server's 429 message already says how many seconds to wait (http/middleware/rate-limit.ts):
+   * add the local time and `pdn status`. A 401 says which key, from where. The hint of a 503 or 507
+   * is in the envelope only.
+   */
+  #hint(error: ErrorReport | null): string {
+    switch (error?.code) {
+      case 'rate_limited':
+        return rateLimitHint(error.retry_after, this.#now());
+      case 'unauthorized':
+        return keyHint(this.#connection);
+      default:
+        return error?.retry_after === undefined ? '' : ` (retry ${this.#retryAt(error.retry_after)})`;
+    }
+  }
+
+  #retryHint(error: ErrorReport): string {
+    return error.retry_after === undefined ? '' : `; retry ${this.#retryAt(error.retry_after)}`;
+  }
+
+  /** `at 14:05 (in 58 minutes)`. */
+  #retryAt(seconds: number): string {
+    const now = this.#now();
+    return `at ${describeWhen(new Date(now.getTime() + seconds * 1000), now)}`;
+  }
+
+  #now(): Date {
+    return this.#options.now?.() ?? new Date();
   }
 
   #resultStream(): OutputStream {
@@ -174,8 +275,4 @@ export class Reporter {
 
 function urlLines(item: ItemReport): string {
   return item.outputs.map((output) => (output.kind === 'url' ? `${output.url}\n` : '')).join('');
-}
-
-function retryHint(error: ErrorReport | null): string {
-  return error?.retry_after === undefined ? '' : `; retry after ${error.retry_after} s`;
 }

@@ -1,24 +1,43 @@
 // The shape every API command shares: run the items through the batch runner with progress, report
-// them (human or --json), and throw when any failed so bin.ts can pick the exit code.
+// each as it settles and all of them at the end (human or --json), and throw when any failed so
+// bin.ts can pick the exit code.
 import { setMaxListeners } from 'node:events';
 import {
   AuthenticationError,
+  ConnectionError,
   InsufficientStorageError,
   RateLimitError,
   ServiceUnavailableError,
+  TimeoutError,
 } from '@pdn/sdk';
 import { runBatch } from './batch.js';
 import type { CommandContext } from './context.js';
 import { OperationsFailedError } from './errors.js';
 import { describeInput } from './format.js';
-import { commandReport, type ItemReport, type ItemSuccess, itemReport } from './report.js';
+import {
+  commandReport,
+  type ItemReport,
+  type ItemSuccess,
+  itemReport,
+  type OutputReport,
+  type SkipReason,
+  skippedReport,
+} from './report.js';
 import type { HumanView } from './reporter.js';
+
+/** An input left out before any request, and the existing output when that is why. */
+export interface Skip {
+  reason: SkipReason;
+  outputs?: OutputReport[];
+}
 
 export interface Operations<I> {
   command: string;
   items: readonly I[];
   /** The `input` field of each item's report. */
   input: (item: I) => ItemReport['input'];
+  /** Decided for every item before the first request; a skipped item costs no call. */
+  skip?: (item: I) => Promise<Skip | undefined>;
   work: (item: I, progress: (phase: string) => void) => Promise<ItemSuccess>;
   view: HumanView;
 }
@@ -32,13 +51,27 @@ export function serverUnavailable(error: unknown): boolean {
 }
 
 /**
+ * No HTTP answer at all, after the SDK's retries (issue #19: "stop a batch at the first connection
+ * failure that retries did not cure"): the server is down or the base URL is wrong, and every
+ * later file would fail the same way. A timeout is not one: it can be one slow file.
+ */
+export function serverUnreachable(error: unknown): boolean {
+  return error instanceof ConnectionError && !(error instanceof TimeoutError);
+}
+
+/**
  * A 401 fails every later call too, and a RateLimitError reaching the CLI means the SDK would not
  * wait (Retry-After beyond its cap) or ran out of retries: starting more work would only burn calls
  * (issue #5: "stops starting new work and reports which files were not processed"). So does a
- * server that cannot work now.
+ * server that cannot work now or cannot be reached.
  */
 export function stopsBatch(error: unknown): boolean {
-  return error instanceof AuthenticationError || error instanceof RateLimitError || serverUnavailable(error);
+  return (
+    error instanceof AuthenticationError ||
+    error instanceof RateLimitError ||
+    serverUnavailable(error) ||
+    serverUnreachable(error)
+  );
 }
 
 /**
@@ -51,14 +84,32 @@ const listenersPerItem = 3;
 export async function runOperations<I>(ctx: CommandContext, operations: Operations<I>): Promise<void> {
   const { command, items, input, work, view } = operations;
   setMaxListeners(Math.max(10, listenersPerItem * ctx.globals.concurrency), ctx.io.signal);
-  const total = items.length;
+  const skips = await Promise.all(items.map((item) => operations.skip?.(item)));
+  const results: (ItemReport | undefined)[] = items.map((item, index) => {
+    const skip = skips[index];
+    if (skip === undefined) return undefined;
+    const report = skippedReport(input(item), skip.reason, skip.outputs);
+    ctx.reporter.settled(command, report, view);
+    return report;
+  });
+  const todo = items.filter((_, index) => skips[index] === undefined);
+  const total = todo.length;
   let done = 0;
   // "compress 3/10 · downloading 1.2 MiB of a.pdf": files done, then the latest step of any file.
   const show = (text: string) =>
     ctx.reporter.progress(total > 1 ? `${command} ${done}/${total} · ${text}` : text);
   const outcomes = await runBatch(
-    items,
-    (item) => work(item, (phase) => show(`${phase} ${describeInput(input(item))}`)),
+    todo,
+    async (item) => {
+      try {
+        const value = await work(item, (phase) => show(`${phase} ${describeInput(input(item))}`));
+        ctx.reporter.settled(command, itemReport(input(item), { status: 'succeeded', value }), view);
+        return value;
+      } catch (error) {
+        ctx.reporter.settled(command, itemReport(input(item), { status: 'failed', error }), view);
+        throw error;
+      }
+    },
     {
       concurrency: ctx.globals.concurrency,
       stopsBatch,
@@ -69,9 +120,13 @@ export async function runOperations<I>(ctx: CommandContext, operations: Operatio
       },
     },
   );
+  let next = 0;
   const report = commandReport(
     command,
-    outcomes.map((outcome, index) => itemReport(input(items[index] as I), outcome)),
+    results.map((skipped, index) => {
+      if (skipped !== undefined) return skipped;
+      return itemReport(input(items[index] as I), outcomes[next++] as (typeof outcomes)[number]);
+    }),
   );
   ctx.reporter.finish(report, view);
   if (!report.ok) {

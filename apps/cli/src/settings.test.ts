@@ -7,14 +7,22 @@ describe('resolveConnection', () => {
     string,
     { flags: ConnectionFlags; env: NodeJS.ProcessEnv; config: ConfigValues; want: Connection },
   ][] = [
-    ['nothing set', { flags: {}, env: {}, config: {}, want: { apiKey: undefined, baseUrl: undefined } }],
+    [
+      'nothing set',
+      {
+        flags: {},
+        env: {},
+        config: {},
+        want: { apiKey: undefined, baseUrl: undefined, apiKeySource: 'default', baseUrlSource: 'default' },
+      },
+    ],
     [
       'the flag wins over env and file',
       {
         flags: { apiKey: 'flag', baseUrl: 'http://flag' },
         env: { PDN_API_KEY: 'env', PDN_BASE_URL: 'http://env' },
         config: { api_key: 'file', base_url: 'http://file' },
-        want: { apiKey: 'flag', baseUrl: 'http://flag' },
+        want: { apiKey: 'flag', baseUrl: 'http://flag', apiKeySource: 'flag', baseUrlSource: 'flag' },
       },
     ],
     [
@@ -23,7 +31,7 @@ describe('resolveConnection', () => {
         flags: {},
         env: { PDN_API_KEY: 'env' },
         config: { api_key: 'file', base_url: 'http://file' },
-        want: { apiKey: 'env', baseUrl: 'http://file' },
+        want: { apiKey: 'env', baseUrl: 'http://file', apiKeySource: 'env', baseUrlSource: 'config' },
       },
     ],
     [
@@ -32,12 +40,17 @@ describe('resolveConnection', () => {
         flags: {},
         env: { PDN_API_KEY: '' },
         config: { api_key: 'file' },
-        want: { apiKey: 'file', baseUrl: undefined },
+        want: { apiKey: 'file', baseUrl: undefined, apiKeySource: 'config', baseUrlSource: 'default' },
       },
     ],
     [
       'values are trimmed (a key pasted with a newline)',
-      { flags: { apiKey: ' key\n' }, env: {}, config: {}, want: { apiKey: 'key', baseUrl: undefined } },
+      {
+        flags: { apiKey: ' key\n' },
+        env: {},
+        config: {},
+        want: { apiKey: 'key', baseUrl: undefined, apiKeySource: 'flag', baseUrlSource: 'default' },
+      },
     ],
   ];
   it.each(cases)('%s', (_name, { flags, env, config, want }) => {

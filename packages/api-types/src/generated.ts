@@ -113,7 +113,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the OCR languages this server accepts */
+        /**
+         * List the OCR languages this server accepts
+         * @description Not counted against the hourly rate limit (see "Rate limits", issue #19): it does no document
+         *     work, so it is never answered `429` and its responses carry no rate-limit headers.
+         */
         get: operations["listLanguages"];
         put?: never;
         post?: never;
@@ -143,7 +147,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** CORS preflight for GET /api/v1/account */
+        options: operations["accountPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1096,11 +1101,6 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1132,7 +1132,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
@@ -1203,6 +1202,26 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    accountPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
         };
     };
     downloadPdf: {

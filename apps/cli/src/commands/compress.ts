@@ -7,15 +7,17 @@ import { deliver } from '../deliver.js';
 import { describeInput, describeOutput, formatBytes, formatSaving } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
-import { compressedName, outputPath } from '../output-naming.js';
+import { skipExistingOption } from '../options.js';
+import { compressedName, isOwnOutputName, outputPath } from '../output-naming.js';
 import { assertDistinct, type OutputFlags, planTarget } from '../output-plan.js';
-import { assertCanWrite } from '../output-writer.js';
+import { assertCanWrite, existingOutput } from '../output-writer.js';
 import type { HumanView } from '../reporter.js';
 import { runOperations } from '../run-operations.js';
 import { uploadProgress } from '../upload-progress.js';
 
 interface CompressFlags extends OutputFlags {
   level?: 'low' | 'medium' | 'high';
+  includeOutputs?: boolean;
 }
 
 export function registerCompress(program: Command, io: Io): void {
@@ -35,12 +37,18 @@ export function registerCompress(program: Command, io: Io): void {
     )
     .option('-o, --output <path>', 'output DIR; or FILE for a single input; or - for stdout')
     .option('-f, --force', 'overwrite existing output files')
+    .addOption(skipExistingOption().conflicts('download'))
+    .option(
+      '--include-outputs',
+      "also compress inputs named like pdn's outputs (*.compressed.pdf, *.pages-N.pdf) given with others",
+    )
     .option('--no-download', 'print signed download URLs instead of downloading the outputs')
     .addHelpText(
       'after',
       examples(
         'pdn compress report.pdf',
         'pdn compress scans/*.pdf --level high -o small/',
+        'pdn compress *.pdf --skip-existing',
         'cat big.pdf | pdn compress - -o - > small.pdf',
         'pdn compress *.pdf --json > results.json',
       ),
@@ -57,11 +65,19 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
   if (flags.download) assertDistinct([...paths.values()]);
   const client = await ctx.connect();
   const uploads = new UploadSource(ctx.io.stdin);
+  // Shells expand `*.pdf` before pdn sees it, so last run's outputs arrive as inputs (issue #19).
+  // One input was named on purpose; among several, pdn's own output names are left out.
+  const leaveOutOwn = files.length > 1 && flags.includeOutputs !== true;
 
   await runOperations(ctx, {
     command: 'compress',
     items: files,
     input: (file) => file,
+    skip: async (file) => {
+      if (leaveOutOwn && isOwnOutputName(file)) return { reason: 'pdn_output' };
+      const existing = flags.skipExisting ? await existingOutput(paths.get(file)) : undefined;
+      return existing && { reason: 'output_exists', outputs: [existing] };
+    },
     work: async (file, progress) => {
       const path = flags.download ? paths.get(file) : undefined;
       await assertCanWrite(path, flags.force === true);
@@ -82,6 +98,7 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
 }
 
 const compressView: HumanView = {
+  resumable: true,
   succeeded(item, style) {
     const data = item.data as CompressResult;
     const sizes = `${formatBytes(data.original_size)} → ${formatBytes(data.compressed_size)}`;

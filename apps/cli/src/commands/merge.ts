@@ -8,9 +8,10 @@ import { UsageError } from '../errors.js';
 import { describeInput, describeOutput, formatBytes, pages } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
+import { skipExistingOption } from '../options.js';
 import { STDIO } from '../output-naming.js';
 import { claimStdout, type OutputFlags } from '../output-plan.js';
-import { assertCanWrite } from '../output-writer.js';
+import { assertCanWrite, existingOutput } from '../output-writer.js';
 import type { HumanView } from '../reporter.js';
 import { runOperations } from '../run-operations.js';
 import { uploadProgress } from '../upload-progress.js';
@@ -23,6 +24,7 @@ export function registerMerge(program: Command, io: Io): void {
     .argument('<files...>', 'PDF files in page order; - reads one from stdin')
     .option('-o, --output <file>', 'the merged PDF (required unless --no-download); - for stdout')
     .option('-f, --force', 'overwrite the output file if it exists')
+    .addOption(skipExistingOption().conflicts('download'))
     .option('--no-download', 'print the signed download URL instead of downloading the result')
     .addHelpText(
       'after',
@@ -40,7 +42,7 @@ export function registerMerge(program: Command, io: Io): void {
 async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): Promise<void> {
   await checkInputs(files, ctx.io.stdin);
   const path = outputFile(flags);
-  if (path === STDIO) claimStdout(ctx);
+  if (path === STDIO) claimStdout(ctx, flags.force === true);
   const client = await ctx.connect();
   const uploads = new UploadSource(ctx.io.stdin);
 
@@ -48,6 +50,10 @@ async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): 
     command: 'merge',
     items: [files],
     input: (inputs) => inputs,
+    skip: async () => {
+      const existing = flags.skipExisting ? await existingOutput(path) : undefined;
+      return existing && { reason: 'output_exists', outputs: [existing] };
+    },
     work: async (inputs, progress) => {
       await assertCanWrite(path, flags.force === true);
       const files = await Promise.all(inputs.map((input) => uploads.upload(input, 'stdin.pdf')));
@@ -78,6 +84,7 @@ function outputFile(flags: OutputFlags): string | undefined {
 }
 
 const mergeView: HumanView = {
+  resumable: true,
   succeeded(item, style) {
     const data = item.data as MergeResult;
     return `${style.green('✔')} ${describeInput(item.input)} → ${describeOutput(item.outputs[0])}  ${pages(data.page_count)}, ${formatBytes(data.size)}`;

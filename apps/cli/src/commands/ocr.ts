@@ -2,13 +2,16 @@
 // to `<name>.txt` files. One request per image, run as a batch.
 import type { OcrResult } from '@pdn/sdk';
 import type { Command } from 'commander';
-import { CommandContext, type Io } from '../context.js';
+import { closest } from '../closest.js';
+import { type Client, CommandContext, type Io } from '../context.js';
+import { UsageError } from '../errors.js';
 import { describeInput, describeOutput } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
+import { skipExistingOption } from '../options.js';
 import { type OutputTarget, ocrTextName, outputPath, STDIO } from '../output-naming.js';
 import { assertDistinct, planTarget } from '../output-plan.js';
-import { assertCanWrite, writeOutput } from '../output-writer.js';
+import { assertCanWrite, existingOutput, writeOutput } from '../output-writer.js';
 import type { OutputReport } from '../report.js';
 import type { HumanView } from '../reporter.js';
 import { runOperations } from '../run-operations.js';
@@ -18,6 +21,7 @@ interface OcrFlags {
   language?: string;
   output?: string;
   force?: boolean;
+  skipExisting?: boolean;
 }
 
 export function registerOcr(program: Command, io: Io): void {
@@ -37,6 +41,7 @@ export function registerOcr(program: Command, io: Io): void {
       'text FILE for a single image, or DIR for <name>.txt files; default stdout',
     )
     .option('-f, --force', 'overwrite existing text files')
+    .addOption(skipExistingOption())
     .addHelpText(
       'after',
       examples(
@@ -60,12 +65,18 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
   if (target.kind !== 'stdout')
     assertDistinct(images.map((image) => outputPath(target, image, ocrTextName(image))));
   const client = await ctx.connect();
+  if (flags.language !== undefined) await checkLanguage(ctx, client, flags.language);
   const uploads = new UploadSource(ctx.io.stdin);
 
   await runOperations(ctx, {
     command: 'ocr',
     items: images,
     input: (image) => image,
+    skip: async (image) => {
+      const path = outputPath(target, image, ocrTextName(image));
+      const existing = flags.skipExisting ? await existingOutput(path) : undefined;
+      return existing && { reason: 'output_exists', outputs: [existing] };
+    },
     work: async (image, progress) => {
       const path = outputPath(target, image, ocrTextName(image));
       await assertCanWrite(path, flags.force === true);
@@ -95,9 +106,29 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
   });
 }
 
+/**
+ * A mistyped language fails before any image is sent (issue #19), with the closest codes: the list
+ * costs no call of the hourly quota (openapi.yaml, "Rate limits"), an OCR request refused for its
+ * language would cost one per image.
+ */
+async function checkLanguage(ctx: CommandContext, client: Client, language: string): Promise<void> {
+  const { languages } = await client.pdn.languages({ signal: ctx.io.signal });
+  const codes = languages.map((entry) => entry.code);
+  const unknown = language.split('+').filter((code) => !codes.includes(code));
+  if (unknown.length === 0) return;
+  const problems = unknown.map((code) => {
+    const near = closest(code, codes);
+    return `unknown OCR language "${code}"${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`;
+  });
+  throw new UsageError(
+    `${problems.join('\n')}\n\`pdn languages\` lists the ${codes.length} codes this server accepts.`,
+  );
+}
+
 function ocrView(target: OutputTarget, count: number): HumanView {
   if (target.kind !== 'stdout') {
     return {
+      resumable: true,
       succeeded(item, style) {
         const data = item.data as OcrResult;
         return `${style.green('✔')} ${describeInput(item.input)} → ${describeOutput(item.outputs[0])}  ${data.text.length} characters, ${data.language}, ${Math.round(data.confidence)}% confidence`;

@@ -44,7 +44,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // and a trailing slash is another path, which the contract does not list (404).
   const router = new Router<AppState>({ sensitive: true, strict: true });
 
+  // Which operations spend the hourly quota is decided here, once (openapi.yaml, "Rate limits"):
+  // calls that do document work are `counted`; calls that only read facts are `uncounted`, so a Free
+  // user can list languages without spending a request (issue #19).
   const authenticated: Middleware<AppState>[] = [auth(accounts), rateLimit(accounts, config.uploadLimits)];
+  const uncounted: Middleware<AppState>[] = [auth(accounts)];
   const multipart = (parts: PartsSpec) =>
     uploads(parts, { workDirs: storage.workDirs, uploadLimits: config.uploadLimits });
 
@@ -67,9 +71,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     splitRoute(engines.pdf, storage.downloads, config.uploadLimits),
   );
   router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
-  router.get('/api/v1/languages', ...authenticated, languagesRoute(engines.ocr));
-  // Authenticated but not counted (issue #12): asking what is left must not spend a request.
-  router.get('/api/v1/account', auth(accounts), accountRoute(accounts, config.uploadLimits));
+  router.get('/api/v1/languages', ...uncounted, languagesRoute(engines.ocr));
+  // Asking what is left must not spend a request (issue #12).
+  router.get('/api/v1/account', ...uncounted, accountRoute(accounts, config.uploadLimits));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
   router.get('/healthz', healthRoute(engines, storage));
   router.get('/openapi.json', openapiRoute());

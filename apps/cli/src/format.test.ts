@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { describeOutput, formatSaving } from './format.js';
+
+describe('formatSaving', () => {
+  const cases: [string, { before: number; after: number; want: string }][] = [
+    ['a third saved', { before: 300, after: 200, want: '-33.3%' }],
+    ['nothing saved', { before: 300, after: 300, want: '0%' }],
+    ['larger output (the server keeps the original)', { before: 300, after: 310, want: '0%' }],
+    [
+      'a saving that rounds to nothing (printed -0.0% before issue #19)',
+      { before: 100_000, after: 99_990, want: '0%' },
+    ],
+    ['an empty input', { before: 0, after: 0, want: '0%' }],
+  ];
+  it.each(cases)('%s', (_name, { before, after, want }) => {
+    expect(formatSaving(before, after)).toBe(want);
+  });
+});
+
+describe('describeOutput', () => {
+  it('shows a signed URL with its expiry on the local clock and as a distance (issue #19)', () => {
+    const expires = new Date(Date.now() + 15 * 60_000 + 500).toISOString();
+    expect(describeOutput({ kind: 'url', url: 'http://h/x', expires_at: expires })).toMatch(
+      /^http:\/\/h\/x \(expires (\d{4}-\d\d-\d\d )?\d\d:\d\d \(in 15 minutes\)\)$/,
+    );
+  });
+});

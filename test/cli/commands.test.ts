@@ -185,6 +185,18 @@ describe('pdn languages', () => {
   });
 });
 
+describe('pdn status', () => {
+  it('shows the plan and calls left, and spends none of them', async () => {
+    const free = await ctx.server.createKey({ user: 'cli-status', plan: 'free' });
+    const human = await pdn(['status'], { key: free });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.text).toMatch(/^Plan +Free \(10 calls per hour\)$/m);
+    expect(human.text).toMatch(/^Left +10$/m);
+    const report = jsonOf(await pdn(['status', '--json'], { key: free }));
+    expect(report.results[0]?.data).toMatchObject({ plan: 'free', used: 0, remaining: 10 });
+  });
+});
+
 describe('pdn config', () => {
   it('saves a key 0600 under XDG_CONFIG_HOME, never prints it whole, and uses it', async () => {
     const env = { PDN_API_KEY: '' };

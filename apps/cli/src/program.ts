@@ -9,6 +9,7 @@ import { registerLanguages } from './commands/languages.js';
 import { registerMerge } from './commands/merge.js';
 import { registerOcr } from './commands/ocr.js';
 import { registerSplit } from './commands/split.js';
+import { registerStatus } from './commands/status.js';
 import type { Io } from './context.js';
 import { examples } from './help.js';
 import { parseNonNegativeInt, parsePositiveInt } from './options.js';
@@ -33,6 +34,7 @@ const GLOBALS_USED: Record<string, readonly string[]> = {
   merge: API,
   split: API,
   languages: API,
+  status: API,
   config: ['json'],
   completion: [],
 };
@@ -82,6 +84,7 @@ export function createProgram(io: Io): Command {
         'pdn merge a.pdf b.pdf -o ab.pdf',
         'pdn split ab.pdf --ranges 1,2-3',
         'pdn ocr scan.png',
+        'pdn status',
       )}
 Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
             3 authentication error, 4 rate limited after retries, 5 server cannot work now,
@@ -93,6 +96,7 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerSplit(program, io);
   registerOcr(program, io);
   registerLanguages(program, io);
+  registerStatus(program, io);
   registerConfig(program, io);
   registerCompletion(program, io);
   return program;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasDatabase, openAccounts } from './accounts/index.js';
+import { hasDatabase, openSqliteAccounts } from './accounts/sqlite/index.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 if (!existsSync(BIN))
@@ -38,7 +38,7 @@ function pdnServer(args: string[], options: { env?: Record<string, string>; cwd?
 
 /** What `start` leaves behind, without serving: the database. */
 function createDatabase(dir: string): void {
-  openAccounts(dir).close();
+  void openSqliteAccounts(dir).close();
 }
 
 beforeAll(() => createDatabase(dataDir));
@@ -47,7 +47,7 @@ const refused: [string[], RegExp][] = [
   [['keys', 'list', 'extra'], /keys list takes no arguments; got 'extra'/],
   [['keys', 'create', '--user', 'zed', 'extra-arg'], /keys create takes no arguments; got 'extra-arg'/],
   [['users', 'set-plan', 'zed', 'free', '--user', 'zzz'], /users set-plan does not take --user/],
-  [['users', 'set-plan', 'zed'], /users set-plan takes exactly NAME PLAN; got 'zed'/],
+  [['users', 'set-plan', 'zed'], /users set-plan takes exactly USER PLAN; got 'zed'/],
   [['keys', 'revoke', 'key_a', 'key_b'], /keys revoke takes exactly ID; got 'key_a key_b'/],
   [['keys', 'list', '--test'], /keys list does not take --test/],
   [['start', 'now'], /start takes no arguments; got 'now'/],
@@ -64,12 +64,12 @@ describe('pdn-server usage errors', () => {
     expect(run.stdout).toBe('');
   });
 
-  it('created no user and no key for any refused command', () => {
-    const accounts = openAccounts(dataDir);
+  it('created no user and no key for any refused command', async () => {
+    const accounts = openSqliteAccounts(dataDir);
     try {
-      expect(accounts.keys.list(undefined)).toEqual([]);
+      expect(await accounts.keys.list()).toEqual([]);
     } finally {
-      accounts.close();
+      await accounts.close();
     }
   });
 

@@ -1,10 +1,27 @@
 #!/usr/bin/env node
-// `pdn-server`: starts the server and is the "account area" of the v1 specification (issue #2):
-// users, plans and API keys, managed on the same data folder while the server runs. Commands throw;
-// this entry point alone turns failures into exit codes (2: usage, 1: anything else).
+// `pdn-server`: starts the server and manages its accounts from the command line (issues #2, #12):
+// users, plans, API keys and one-time sign-in links, on the same data folder while the server runs.
+// Commands throw; this entry point alone turns failures into exit codes (2: usage, 1: anything else).
 import { parseArgs } from 'node:util';
-import { type Accounts, InvalidUserNameError, isPlan, PLANS, type Plan } from './accounts/index.js';
-import { ConfigError, loadConfig } from './config.js';
+import {
+  type Accounts,
+  InvalidEmailError,
+  InvalidKeyNameError,
+  InvalidUserNameError,
+  isPlan,
+  PLANS,
+  type Plan,
+} from './accounts/index.js';
+import { keysCreate, keysList, keysRevoke } from './admin/keys-commands.js';
+import { UsageError } from './admin/usage-error.js';
+import {
+  usersCreate,
+  usersList,
+  usersResetPassword,
+  usersSetEmail,
+  usersSetPlan,
+} from './admin/users-commands.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkFormerDataFolder, openExistingAccounts } from './data-folder.js';
 import { createLogger } from './logger.js';
 import { serveUntilSignalled } from './main.js';
@@ -13,23 +30,26 @@ const USAGE = `Usage: pdn-server <command>
 
 Commands:
   start                                    Start the HTTP server (PORT, HOST, PDN_DATA_DIR, ...)
-  keys create --user NAME [--plan PLAN] [--test]
+  keys create --user USER [--name NAME] [--plan PLAN] [--test]
                                            Create an API key (and the user, on PLAN, if new);
                                            the key is the last line printed
-  keys list [--user NAME]                  List keys (never the keys themselves)
+  keys list [--user USER]                  List keys (never the keys themselves)
   keys revoke ID                           Revoke a key by its id (key_...)
-  users set-plan NAME PLAN                 Change a user's plan
+  users create --email EMAIL [--plan PLAN] Create a user who signs in to the account area; prints a
+                                           one-time link to choose a password (default plan free)
+  users list                               List users
+  users set-email USER EMAIL               Give a user an email to sign in with
+  users reset-password USER                Print a one-time link to choose a new password
+  users set-plan USER PLAN                 Change a user's plan
   --help                                   Show this help
 
-PLAN is one of ${PLANS.join(', ')} (default premium for new users).
+USER is a user's name or email. PLAN is one of ${PLANS.join(', ')} (default premium for users that
+keys create makes). Links start with PDN_PUBLIC_URL, else the address the server listens on.
 All commands use the data folder PDN_DATA_DIR (default $XDG_DATA_HOME/pdn, else ~/.local/share/pdn),
 also while the server runs. Only start creates its database.`;
 
-class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-type OptionName = 'user' | 'plan' | 'test';
+type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email';
+const OPTION_NAMES: readonly OptionName[] = ['user', 'plan', 'test', 'name', 'email'];
 
 /**
  * What each command takes: its positional arguments, by name, and its options. Anything else is a
@@ -38,10 +58,14 @@ type OptionName = 'user' | 'plan' | 'test';
  */
 const COMMANDS: Readonly<Record<string, { args: readonly string[]; options: readonly OptionName[] }>> = {
   start: { args: [], options: [] },
-  'keys create': { args: [], options: ['user', 'plan', 'test'] },
+  'keys create': { args: [], options: ['user', 'plan', 'test', 'name'] },
   'keys list': { args: [], options: ['user'] },
   'keys revoke': { args: ['ID'], options: [] },
-  'users set-plan': { args: ['NAME', 'PLAN'], options: [] },
+  'users create': { args: [], options: ['email', 'plan'] },
+  'users list': { args: [], options: [] },
+  'users set-email': { args: ['USER', 'EMAIL'], options: [] },
+  'users reset-password': { args: ['USER'], options: [] },
+  'users set-plan': { args: ['USER', 'PLAN'], options: [] },
 };
 
 function parse(args: string[]) {
@@ -54,6 +78,8 @@ function parse(args: string[]) {
         user: { type: 'string' },
         plan: { type: 'string' },
         test: { type: 'boolean' },
+        name: { type: 'string' },
+        email: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -62,12 +88,10 @@ function parse(args: string[]) {
   }
 }
 
+type Values = ReturnType<typeof parse>['values'];
+
 /** Throws a UsageError unless `command` exists and got exactly its arguments and options. */
-function checkUsage(
-  command: string,
-  args: readonly string[],
-  values: ReturnType<typeof parse>['values'],
-): void {
+function checkUsage(command: string, args: readonly string[], values: Values): void {
   const spec = COMMANDS[command];
   if (spec === undefined) throw new UsageError(`unknown command '${command}'`);
   if (args.length !== spec.args.length) {
@@ -76,98 +100,58 @@ function checkUsage(
       `${command} takes ${wanted}; got ${args.length === 0 ? 'none' : `'${args.join(' ')}'`}`,
     );
   }
-  for (const option of ['user', 'plan', 'test'] as const) {
+  for (const option of OPTION_NAMES) {
     if (values[option] !== undefined && !spec.options.includes(option))
       throw new UsageError(`${command} does not take --${option}`);
   }
 }
 
+function planArg(value: string): Plan;
+function planArg(value: string | undefined): Plan | undefined;
 function planArg(value: string | undefined): Plan | undefined {
   if (value === undefined) return undefined;
   if (!isPlan(value)) throw new UsageError(`unknown plan '${value}': use one of ${PLANS.join(', ')}`);
   return value;
 }
 
-function day(ms: number | null): string {
-  return ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function keysCreate(
-  accounts: Accounts,
-  userName: string | undefined,
-  plan: Plan | undefined,
-  test: boolean,
-): void {
-  if (userName === undefined) throw new UsageError('keys create needs --user NAME');
-  const { user, created } = accounts.users.ensure(userName, plan ?? 'premium');
-  if (created) console.log(`Created user ${user.name} on the ${user.plan} plan.`);
-  else if (plan !== undefined && plan !== user.plan) {
-    console.error(
-      `Note: ${user.name} stays on the ${user.plan} plan; change it with: pdn-server users set-plan ${user.name} ${plan}`,
-    );
+async function run(command: string, accounts: Accounts, config: Config, args: string[], values: Values) {
+  const [first = '', second = ''] = args;
+  switch (command) {
+    case 'keys create':
+      return keysCreate(accounts, {
+        user: values.user,
+        plan: planArg(values.plan),
+        test: values.test === true,
+        name: values.name,
+      });
+    case 'keys list':
+      return keysList(accounts, values.user);
+    case 'keys revoke':
+      return keysRevoke(accounts, first);
+    case 'users create':
+      return usersCreate(accounts, config, { email: values.email, plan: planArg(values.plan) });
+    case 'users list':
+      return usersList(accounts);
+    case 'users set-email':
+      return usersSetEmail(accounts, first, second);
+    case 'users reset-password':
+      return usersResetPassword(accounts, config, first);
+    case 'users set-plan':
+      return usersSetPlan(accounts, first, planArg(second));
+    default:
+      throw new Error(`command '${command}' has no implementation`);
   }
-  const { key, record } = accounts.keys.create(user, test ? 'test' : 'live');
-  console.log(
-    `Created ${record.kind} key ${record.id} for ${user.name}. Keep it safe: it is shown only once.`,
-  );
-  console.log(key);
 }
 
-function keysList(accounts: Accounts, userName: string | undefined): void {
-  const rows = accounts.keys
-    .list(userName)
-    .map((key) => [
-      key.id,
-      key.userName,
-      key.kind,
-      key.prefix,
-      day(key.createdAt),
-      day(key.lastUsedAt),
-      day(key.revokedAt),
-    ]);
-  const table = [['ID', 'USER', 'KIND', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], ...rows];
-  const widths =
-    table[0]?.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length))) ?? [];
-  for (const row of table)
-    console.log(
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    );
-}
-
-function runAdmin(command: string, positionals: string[], values: ReturnType<typeof parse>['values']): void {
-  const { dataDir } = loadConfig();
-  const accounts = openExistingAccounts(dataDir, process.cwd());
-  // On stderr: stdout stays what scripts read (the key is its last line, the listing its table).
-  console.error(`Data folder: ${dataDir}`);
+async function runAdmin(command: string, args: string[], values: Values): Promise<void> {
+  const config = loadConfig();
+  const accounts = openExistingAccounts(config.dataDir, process.cwd());
+  // On stderr: stdout stays what scripts read (the key or link is its last line, a listing its table).
+  console.error(`Data folder: ${config.dataDir}`);
   try {
-    const [id = '', name = '', plan] = [positionals[0], positionals[0], positionals[1]];
-    switch (command) {
-      case 'keys create':
-        keysCreate(accounts, values.user, planArg(values.plan), values.test === true);
-        return;
-      case 'keys list':
-        keysList(accounts, values.user);
-        return;
-      case 'keys revoke':
-        if (!accounts.keys.revoke(id))
-          throw new Error(`no active key with id ${id} (see pdn-server keys list)`);
-        console.log(`Revoked key ${id}.`);
-        return;
-      case 'users set-plan': {
-        const newPlan = planArg(plan);
-        if (newPlan === undefined) throw new UsageError('users set-plan needs NAME and PLAN');
-        if (!accounts.users.setPlan(name, newPlan)) throw new Error(`no user named ${name}`);
-        console.log(`${name} is now on the ${newPlan} plan.`);
-        return;
-      }
-      default:
-        throw new Error(`command '${command}' has no implementation`);
-    }
+    await run(command, accounts, config, args, values);
   } finally {
-    accounts.close();
+    await accounts.close();
   }
 }
 
@@ -188,14 +172,19 @@ async function main(argv: string[]): Promise<void> {
     await serveUntilSignalled(config, createLogger(config.logLevel));
     return;
   }
-  runAdmin(command, args, values);
+  await runAdmin(command, args, values);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
     console.error(`pdn-server: ${error.message}\nRun pdn-server --help for usage.`);
     process.exitCode = 2;
-  } else if (error instanceof ConfigError || error instanceof InvalidUserNameError) {
+  } else if (
+    error instanceof ConfigError ||
+    error instanceof InvalidUserNameError ||
+    error instanceof InvalidEmailError ||
+    error instanceof InvalidKeyNameError
+  ) {
     console.error(`pdn-server: ${error.message}`);
     process.exitCode = 2;
   } else {

@@ -23,7 +23,13 @@ describe('loadConfig', () => {
       uploadLimits: { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB },
       shutdownGraceMs: 30_000,
       corsOrigins: [],
+      account: {
+        signUp: true,
+        sessionLimits: { idleMs: 60 * 60_000, maxMs: 12 * 60 * 60_000 },
+        trustProxy: 0,
+      },
     });
+    expect(config.account.publicUrl).toBeUndefined();
     expect(config.dataDir).toBe(join(homedir(), '.local', 'share', 'pdn'));
     expect(config.signingSecret).toBeUndefined();
     expect(config.tessdataDir).toBeUndefined();
@@ -66,6 +72,30 @@ describe('loadConfig', () => {
       'a long secret',
       { env: { PDN_SIGNING_SECRET: 's'.repeat(32) }, want: { signingSecret: 's'.repeat(32) } },
     ],
+    [
+      'sign-up off',
+      { env: { PDN_SIGNUP: 'off' }, want: { account: expect.objectContaining({ signUp: false }) } },
+    ],
+    [
+      'session limits',
+      {
+        env: { PDN_SESSION_IDLE_MINUTES: '15', PDN_SESSION_MAX_HOURS: '1' },
+        want: {
+          account: expect.objectContaining({ sessionLimits: { idleMs: 15 * 60_000, maxMs: 60 * 60_000 } }),
+        },
+      },
+    ],
+    [
+      'one trusted proxy',
+      { env: { PDN_TRUST_PROXY: '1' }, want: { account: expect.objectContaining({ trustProxy: 1 }) } },
+    ],
+    [
+      'a public URL, without its trailing slash',
+      {
+        env: { PDN_PUBLIC_URL: 'https://pdn.example.com/base/' },
+        want: { account: expect.objectContaining({ publicUrl: 'https://pdn.example.com/base' }) },
+      },
+    ],
   ];
   it.each(accepted)('accepts %s', (_name, { env, want }) => {
     expect(loadConfig(env)).toMatchObject(want);
@@ -91,6 +121,23 @@ describe('loadConfig', () => {
     [
       'a short secret',
       { env: { PDN_SIGNING_SECRET: 'short' }, names: /^PDN_SIGNING_SECRET must be at least 32/ },
+    ],
+    [
+      'a sign-up switch that is neither on nor off',
+      { env: { PDN_SIGNUP: 'no' }, names: /^PDN_SIGNUP must be one of on, off/ },
+    ],
+    [
+      'sessions that never idle out',
+      { env: { PDN_SESSION_IDLE_MINUTES: '0' }, names: /^PDN_SESSION_IDLE_MINUTES/ },
+    ],
+    ['a proxy count that is not a number', { env: { PDN_TRUST_PROXY: 'true' }, names: /^PDN_TRUST_PROXY/ }],
+    [
+      'a public URL without a scheme',
+      { env: { PDN_PUBLIC_URL: 'pdn.example.com' }, names: /^PDN_PUBLIC_URL/ },
+    ],
+    [
+      'a public URL of another scheme',
+      { env: { PDN_PUBLIC_URL: 'ftp://pdn.example.com' }, names: /^PDN_PUBLIC_URL/ },
     ],
     [
       'an origin with a path',

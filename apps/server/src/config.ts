@@ -45,6 +45,22 @@ export interface Config {
   shutdownGraceMs: number;
   /** PDN_CORS_ORIGINS (issue #20; http/middleware/cors.ts). */
   corsOrigins: CorsOrigins;
+  /** The account area (issue #12). */
+  account: AccountConfig;
+}
+
+export interface AccountConfig {
+  /** PDN_SIGNUP=off: only the operator creates accounts (`pdn-server users create`). */
+  signUp: boolean;
+  /** PDN_SESSION_IDLE_MINUTES and PDN_SESSION_MAX_HOURS, in milliseconds. */
+  sessionLimits: { idleMs: number; maxMs: number };
+  /**
+   * PDN_TRUST_PROXY: how many reverse proxies in front of the server append to X-Forwarded-For and set
+   * X-Forwarded-Proto; 0 (the default) trusts neither header, since any client can send them.
+   */
+  trustProxy: number;
+  /** PDN_PUBLIC_URL: the base of links the admin command prints (`https://pdn.example.com`), no trailing slash. */
+  publicUrl?: string;
 }
 
 /** A configuration value that cannot be used; the message names the variable and what it accepts. */
@@ -76,6 +92,20 @@ function integer(
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+function publicUrl(env: Env): string | undefined {
+  const raw = text(env, 'PDN_PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PDN_PUBLIC_URL must be an absolute http(s) URL, got '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`PDN_PUBLIC_URL must be an absolute http(s) URL, got '${raw}'`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -132,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PDN_SIGNING_SECRET must be at least 32 characters long');
   }
   const tessdataDir = text(env, 'PDN_TESSDATA_DIR');
+  const base = publicUrl(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
@@ -161,5 +192,14 @@ export function loadConfig(env: Env = process.env): Config {
     // Kubernetes' terminationGracePeriodSeconds, 30 s by default) should be set a little above it.
     shutdownGraceMs: integer(env, 'PDN_SHUTDOWN_GRACE_MS', 30_000, 0),
     corsOrigins: corsOrigins(env),
+    account: {
+      signUp: oneOf(env, 'PDN_SIGNUP', ['on', 'off'], 'on') === 'on',
+      sessionLimits: {
+        idleMs: integer(env, 'PDN_SESSION_IDLE_MINUTES', 60, 1, 60 * 24 * 30) * 60_000,
+        maxMs: integer(env, 'PDN_SESSION_MAX_HOURS', 12, 1, 24 * 90) * 60 * 60_000,
+      },
+      trustProxy: integer(env, 'PDN_TRUST_PROXY', 0, 0, 16),
+      ...(base === undefined ? {} : { publicUrl: base }),
+    },
   };
 }

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openAccounts } from './accounts/index.js';
+import { openSqliteAccounts } from './accounts/sqlite/index.js';
 import {
   checkFormerDataFolder,
   DataFolderError,
@@ -18,8 +18,8 @@ function layout(name: string, given: { former: boolean; current: boolean }) {
   const cwd = join(root, name);
   const dataDir = join(cwd, 'home', 'pdn');
   mkdirSync(cwd, { recursive: true });
-  if (given.former) openAccounts(join(cwd, '.pdn-data')).close();
-  if (given.current) openAccounts(dataDir).close();
+  if (given.former) void openSqliteAccounts(join(cwd, '.pdn-data')).close();
+  if (given.current) void openSqliteAccounts(dataDir).close();
   return { cwd, dataDir };
 }
 

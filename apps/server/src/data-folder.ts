@@ -4,7 +4,8 @@
 // default before issue #10, holds a database and the data folder none, `start` refuses too, so that
 // moving the old folder into place stays one `mv` and no key silently stops working.
 import { dirname, resolve } from 'node:path';
-import { type Accounts, hasDatabase, openAccounts } from './accounts/index.js';
+import type { Accounts } from './accounts/index.js';
+import { hasDatabase, openSqliteAccounts } from './accounts/sqlite/index.js';
 
 /** Where the data folder was by default before issue #10, relative to the folder a command ran in. */
 const FORMER_DEFAULT = '.pdn-data';
@@ -55,5 +56,5 @@ export function openExistingAccounts(dataDir: string, cwd: string): Accounts {
         .join('\n'),
     );
   }
-  return openAccounts(dataDir);
+  return openSqliteAccounts(dataDir);
 }

@@ -3,7 +3,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Accounts, openAccounts } from './accounts/index.js';
+import type { Accounts } from './accounts/index.js';
+import { openSqliteAccounts } from './accounts/sqlite/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
 import { JobQueue } from './engines/job-queue.js';
@@ -71,10 +72,14 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
 }
 
 /** On the very first start (no users at all) create `dev` on Premium with one test key (issue #2). */
-function firstStartBanner(accounts: Accounts, url: string, dataDir: string): string | undefined {
-  if (accounts.users.count() > 0) return undefined;
-  const { user } = accounts.users.ensure('dev', 'premium');
-  const { key } = accounts.keys.create(user, 'test');
+async function firstStartBanner(
+  accounts: Accounts,
+  url: string,
+  dataDir: string,
+): Promise<string | undefined> {
+  if ((await accounts.users.count()) > 0) return undefined;
+  const { user } = await accounts.users.ensure('dev', 'premium');
+  const { key } = await accounts.keys.create(user.id, 'test', 'first start');
   return [
     '',
     'First start: created user "dev" (premium plan) with this test API key:',
@@ -90,6 +95,8 @@ function firstStartBanner(accounts: Accounts, url: string, dataDir: string): str
     '',
     '  npx pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
     '',
+    `People can also sign up in a browser and make their own keys: ${url}/account`,
+    '',
   ].join('\n');
 }
 
@@ -104,6 +111,7 @@ function laterStartHint(url: string): string {
     '',
     '  npx pdn-server keys create --user dev --test',
     '',
+    `or make one in the account area: ${url}/account`,
     `API docs: ${url}/docs`,
     '',
   ].join('\n');
@@ -120,7 +128,7 @@ export async function startServer(
   log: Logger,
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
-  const accounts = openAccounts(config.dataDir);
+  const accounts = openSqliteAccounts(config.dataDir, { sessionLimits: config.account.sessionLimits });
   const cleanups: (() => Promise<void> | void)[] = [() => accounts.close()];
   const cleanUp = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -141,7 +149,7 @@ export async function startServer(
       });
     });
     const url = urlOf(server);
-    print(firstStartBanner(accounts, url, config.dataDir) ?? laterStartHint(url));
+    print((await firstStartBanner(accounts, url, config.dataDir)) ?? laterStartHint(url));
     // Tests and scripts wait for exactly this line (with the real port when PORT=0).
     print(`pdn server listening on ${url}`);
 

@@ -128,6 +128,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plan and usage of the key's owner, without spending a request
+         * @description The same facts the account area's "Plan and usage" page shows (issue #12): the plan, its hourly
+         *     limit, the requests in the current rolling hour and when the oldest of them leaves it. This call
+         *     is **not** counted against the rate limit, so a Free user can check how many calls are left
+         *     without spending one; it is never answered `429`. Its rate-limit headers describe the window
+         *     as it stands (`X-RateLimit-Remaining` equals `data.remaining`).
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight for GET /api/v1/account */
+        options: operations["accountPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/get-pdf.php": {
         parameters: {
             query?: never;
@@ -367,6 +392,28 @@ export interface components {
             name: string;
             version: string;
         };
+        /** @enum {string} */
+        Plan: "free" | "premium" | "business" | "enterprise";
+        AccountResult: {
+            plan: components["schemas"]["Plan"];
+            /** @description The plan's hourly limit; `null` on Enterprise (unlimited). */
+            requests_per_hour: number | null;
+            /** @description Requests counted in the rolling hour up to now, by all of the user's keys (this call is not one of them). */
+            used: number;
+            /** @description Requests left in the rolling hour; `null` on Enterprise. */
+            remaining: number | null;
+            /**
+             * Format: date-time
+             * @description When the oldest request in the window leaves it, freeing a slot (RFC 3339, UTC); `null` when the window is empty.
+             */
+            next_slot_at: string | null;
+            /** @description The key this call was made with. */
+            key: {
+                id: string;
+                /** @enum {string} */
+                kind: "live" | "test";
+            };
+        };
         HealthResult: {
             /** @constant */
             status: "ok";
@@ -395,6 +442,10 @@ export interface components {
         };
         LanguagesResponse: {
             data: components["schemas"]["LanguagesResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        AccountResponse: {
+            data: components["schemas"]["AccountResult"];
             meta: components["schemas"]["Meta"];
         };
         HealthResponse: {
@@ -1087,6 +1138,73 @@ export interface operations {
         };
     };
     languagesPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's plan and usage. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "plan": "free",
+                     *         "requests_per_hour": 10,
+                     *         "used": 3,
+                     *         "remaining": 7,
+                     *         "next_slot_at": "2026-01-01T13:00:00.000Z",
+                     *         "key": {
+                     *           "id": "key_3f9a0c1d2e4b",
+                     *           "kind": "live"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    accountPreflight: {
         parameters: {
             query?: never;
             header: {

@@ -24,6 +24,8 @@ export type Language = Schemas['Language'];
 export type LanguagesResult = Schemas['LanguagesResult'];
 export type EngineInfo = Schemas['EngineInfo'];
 export type HealthResult = Schemas['HealthResult'];
+export type Plan = Schemas['Plan'];
+export type AccountResult = Schemas['AccountResult'];
 
 export type CompressResponse = Schemas['CompressResponse'];
 export type MergeResponse = Schemas['MergeResponse'];
@@ -31,3 +33,4 @@ export type SplitResponse = Schemas['SplitResponse'];
 export type OcrResponse = Schemas['OcrResponse'];
 export type LanguagesResponse = Schemas['LanguagesResponse'];
 export type HealthResponse = Schemas['HealthResponse'];
+export type AccountResponse = Schemas['AccountResponse'];

@@ -20,7 +20,14 @@ import {
 import { detectRuntime } from './internal/runtime.js';
 import { toUploadPart } from './internal/uploads.js';
 import { resolveUrl } from './internal/url.js';
-import type { CompressResult, LanguagesResult, MergeResult, OcrResult, SplitResult } from './results.js';
+import type {
+  AccountResult,
+  CompressResult,
+  LanguagesResult,
+  MergeResult,
+  OcrResult,
+  SplitResult,
+} from './results.js';
 import type { Uploadable } from './uploads.js';
 
 export interface PdnOptions {
@@ -195,6 +202,17 @@ export class Pdn {
   languages(options: RequestOptions = {}): ApiPromise<LanguagesResult> {
     return this.#call(
       () => ({ method: 'GET', url: '/api/v1/languages', authenticated: true, read: (r) => readEnvelope(r) }),
+      options,
+    );
+  }
+
+  /**
+   * GET /api/v1/account: the plan, its hourly limit and the requests used in the rolling hour. Not
+   * counted against the rate limit, so checking what is left never spends a call.
+   */
+  account(options: RequestOptions = {}): ApiPromise<AccountResult> {
+    return this.#call(
+      () => ({ method: 'GET', url: '/api/v1/account', authenticated: true, read: (r) => readEnvelope(r) }),
       options,
     );
   }

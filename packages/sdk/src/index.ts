@@ -6,6 +6,7 @@ export type {
   Download,
   ErrorCode,
   Language,
+  Plan,
   SplitPart,
 } from './api-types/index.js';
 export {
@@ -41,6 +42,7 @@ export type { Logger, LogLevel } from './internal/logger.js';
 export type { RetryInfo } from './internal/request.js';
 export type { UploadProgress } from './internal/upload-progress.js';
 export type {
+  AccountResult,
   CompressResult,
   LanguagesResult,
   MergeResult,

@@ -1,6 +1,7 @@
 // What every API result carries besides its `data`: the request id and the rate-limit state
 // (issue #4: "Rate-limit headers are exposed on every result").
 import type {
+  AccountResult as AccountData,
   CompressResult as CompressData,
   LanguagesResult as LanguagesData,
   MergeResult as MergeData,
@@ -33,3 +34,4 @@ export type MergeResult = MergeData & WithMeta;
 export type SplitResult = SplitData & WithMeta;
 export type OcrResult = OcrData & WithMeta;
 export type LanguagesResult = LanguagesData & WithMeta;
+export type AccountResult = AccountData & WithMeta;

@@ -130,15 +130,18 @@ export class TestServer {
   }
 
   /**
-   * Runs `pdn-server <args...>` with the server's environment (so on its data folder), in `cwd` if
-   * given. Never throws on a non-zero exit.
+   * Runs `pdn-server <args...>` with the server's environment (so on its data folder), plus `env` if
+   * given, in `cwd` if given. Never throws on a non-zero exit.
    */
-  async admin(args: readonly string[], options: { cwd?: string } = {}): Promise<AdminResult> {
+  async admin(
+    args: readonly string[],
+    options: { cwd?: string; env?: Record<string, string> } = {},
+  ): Promise<AdminResult> {
     try {
       const { stdout, stderr } = await execFileAsync(process.execPath, [SERVER_BIN, ...args], {
-        env: this.env,
+        env: { ...this.env, ...options.env },
         timeout: 30_000,
-        ...options,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       });
       return { exitCode: 0, stdout, stderr };
     } catch (error) {

@@ -1,13 +1,32 @@
 // Per-user rate limiting over an exact rolling one-hour window (v1 specification, Limits; issue #2).
-// Each admitted request is one row in `rate_events`; a request is admitted when fewer than `limit`
-// rows are younger than an hour. Counting and recording happen in ONE immediate transaction, so
-// concurrent requests (even from another process on the same database) cannot both take the last
-// slot: 50 simultaneous requests from a fresh Free user admit exactly 10. Refused requests are not
-// recorded, so hammering a limit does not push the reset further away. The log lives in SQLite, so a
-// restart forgets nothing.
-import type { Db } from './database.js';
+// The policy lives here once; each backend supplies one atomic primitive, RateEventStore.admit(): count
+// the user's requests younger than an hour and, when fewer than the limit, record this one, all under
+// one lock (SQLite: an immediate transaction), so concurrent requests, even from other processes,
+// cannot both take the last slot: 50 simultaneous requests from a fresh Free user admit exactly 10.
+// Refused requests are not recorded, so hammering a limit does not push the reset further away.
+// Requests on an unlimited plan are recorded too, so their usage can be shown (issue #12).
 
 export const WINDOW_MS = 60 * 60 * 1000;
+
+/** The user's window as the store saw it just before this request. */
+export interface RateWindow {
+  /** Requests younger than WINDOW_MS. */
+  used: number;
+  /** When the oldest of them was admitted; null when there are none. */
+  oldest: number | null;
+}
+
+export interface RateEventStore {
+  /**
+   * Atomically: drop events older than the window, count the rest and, when `limit` is null or above
+   * that count, record one at `now`. Returns the window before the insert, and whether it happened.
+   */
+  admit(userId: number, limit: number | null, now: number): Promise<RateWindow & { admitted: boolean }>;
+  /** The user's events younger than the window at `now`, counted per `slotMs` slot, oldest slot first. */
+  histogram(userId: number, now: number, slotMs: number): Promise<number[]>;
+  /** The window at `now`, without recording anything (GET /api/v1/account is free, issue #12). */
+  peek(userId: number, now: number): Promise<RateWindow>;
+}
 
 export interface RateDecision {
   allowed: boolean;
@@ -23,55 +42,71 @@ export interface RateDecision {
   retryAfter?: number;
 }
 
+/** What the account page and GET /api/v1/account show (issue #12). */
+export interface Usage {
+  limit: number | null;
+  /** Requests in the rolling hour up to now. */
+  used: number;
+  remaining: number | null;
+  /** When the oldest request in the window leaves it, freeing a slot; null when nothing is in it. */
+  nextSlotAt: number | null;
+}
+
 /** Reset time in Unix seconds, and the seconds until then, both rounded up to whole seconds. */
 function resetOf(atMs: number, nowMs: number): { resetAt: number; resetIn: number } {
   return { resetAt: Math.ceil(atMs / 1000), resetIn: Math.ceil((atMs - nowMs) / 1000) };
 }
 
-export class RateLimiter {
-  private readonly consumeTx: (userId: number, limit: number, now: number) => RateDecision;
+/** The answer to one request, from the window the store saw and whether it admitted the request. */
+export function decide(
+  window: RateWindow & { admitted: boolean },
+  limit: number | null,
+  now: number,
+): RateDecision {
+  if (limit === null) return { allowed: true, limit: null, remaining: null, ...resetOf(now, now) };
+  if (!window.admitted && window.oldest !== null) {
+    const freedAt = window.oldest + WINDOW_MS;
+    return {
+      allowed: false,
+      limit,
+      remaining: 0,
+      ...resetOf(freedAt, now),
+      retryAfter: Math.max(1, Math.ceil((freedAt - now) / 1000)),
+    };
+  }
+  return {
+    allowed: true,
+    limit,
+    remaining: limit - window.used - 1,
+    ...resetOf((window.oldest ?? now) + WINDOW_MS, now),
+  };
+}
 
+export class RateLimiter {
   constructor(
-    db: Db,
-    private readonly now: () => number = Date.now,
-  ) {
-    const prune = db.prepare('DELETE FROM rate_events WHERE user_id = ? AND at <= ?');
-    const window = db.prepare(
-      'SELECT COUNT(*) AS used, MIN(at) AS oldest FROM rate_events WHERE user_id = ? AND at > ?',
-    );
-    const record = db.prepare('INSERT INTO rate_events (user_id, at) VALUES (?, ?)');
-    const tx = db.transaction((userId: number, limit: number, now: number): RateDecision => {
-      const windowStart = now - WINDOW_MS;
-      prune.run(userId, windowStart);
-      const { used, oldest } = window.get(userId, windowStart) as { used: number; oldest: number | null };
-      if (used >= limit && oldest !== null) {
-        const freedAt = oldest + WINDOW_MS;
-        return {
-          allowed: false,
-          limit,
-          remaining: 0,
-          ...resetOf(freedAt, now),
-          retryAfter: Math.max(1, Math.ceil((freedAt - now) / 1000)),
-        };
-      }
-      record.run(userId, now);
-      return {
-        allowed: true,
-        limit,
-        remaining: limit - used - 1,
-        ...resetOf((oldest ?? now) + WINDOW_MS, now),
-      };
-    });
-    // IMMEDIATE takes the write lock before reading, so the count cannot go stale before the insert.
-    this.consumeTx = (userId, limit, now) => tx.immediate(userId, limit, now);
+    private readonly store: RateEventStore,
+    private readonly now: () => number,
+  ) {}
+
+  /** Checks the user's window and, when there is room, records this request in the same step. */
+  async consume(userId: number, limit: number | null): Promise<RateDecision> {
+    const now = this.now();
+    return decide(await this.store.admit(userId, limit, now), limit, now);
   }
 
-  /** Checks the user's window and, when there is room, records this request in the same transaction. */
-  consume(userId: number, limit: number | null): RateDecision {
-    const now = this.now();
-    if (limit === null) {
-      return { allowed: true, limit: null, remaining: null, ...resetOf(now, now) };
-    }
-    return this.consumeTx(userId, limit, now);
+  /** The user's window now, recording nothing. */
+  async usage(userId: number, limit: number | null): Promise<Usage> {
+    const { used, oldest } = await this.store.peek(userId, this.now());
+    return {
+      limit,
+      used,
+      remaining: limit === null ? null : Math.max(0, limit - used),
+      nextSlotAt: oldest === null ? null : oldest + WINDOW_MS,
+    };
+  }
+
+  /** Requests per `slotMs` over the last hour, oldest first (the account page's chart). */
+  histogram(userId: number, slotMs: number): Promise<number[]> {
+    return this.store.histogram(userId, this.now(), slotMs);
   }
 }

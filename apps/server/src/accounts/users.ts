@@ -1,19 +1,22 @@
-// Users: a name and a plan. Rate limits and upload caps belong to the user, shared by all their keys.
-import type { Db } from './database.js';
+// Users: who owns keys and a plan. Rate limits and upload caps belong to the user, shared by all their
+// keys. A user made by the admin command before issue #12 has a name and no email; one who signed up
+// has an email and no name; either may gain the other. Every backend implements UserStore and passes
+// users.contract.ts.
 import type { Plan } from './plans.js';
 
 export interface User {
   id: number;
-  name: string;
+  /** The admin command's handle (`keys create --user ada`); null for users who signed up. */
+  name: string | null;
+  /** Normalised (email.ts); what the user signs in with; null until an operator sets one. */
+  email: string | null;
   plan: Plan;
   createdAt: number;
 }
 
-interface UserRow {
-  id: number;
-  name: string;
-  plan: Plan;
-  created_at: number;
+/** How a user is named in listings and logs: the name when there is one, else the email. */
+export function userLabel(user: Pick<User, 'name' | 'email'>): string {
+  return user.name ?? user.email ?? '?';
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
@@ -26,38 +29,36 @@ export class InvalidUserNameError extends Error {
   }
 }
 
-function toUser(row: UserRow): User {
-  return { id: row.id, name: row.name, plan: row.plan, createdAt: row.created_at };
+export function checkUserName(candidate: string): string {
+  if (!NAME_PATTERN.test(candidate)) throw new InvalidUserNameError(candidate);
+  return candidate;
 }
 
-export class Users {
-  constructor(
-    private readonly db: Db,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  find(name: string): User | undefined {
-    const row = this.db.prepare('SELECT * FROM users WHERE name = ?').get(name) as UserRow | undefined;
-    return row && toUser(row);
+/** Another user already has this email. */
+export class EmailTakenError extends Error {
+  override name = 'EmailTakenError';
+  constructor(email: string) {
+    super(`another user already has the email ${email}`);
   }
+}
 
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
-  }
-
-  /** Returns the user, creating it on `plan` first when it does not exist (plan of an existing user is kept). */
-  ensure(name: string, plan: Plan): { user: User; created: boolean } {
-    if (!NAME_PATTERN.test(name)) throw new InvalidUserNameError(name);
-    const inserted = this.db
-      .prepare('INSERT INTO users (name, plan, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
-      .run(name, plan, this.now());
-    const user = this.find(name);
-    if (!user) throw new Error(`user ${name} vanished right after it was saved`);
-    return { user, created: inserted.changes === 1 };
-  }
-
-  /** Changes a user's plan; false when there is no such user. Takes effect on the next request. */
-  setPlan(name: string, plan: Plan): boolean {
-    return this.db.prepare('UPDATE users SET plan = ? WHERE name = ?').run(plan, name).changes === 1;
-  }
+export interface UserStore {
+  byId(id: number): Promise<User | undefined>;
+  byName(name: string): Promise<User | undefined>;
+  /** `email` normalised by the caller (email.ts). */
+  byEmail(email: string): Promise<User | undefined>;
+  /** Every user, oldest first. */
+  list(): Promise<User[]>;
+  count(): Promise<number>;
+  /** Returns the named user, creating it on `plan` first when it does not exist (an existing plan is kept). */
+  ensure(name: string, plan: Plan): Promise<{ user: User; created: boolean }>;
+  /** A new user known by email (sign-up, `users create`); EmailTakenError when the email is in use. */
+  createWithEmail(email: string, plan: Plan, passwordHash: string | null): Promise<User>;
+  /** False when there is no such user. Takes effect on the next request. */
+  setPlan(userId: number, plan: Plan): Promise<boolean>;
+  /** False when there is no such user; EmailTakenError when another user has it. */
+  setEmail(userId: number, email: string): Promise<boolean>;
+  setPasswordHash(userId: number, hash: string): Promise<void>;
+  /** The stored hash (passwords.ts), or undefined for no such user or one without a password. */
+  passwordHash(userId: number): Promise<string | undefined>;
 }

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Accounts, openAccounts } from '../accounts/index.js';
+import type { Accounts } from '../accounts/index.js';
+import { openSqliteAccounts } from '../accounts/sqlite/index.js';
 import { loadConfig } from '../config.js';
 import { createCompressEngine } from '../engines/compress/index.js';
 import { JobQueue } from '../engines/job-queue.js';
@@ -47,7 +48,7 @@ describe('createApp', () => {
       PDN_COMPRESS_ENGINE: 'pdf-lib',
     });
     const log = createLogger('info', (line) => logLines.push(line));
-    accounts = openAccounts(dataDir);
+    accounts = openSqliteAccounts(dataDir);
     storage = await openStorage({ dataDir, signingSecret: undefined, log });
     const queue = new JobQueue(1);
     const common = { tools: {}, queue, maxPages: 100, timeoutMs: 30_000, log };
@@ -75,14 +76,14 @@ describe('createApp', () => {
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    key = accounts.keys.create(accounts.users.ensure('ada', 'free').user, 'test').key;
+    key = (await accounts.keys.create((await accounts.users.ensure('ada', 'free')).user.id, 'test', '')).key;
   });
 
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
     await ocr?.close();
     storage?.close();
-    accounts?.close();
+    await accounts?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -166,7 +167,9 @@ describe('createApp', () => {
   });
 
   it('says "continue" to an Expect: 100-continue upload it accepts, and reads it', async () => {
-    const premium = accounts.keys.create(accounts.users.ensure('bea', 'premium').user, 'test').key;
+    const premium = (
+      await accounts.keys.create((await accounts.users.ensure('bea', 'premium')).user.id, 'test', '')
+    ).key;
     const result = await expectContinue(`Bearer ${premium}`, Buffer.from('not a pdf at all'));
     // Read and refused by the engine on its bytes: proof the body arrived after "continue".
     expect(result).toEqual({ status: 400, continued: true });

@@ -7,6 +7,7 @@
 import { Router } from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { DOWNLOAD_PATH } from '../storage/index.js';
+import { accountArea } from './account/area.js';
 import { clientGone } from './client-gone.js';
 import type { AppDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
@@ -18,6 +19,7 @@ import { requestId } from './middleware/request-id.js';
 import { unmatched } from './middleware/unmatched.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { type PartsSpec, uploads } from './middleware/uploads.js';
+import { accountRoute } from './routes/account.js';
 import { compressParts, compressRoute } from './routes/compress.js';
 import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
 import { downloadRoute } from './routes/download.js';
@@ -34,6 +36,10 @@ export type { AppDeps } from './deps.js';
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config, accounts, storage, engines, log, drain } = deps;
   const app = new Koa<AppState>();
+  // PDN_TRUST_PROXY (issue #12): only then do X-Forwarded-For and -Proto say who the client is and
+  // whether it came over https; Koa takes the address that many hops from the right.
+  app.proxy = config.account.trustProxy > 0;
+  app.maxIpsCount = config.account.trustProxy;
   // Paths match exactly (issue #11: `/API/V1/LANGUAGES` and `/healthz/` answered 200): case-sensitive,
   // and a trailing slash is another path, which the contract does not list (404).
   const router = new Router<AppState>({ sensitive: true, strict: true });
@@ -66,6 +72,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   );
   router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
   router.get('/api/v1/languages', ...uncounted, languagesRoute(engines.ocr));
+  // Asking what is left must not spend a request (issue #12).
+  router.get('/api/v1/account', ...uncounted, accountRoute(accounts, config.uploadLimits));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
   router.get('/healthz', healthRoute(engines, storage));
   router.get('/openapi.json', openapiRoute());
@@ -79,6 +87,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(errorEnvelope());
   app.use(drain.middleware());
   app.use(httpRules());
+  app.use(accountArea({ accounts, config }));
   app.use(router.routes());
   app.use(unmatched());
   // Errors Koa sees itself (the connection failing under a response, a download stream breaking

@@ -23,7 +23,7 @@ export function auth(accounts: Accounts): Middleware<AppState> {
         headers: CHALLENGE,
       });
     }
-    const principal = accounts.keys.authenticate(presented);
+    const principal = await accounts.keys.authenticate(presented);
     if (!principal) {
       throw new UnauthorizedError(
         'Invalid API key: it is malformed, unknown or revoked. Keys look like pdn_live_ or pdn_test_ followed by 32 lowercase hex digits.',
@@ -33,7 +33,7 @@ export function auth(accounts: Accounts): Middleware<AppState> {
     ctx.state.principal = principal;
     // Test and live keys are told apart in the logs (v1 specification, Authentication).
     ctx.state.log = ctx.state.log.child({
-      user: principal.userName,
+      user: principal.owner,
       key: principal.keyId,
       key_kind: principal.keyKind,
     });

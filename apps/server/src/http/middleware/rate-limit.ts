@@ -4,7 +4,7 @@
 // (draft-ietf-httpapi-ratelimit-headers); Enterprise shows as documented in openapi.yaml's
 // info.description: `unlimited`, reset = now, no IETF headers.
 import type { Middleware } from 'koa';
-import { type Accounts, planLimits, planTitle, type RateDecision } from '../../accounts/index.js';
+import { type Accounts, planLimits, planTitle, type RateDecision, type Usage } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
 import { RateLimitedError } from '../../errors.js';
 import type { AppState } from '../state.js';
@@ -26,12 +26,24 @@ function headersFor(decision: RateDecision): Record<string, string> {
   };
 }
 
+/** The same headers for a window looked at, not spent (GET /api/v1/account, issue #12). */
+export function usageHeaders(usage: Usage, now: number): Record<string, string> {
+  const resetAtMs = usage.nextSlotAt ?? now;
+  return headersFor({
+    allowed: true,
+    limit: usage.limit,
+    remaining: usage.remaining,
+    resetAt: Math.ceil(resetAtMs / 1000),
+    resetIn: Math.ceil((resetAtMs - now) / 1000),
+  });
+}
+
 export function rateLimit(accounts: Accounts, uploadLimits: UploadLimits): Middleware<AppState> {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal) throw new Error('rateLimit needs the auth middleware in front of it');
     const { requestsPerHour } = planLimits(principal.plan, uploadLimits);
-    const decision = accounts.rateLimiter.consume(principal.userId, requestsPerHour);
+    const decision = await accounts.rateLimiter.consume(principal.userId, requestsPerHour);
     ctx.set(headersFor(decision));
     if (!decision.allowed) {
       const retryAfter = decision.retryAfter ?? 1;

@@ -3,9 +3,13 @@
 // not_found`. Runs after the router, which passes on only what it did not handle.
 import type { Middleware } from 'koa';
 import { MethodNotAllowedError, NotFoundError } from '../../errors.js';
-import type { AppState } from '../state.js';
+import type { AppContext, AppState } from '../state.js';
 
-export function unmatched(): Middleware<AppState> {
+/** `notFound` words the 404 for its audience: the API's points at /docs, the account pages' do not. */
+export function unmatched(
+  notFound: (ctx: AppContext) => string = (ctx) =>
+    `There is no ${ctx.method} ${ctx.path}; see /docs for the operations this server offers.`,
+): Middleware<AppState> {
   return (ctx) => {
     // @koa/router leaves the layers whose path matched (whatever their method) in ctx.matched.
     const layers = (ctx as { matched?: { methods: string[] }[] }).matched ?? [];
@@ -18,8 +22,6 @@ export function unmatched(): Middleware<AppState> {
         },
       );
     }
-    throw new NotFoundError(
-      `There is no ${ctx.method} ${ctx.path}; see /docs for the operations this server offers.`,
-    );
+    throw new NotFoundError(notFound(ctx));
   };
 }

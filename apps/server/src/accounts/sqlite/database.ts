@@ -1,4 +1,4 @@
-// The accounts database: one SQLite file in the data folder, shared by the running server and the
+// The SQLite accounts database: one SQLite file in the data folder, shared by the running server and the
 // `pdn-server keys|users` admin commands (issue #2: they must work while the server runs). WAL lets
 // readers and the one writer proceed together; busy_timeout makes a second process wait for the
 // write lock instead of failing with SQLITE_BUSY.
@@ -35,6 +35,42 @@ const MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL
    );
    CREATE INDEX rate_events_user_at ON rate_events (user_id, at);`,
+  // Issue #12, the account area: users gain an email and a password and may lack a name (those who
+  // sign up), which SQLite can only express by rebuilding the table (foreign keys are off during
+  // migrations, see openDatabase); keys gain a name; sessions, throttled attempts and one-time
+  // sign-in links get tables of their own.
+  `CREATE TABLE users_v2 (
+     id INTEGER PRIMARY KEY,
+     name TEXT UNIQUE,
+     email TEXT UNIQUE,
+     password_hash TEXT,
+     plan TEXT NOT NULL CHECK (plan IN ('free', 'premium', 'business', 'enterprise')),
+     created_at INTEGER NOT NULL,
+     CHECK (name IS NOT NULL OR email IS NOT NULL)
+   );
+   INSERT INTO users_v2 (id, name, plan, created_at) SELECT id, name, plan, created_at FROM users;
+   DROP TABLE users;
+   ALTER TABLE users_v2 RENAME TO users;
+   ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
+   CREATE TABLE sessions (
+     id_hash TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     csrf_token TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     last_seen_at INTEGER NOT NULL
+   );
+   CREATE INDEX sessions_user ON sessions (user_id);
+   CREATE TABLE attempts (
+     bucket TEXT NOT NULL,
+     at INTEGER NOT NULL
+   );
+   CREATE INDEX attempts_bucket_at ON attempts (bucket, at);
+   CREATE TABLE sign_in_links (
+     token_hash TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE INDEX sign_in_links_user ON sign_in_links (user_id);`,
 ];
 
 function databasePath(dataDir: string): string {
@@ -61,8 +97,12 @@ export function openDatabase(dataDir: string): Db {
   // commits (a few rate-limit records), and it spares an fsync on every request.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
+  // Foreign keys are off during the migrations (better-sqlite3 turns them on by default): rebuilding a
+  // referenced table (migration 2) must not cascade or fail; foreign_key_check runs before the commit
+  // instead (https://www.sqlite.org/lang_altertable.html, "other kinds of table schema changes").
+  db.pragma('foreign_keys = OFF');
   migrate(db);
+  db.pragma('foreign_keys = ON');
   return db;
 }
 
@@ -75,5 +115,7 @@ function migrate(db: Db): void {
       db.exec(sql);
     }
     db.pragma(`user_version = ${MIGRATIONS.length}`);
+    const broken = db.pragma('foreign_key_check') as unknown[];
+    if (broken.length > 0) throw new Error(`the accounts database has ${broken.length} dangling references`);
   }).immediate();
 }

@@ -1,0 +1,120 @@
+// ApiKeyStore over SQLite (api-keys.contract.ts).
+import { randomBytes } from 'node:crypto';
+import { type ApiKeyRecord, type ApiKeyStore, LAST_USED_PRECISION_MS, type Principal } from '../api-keys.js';
+import { displayPrefix, generateKey, hashKey, type KeyKind, parseKeyKind } from '../key-format.js';
+import type { Plan } from '../plans.js';
+import { userLabel } from '../users.js';
+import type { Db } from './database.js';
+
+interface KeyRow {
+  id: string;
+  user_id: number;
+  user_name: string | null;
+  user_email: string | null;
+  name: string;
+  kind: KeyKind;
+  prefix: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+function toRecord(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    owner: userLabel({ name: row.user_name, email: row.user_email }),
+    name: row.name,
+    kind: row.kind,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export class SqliteApiKeys implements ApiKeyStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {}
+
+  async create(userId: number, kind: KeyKind, name: string) {
+    const key = generateKey(kind);
+    const id = `key_${randomBytes(6).toString('hex')}`;
+    this.db
+      .prepare(
+        'INSERT INTO api_keys (id, user_id, kind, hash, prefix, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, userId, kind, hashKey(key), displayPrefix(key), name, this.now());
+    const [record] = await this.select('k.id = @id', { id });
+    if (!record) throw new Error(`key ${id} vanished right after it was saved`);
+    return { key, record };
+  }
+
+  private async select(
+    where: string,
+    params: Record<string, string | number | null>,
+  ): Promise<ApiKeyRecord[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT k.id, k.user_id, u.name AS user_name, u.email AS user_email, k.name, k.kind, k.prefix,
+                k.created_at, k.last_used_at, k.revoked_at
+           FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE ${where}
+          ORDER BY k.created_at, k.id`,
+      )
+      .all(params) as KeyRow[];
+    return rows.map(toRecord);
+  }
+
+  list(userId?: number) {
+    return this.select('@user IS NULL OR k.user_id = @user', { user: userId ?? null });
+  }
+
+  async revoke(id: string, ownerId?: number) {
+    return (
+      this.db
+        .prepare(
+          `UPDATE api_keys SET revoked_at = @now
+            WHERE id = @id AND revoked_at IS NULL AND (@owner IS NULL OR user_id = @owner)`,
+        )
+        .run({ now: this.now(), id, owner: ownerId ?? null }).changes === 1
+    );
+  }
+
+  async authenticate(presented: string): Promise<Principal | undefined> {
+    // Format first: a malformed key never reaches the database (issue #2).
+    if (parseKeyKind(presented) === undefined) return undefined;
+    const row = this.db
+      .prepare(
+        `SELECT k.id AS key_id, k.kind, u.id AS user_id, u.name, u.email, u.plan
+           FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE k.hash = ? AND k.revoked_at IS NULL`,
+      )
+      .get(hashKey(presented)) as
+      | {
+          key_id: string;
+          kind: KeyKind;
+          user_id: number;
+          name: string | null;
+          email: string | null;
+          plan: Plan;
+        }
+      | undefined;
+    if (!row) return undefined;
+    const now = this.now();
+    this.db
+      .prepare(
+        'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+      )
+      .run(now, row.key_id, now - LAST_USED_PRECISION_MS);
+    return {
+      userId: row.user_id,
+      owner: userLabel(row),
+      plan: row.plan,
+      keyId: row.key_id,
+      keyKind: row.kind,
+    };
+  }
+}

@@ -1,0 +1,34 @@
+// The SQLite backend against every accounts contract, on a fresh database file per test.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiKeysContract } from '../api-keys.contract.js';
+import type { Backend } from '../contract-harness.js';
+import { rateLimiterContract } from '../rate-limiter.contract.js';
+import { sessionsContract } from '../sessions.contract.js';
+import { signInLinksContract } from '../sign-in-links.contract.js';
+import { throttleContract } from '../throttle.contract.js';
+import { usersContract } from '../users.contract.js';
+import { openSqliteStores } from './index.js';
+
+let dir = '';
+const sqlite: Backend = {
+  name: 'SQLite',
+  async open(now) {
+    dir = mkdtempSync(join(tmpdir(), 'pdn-accounts-'));
+    return openSqliteStores(dir, now);
+  },
+  async openAgain(now) {
+    return openSqliteStores(dir, now);
+  },
+  async dispose() {
+    rmSync(dir, { recursive: true, force: true });
+  },
+};
+
+usersContract(sqlite);
+apiKeysContract(sqlite);
+rateLimiterContract(sqlite);
+sessionsContract(sqlite);
+throttleContract(sqlite);
+signInLinksContract(sqlite);

@@ -1,0 +1,27 @@
+// GET /api/v1/account (openapi.yaml operation `getAccount`; issue #12): the key owner's plan and usage.
+// Behind auth but not the rate limit, so checking what is left never spends a request.
+import type { AccountResult } from '@pdn/api-types';
+import type { Middleware } from 'koa';
+import { type Accounts, planLimits } from '../../accounts/index.js';
+import type { UploadLimits } from '../../config.js';
+import { usageHeaders } from '../middleware/rate-limit.js';
+import { sendData } from '../respond.js';
+import type { AppState } from '../state.js';
+
+export function accountRoute(accounts: Accounts, uploadLimits: UploadLimits): Middleware<AppState> {
+  return async (ctx) => {
+    const principal = ctx.state.principal;
+    if (!principal) throw new Error('accountRoute needs the auth middleware in front of it');
+    const { requestsPerHour } = planLimits(principal.plan, uploadLimits);
+    const usage = await accounts.rateLimiter.usage(principal.userId, requestsPerHour);
+    ctx.set(usageHeaders(usage, Date.now()));
+    sendData<AccountResult>(ctx, {
+      plan: principal.plan,
+      requests_per_hour: usage.limit,
+      used: usage.used,
+      remaining: usage.remaining,
+      next_slot_at: usage.nextSlotAt === null ? null : new Date(usage.nextSlotAt).toISOString(),
+      key: { id: principal.keyId, kind: principal.keyKind },
+    });
+  };
+}

@@ -1,0 +1,212 @@
+// The account area in a real browser (issue #12, "Tests, in a real browser"): Debian's Chromium driven
+// by playwright-core walks what a new user does: sign up, sign out and in, create a test key, copy
+// it, merge two PDFs with it, see the usage go up, revoke it and get 401, sign out, choose a password
+// from a one-time link as an invited user, and meet a server with sign-up turned off. axe-core checks every page, at phone and desktop widths, for serious or
+// critical accessibility violations, and each page is saved as a screenshot to look at.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { labelledPdf } from '@pdn/fixtures';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserMissing, launchBrowser } from './harness/browser.js';
+import { file, form } from './harness/form.js';
+import { startServer } from './harness/server.js';
+import { useServer } from './harness/use-server.js';
+
+const SCREENSHOTS = fileURLToPath(new URL('../.screenshots/account/', import.meta.url));
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+
+if (browserMissing !== undefined) console.warn(`account-browser.test.ts skipped: ${browserMissing}`);
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core run inside the page; the serious and critical violations, described. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  // Through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(AXE);
+  const violations = (await page.evaluate(
+    'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)',
+  )) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Checks the page at both widths and saves a screenshot of each. */
+async function look(page: Page, name: string): Promise<void> {
+  for (const [label, size] of Object.entries(WIDTHS)) {
+    await page.setViewportSize(size);
+    expect(await accessibilityProblems(page), `${name} at ${label} width`).toEqual([]);
+    await page.screenshot({ path: `${SCREENSHOTS}${name}-${label}.png`, fullPage: true });
+  }
+  await page.setViewportSize(WIDTHS.desktop);
+}
+
+describe.skipIf(browserMissing !== undefined)('the account area in Chromium', () => {
+  const ctx = useServer();
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const email = 'new.user@example.com';
+  const password = 'a long enough password';
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    console.log(`account screenshots: ${SCREENSHOTS}`);
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: WIDTHS.desktop });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.server.baseUrl });
+    page = await context.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  const url = (path: string) => `${ctx.server.baseUrl}${path}`;
+  const text = (selector: string) => page.locator(selector).innerText();
+  const merge = async (key: string) =>
+    ctx.call('/api/v1/merge', {
+      key,
+      body: form(file('files[]', await labelledPdf('a', 1)), file('files[]', await labelledPdf('b', 2))),
+    });
+
+  it('signs up a new user, who lands on an empty keys page', async () => {
+    await page.goto(url('/account'));
+    expect(page.url()).toBe(url('/account/sign-in'));
+    await look(page, '01-sign-in');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await look(page, '02-sign-up');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(url('/account/keys?welcome'));
+    expect(await text('.notice')).toMatch(/Welcome/);
+    expect(await text('.who')).toBe(email);
+    await look(page, '03-keys-empty');
+  });
+
+  it('signs out and back in', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(url('/account/sign-in?signed-out'));
+    expect(await text('.notice')).toBe('You have signed out.');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('not my password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await text('[role="alert"]')).toBe('The email or password is wrong.');
+    await look(page, '04-sign-in-wrong');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(url('/account/keys'));
+  });
+
+  let key = '';
+
+  it('creates a test key, shown once, and copies it', async () => {
+    await page.getByLabel('Name').fill('browser test');
+    await page.getByLabel('Test').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    key = (await page.locator('#new-key').innerText()).trim();
+    expect(key).toMatch(/^pdn_test_[0-9a-f]{32}$/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
+    expect(await page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    await look(page, '05-key-created');
+    await page.getByRole('link', { name: /back to your keys/ }).click();
+    expect(await page.content()).not.toContain(key);
+    expect(await text('table.keys')).toContain(`${key.slice(0, 13)}…`);
+  });
+
+  it('merges two PDFs with the key and sees the usage go up', async () => {
+    await page.goto(url('/account/usage'));
+    expect(await text('[data-testid="used"]')).toBe('0');
+    const merged = await merge(key);
+    expect(merged.status).toBe(200);
+    await page.reload();
+    expect(await text('[data-testid="used"]')).toBe('1');
+    expect(await text('[data-testid="remaining"]')).toBe('9');
+    expect(await page.locator('figure.chart rect.chart-bar').count()).toBe(1);
+    await look(page, '06-usage');
+    await page.goto(url('/account/keys'));
+    expect(await text('table.keys')).toMatch(/just now|min ago/);
+    await look(page, '07-keys');
+  });
+
+  it('revokes the key after a confirmation; the next call is 401', async () => {
+    await page.getByRole('link', { name: /Revoke/ }).click();
+    await look(page, '08-revoke-confirm');
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.waitForURL(url('/account/keys?revoked'));
+    expect(await text('.notice')).toMatch(/revoked/);
+    expect((await merge(key)).status).toBe(401);
+    await look(page, '09-keys-revoked');
+  });
+
+  it('signs out: the private pages send back to sign in', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.goto(url('/account/usage'));
+    expect(page.url()).toBe(url('/account/sign-in'));
+    await page.goto(url('/account/no-such-page'));
+    await look(page, '10-not-found');
+  });
+
+  it('lets an invited user choose a password from a one-time link, which then stops working', async () => {
+    const made = await ctx.server.admin(['users', 'create', '--email', 'invited@example.com'], {
+      env: { PDN_PUBLIC_URL: ctx.server.baseUrl },
+    });
+    const link = made.stdout.trim().split('\n').at(-1) ?? '';
+    expect(link).toMatch(/\/account\/welcome\?token=/);
+    await page.goto(link);
+    expect(await text('main')).toContain('invited@example.com');
+    await look(page, '12-choose-password');
+    await page.getByLabel('New password').fill('my own new password');
+    await page.getByRole('button', { name: 'Save and sign in' }).click();
+    await page.waitForURL(url('/account/keys'));
+    expect(await text('.who')).toBe('invited@example.com');
+    await page.goto(link);
+    expect(await text('h1')).toBe('This link no longer works');
+    await look(page, '13-link-used');
+    await page.goto(url('/account/keys'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(url('/account/sign-in?signed-out'));
+  });
+
+  it('works without JavaScript: the key is shown, selectable, with no dead Copy button', async () => {
+    const noScript = await browser.newContext({ viewport: WIDTHS.desktop, javaScriptEnabled: false });
+    try {
+      const plain = await noScript.newPage();
+      await plain.goto(url('/account/sign-in'));
+      await plain.getByLabel('Email').fill(email);
+      await plain.getByLabel('Password').fill(password);
+      await plain.getByRole('button', { name: 'Sign in' }).click();
+      await plain.waitForURL(url('/account/keys'));
+      await plain.getByLabel('Name').fill('no script');
+      await plain.getByRole('button', { name: 'Create key' }).click();
+      expect((await plain.locator('#new-key').innerText()).trim()).toMatch(/^pdn_live_[0-9a-f]{32}$/);
+      expect(await plain.locator('button[data-copy]').isVisible()).toBe(false);
+      await plain.getByRole('link', { name: /back to your keys/ }).click();
+      expect(await plain.locator('table.keys').innerText()).toContain('no script');
+    } finally {
+      await noScript.close();
+    }
+  });
+
+  it('meets a server with sign-up turned off', async () => {
+    const closed = await startServer({ env: { PDN_SIGNUP: 'off' } });
+    try {
+      await page.goto(`${closed.baseUrl}/account/sign-up`);
+      expect(await text('h1')).toBe('Sign-up is closed');
+      await look(page, '11-sign-up-closed');
+      await page.goto(`${closed.baseUrl}/account/sign-in`);
+      expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
+    } finally {
+      await closed.stop();
+    }
+  });
+});

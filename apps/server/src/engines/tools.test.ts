@@ -57,6 +57,12 @@ describe('detectTools', () => {
     expect(await detectTools()).toEqual({ pdftotext: { path: join(dir, 'pdftotext'), version: '22.12.0' } });
   });
 
+  it('asks pdftoppm with -v too', async () => {
+    const dir = await fakeBin('[ "$1" = "-v" ] || exit 99; echo "pdftoppm version 22.12.0" >&2', 'pdftoppm');
+    process.env.PATH = dir;
+    expect(await detectTools()).toEqual({ pdftoppm: { path: join(dir, 'pdftoppm'), version: '22.12.0' } });
+  });
+
   it.each([
     ['exits non-zero', 'echo "qpdf version 1.0"; exit 2'],
     ['prints no version', 'echo "hello"'],

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONTENT_FLOORS,
+  charactersBelowFloor,
   type PageScore,
   pagesBelowFloor,
+  structureBelowFloor,
   type WordScore,
   wordsBelowFloor,
 } from './floors.js';
+import type { PdfStructure } from './pdf-structure.js';
 
 const pages = (...psnrs: number[]): PageScore[] =>
   psnrs.map((psnrDb, index) => ({ page: index + 1, psnrDb }));
@@ -44,5 +47,100 @@ describe('wordsBelowFloor', () => {
     const verdict = wordsBelowFloor(given);
     if (want === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatch(want);
+  });
+});
+
+describe('charactersBelowFloor', () => {
+  // [name, { given: [characters lost, distinct characters in the input], want: refusal or undefined }]
+  const table: [string, { given: [string[], number]; want: RegExp | undefined }][] = [
+    ['every character kept', { given: [[], 60], want: undefined }],
+    ['no text in the input', { given: [[], 0], want: undefined }],
+    [
+      'one curly quote remapped',
+      { given: [['“'], 60], want: /lost 1 of the input's 60 distinct characters \("“"\), floor 0/ },
+    ],
+    ['a font re-encoded', { given: [['h', 'e', 'l'], 40], want: /lost 3 of the input's 40/ }],
+  ];
+  it.each(table)('%s', (_name, { given: [lost, reference], want }) => {
+    const verdict = charactersBelowFloor(lost, reference);
+    if (want === undefined) expect(verdict).toBeUndefined();
+    else expect(verdict).toMatch(want);
+  });
+});
+
+describe('structureBelowFloor', () => {
+  const input: PdfStructure = {
+    fields: ['First Name = "u:Alice"', 'gdpr = "/Off"'],
+    annotations: [['/Widget', '/Widget', '/Link'], []],
+    attachments: ['foo.txt'],
+    outlines: ['Chapter 1', 'Chapter 1.1'],
+    compositeFonts: false,
+    pageSides: [612, 612],
+  };
+  // [name, { given: the output's structure, want: refusal or undefined }]
+  const table: [string, { given: PdfStructure; want: RegExp | undefined }][] = [
+    ['all kept', { given: input, want: undefined }],
+    [
+      'more in the output, fonts changed',
+      {
+        given: {
+          ...input,
+          annotations: [[...(input.annotations[0] ?? []), '/Text'], ['/Link']],
+          compositeFonts: true,
+        },
+        want: undefined,
+      },
+    ],
+    [
+      'a value dropped',
+      {
+        given: { ...input, fields: ['First Name = "u:"', 'gdpr = "/Off"'] },
+        want: /form fields lost or changed: First Name = "u:Alice"/,
+      },
+    ],
+    [
+      'the form dropped',
+      {
+        given: { ...input, fields: [], annotations: [['/Link'], []] },
+        want: /form fields lost .*; page 1 lost annotations: \/Widget; \/Widget/,
+      },
+    ],
+    [
+      'one of two widgets dropped',
+      {
+        given: { ...input, annotations: [['/Widget', '/Link'], []] },
+        want: /^page 1 lost annotations: \/Widget$/,
+      },
+    ],
+    [
+      'an annotation moved to another page',
+      {
+        given: { ...input, annotations: [['/Widget', '/Widget'], ['/Link']] },
+        want: /page 1 lost annotations: \/Link/,
+      },
+    ],
+    [
+      'the attachment dropped',
+      { given: { ...input, attachments: [] }, want: /^attached files lost: foo\.txt$/ },
+    ],
+    [
+      'the outline dropped',
+      { given: { ...input, outlines: [] }, want: /^outline entries lost: Chapter 1; Chapter 1\.1$/ },
+    ],
+    [
+      'one of two entries dropped',
+      { given: { ...input, outlines: ['Chapter 1'] }, want: /^outline entries lost: Chapter 1\.1$/ },
+    ],
+  ];
+  it.each(table)('%s', (_name, { given, want }) => {
+    const verdict = structureBelowFloor(input, given);
+    if (want === undefined) expect(verdict).toBeUndefined();
+    else expect(verdict).toMatch(want);
+  });
+
+  it('shortens long entries and lists at most five', () => {
+    const titles = ['A'.repeat(500), 'b', 'c', 'd', 'e', 'f', 'g'];
+    const verdict = structureBelowFloor({ ...input, outlines: titles }, { ...input, outlines: [] });
+    expect(verdict).toBe(`outline entries lost: ${'A'.repeat(79)}…; b; c; d; e; and 2 more`);
   });
 });

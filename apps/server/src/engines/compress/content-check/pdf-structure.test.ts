@@ -5,7 +5,7 @@ import { embeddedFontPdf, photoPdf, textPdf, writeFixture } from '@pdn/fixtures'
 import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectTools } from '../../tools.js';
-import { type PdfStructure, parseStructure, readStructure } from './pdf-structure.js';
+import { type PdfStructure, parseStructure, readStructure, repairNumbers } from './pdf-structure.js';
 
 const { qpdf } = await detectTools();
 if (qpdf === undefined) console.warn('qpdf is not installed: the structure reader tests are skipped');
@@ -25,6 +25,20 @@ const none: PdfStructure = {
   outlines: [],
   compositeFonts: false,
 };
+
+describe('repairNumbers', () => {
+  // [qpdf's JSON, valid JSON]
+  const table: [string, string][] = [
+    ['[0, 612.5, -3]', '[0, 612.5, -3]'],
+    ['[-0., .5, -.25, 5.]', '[-0.0, 0.5, -0.25, 5.0]'],
+    ['{"u:version 5. and .5": -0.}', '{"u:version 5. and .5": -0.0}'],
+    ['["escaped \\" quote 1.", 1.]', '["escaped \\" quote 1.", 1.0]'],
+  ];
+  it.each(table)('%s -> %s', (given, want) => {
+    expect(repairNumbers(given)).toBe(want);
+    expect(() => JSON.parse(want)).not.toThrow();
+  });
+});
 
 describe('parseStructure', () => {
   // [name, { given: qpdf's JSON (format 2), want: part of the structure }]

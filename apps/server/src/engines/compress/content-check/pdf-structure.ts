@@ -112,9 +112,23 @@ function outlineTitles(outlines: readonly Outline[] | undefined, into: string[] 
   return into;
 }
 
+/** A JSON string, or a number as PDF writes reals and qpdf 11.3 passes them on: `-0.`, `.5`, `5.`. */
+const STRING_OR_REAL = /"(?:[^"\\]|\\.)*"|(-?)(\d*)\.(\d*)/g;
+
+/**
+ * qpdf's JSON with every real number made valid JSON. qpdf copies reals as the PDF wrote them, and
+ * `-0.` is a valid PDF real but not a JSON number (OCRmyPDF's negzero.pdf); strings are left alone.
+ */
+export function repairNumbers(text: string): string {
+  return text.replace(STRING_OR_REAL, (token, sign: string | undefined, whole: string, fraction: string) => {
+    if (token.startsWith('"') || (whole !== '' && fraction !== '')) return token;
+    return `${sign ?? ''}${whole || '0'}.${fraction || '0'}`;
+  });
+}
+
 /** The structure in qpdf's JSON text (exported for tests). */
 export function parseStructure(text: string): PdfStructure {
-  const json = JSON.parse(text) as QpdfJson;
+  const json = JSON.parse(repairNumbers(text)) as QpdfJson;
   const objects = json.qpdf?.[1] ?? {};
   return {
     fields: (json.acroform?.fields ?? []).map(

@@ -135,9 +135,10 @@ export function createContentCheck(
   function start(): Promise<Reference | { failure: string }> {
     if (reference === undefined) {
       const started = performance.now();
-      reference = renderInput().then(async (rendered) => {
-        // The first reader's reading of the input, while Ghostscript is still busy with the rewrite.
-        if (readers[0] !== undefined) await textOfInput(readers[0]);
+      // The input's render and the first reader's reading of its text, side by side, while Ghostscript
+      // is still busy with the rewrite.
+      const text = readers[0] === undefined ? undefined : textOfInput(readers[0]);
+      reference = Promise.all([renderInput(), text]).then(([rendered]) => {
         referenceMs = Math.round(performance.now() - started);
         return rendered;
       });

@@ -147,6 +147,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         interpreters: checkInterpreters,
         pdftotext: o.tools.pdftotext,
         pdftoppm: o.tools.pdftoppm,
+        pdfimages: o.tools.pdfimages,
         structure: run === undefined || structure === undefined ? undefined : { input: structure, run },
         timeoutMs,
       },

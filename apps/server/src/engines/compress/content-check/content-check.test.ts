@@ -3,7 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { photoPdf, scanPdf, textPdf, writeFixture } from '@pdn/fixtures';
-import { PDFDict, PDFDocument, PDFName, type PDFNumber, PDFRawStream, StandardFonts } from 'pdf-lib';
+import {
+  concatTransformationMatrix,
+  drawObject,
+  PDFDict,
+  PDFDocument,
+  PDFName,
+  type PDFNumber,
+  PDFRawStream,
+  popGraphicsState,
+  pushGraphicsState,
+  StandardFonts,
+} from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../run-tool.js';
 import { detectTools, type ToolInfo } from '../../tools.js';
@@ -13,7 +24,7 @@ import { readStructure } from './pdf-structure.js';
 // Both sides of the floors with real renders (issue #9): what Ghostscript's own rewrites produce
 // passes; blanked pages, whitened images, text flattened into images, a font's encoding lost and a
 // form's values dropped do not.
-const { ghostscript: gs, pdftotext, pdftoppm, qpdf } = await detectTools();
+const { ghostscript: gs, pdftotext, pdftoppm, pdfimages, qpdf } = await detectTools();
 if (gs === undefined) console.warn('Ghostscript is not installed: the content check tests are skipped');
 
 const SLOW = { timeout: 120_000 };
@@ -149,12 +160,45 @@ async function formPdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** A small light grey image (8x8 pixels drawn half an inch wide) on a Letter page: no marks, little PSNR. */
+async function paleImagePdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([612, 792]);
+  const pixels = deflateSync(new Uint8Array(64).fill(230));
+  const dict = doc.context.obj({
+    Type: 'XObject',
+    Subtype: 'Image',
+    Width: 8,
+    Height: 8,
+    ColorSpace: 'DeviceGray',
+    BitsPerComponent: 8,
+    Filter: 'FlateDecode',
+  });
+  page.node.setXObject(PDFName.of('Im0'), doc.context.register(PDFRawStream.of(dict, pixels)));
+  page.pushOperators(
+    pushGraphicsState(),
+    concatTransformationMatrix(36, 0, 0, 36, 100, 600),
+    drawObject('Im0'),
+    popGraphicsState(),
+  );
+  return doc.save();
+}
+
+/** One small black square on a Letter page: 0.3% of it, so PSNR alone would not miss it. */
+async function squarePdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.addPage([612, 792]).drawRectangle({ x: 100, y: 600, width: 40, height: 40 });
+  return doc.save();
+}
+
 const corpus = {
   photo: async () => [await photoPdf({ pages: 2, seed: 4 }), 2] as const,
   scan: async () => [await scanPdf({ pages: 1, seed: 4 }), 1] as const,
   text: async () => [await textPdf({ pages: 7, seed: 4 }), 7] as const,
   quotes: async () => [await quotesPdf(), 1] as const,
   form: async () => [await formPdf(), 1] as const,
+  square: async () => [await squarePdf(), 1] as const,
+  paleImage: async () => [await paleImagePdf(), 1] as const,
 };
 
 // [name, { given: input kind and what is done to it, want: refusal or undefined (proven) }]
@@ -184,10 +228,22 @@ const table: [string, { given: [keyof typeof corpus, Damage]; want: RegExp | und
     'text flattened into images',
     { given: ['text', rasterised], want: /differs from the input|kept 0 of the input's/ },
   ],
+  [
+    'a small square dropped: the page scores above the PSNR floor, its marks do not',
+    { given: ['square', blankPages], want: /^page 1 kept 0 of its \d+ marks, floor 50%$/ },
+  ],
   ['quoted prose at /ebook', { given: ['quotes', rewrite('-dPDFSETTINGS=/ebook')], want: undefined }],
   [
     'curly quotes remapped by a lost encoding, 39 of 40 words kept',
     { given: ['quotes', macRomanFont], want: /lost 2 of the input's \d+ distinct characters \("“" "”"\)/ },
+  ],
+];
+
+/** Needs pdfimages: the rows run only with poppler. */
+const imagesTable: typeof table = [
+  [
+    'a small pale image dropped: PSNR and marks do not see it',
+    { given: ['paleImage', blankPages], want: /^page 1 draws 0 of the input's 1 images$/ },
   ],
 ];
 
@@ -206,13 +262,17 @@ const structureTable: typeof table = [
 // The renderers and readers of words the machine has: poppler's when installed, and Ghostscript's
 // alone as on a machine without poppler.
 const toolSets = [
-  ['poppler and Ghostscript', { pdftotext, pdftoppm }, pdftotext === undefined || pdftoppm === undefined],
-  ['Ghostscript alone', { pdftotext: undefined, pdftoppm: undefined }, false],
+  [
+    'poppler and Ghostscript',
+    { pdftotext, pdftoppm, pdfimages },
+    pdftotext === undefined || pdftoppm === undefined || pdfimages === undefined,
+  ],
+  ['Ghostscript alone', { pdftotext: undefined, pdftoppm: undefined, pdfimages: undefined }, false],
 ] as const;
 
 describe.skipIf(gs === undefined).each(toolSets)(
   'content check, pages drawn and words read by %s',
-  (tools, { pdftotext: reader, pdftoppm: renderer }, skip) => {
+  (tools, { pdftotext: reader, pdftoppm: renderer, pdfimages: counter }, skip) => {
     const checkFor = async (input: string, pages: number, workDir: string) => {
       const run = qpdf && { qpdf, cwd: workDir, timeoutMs: 60_000 };
       return createContentCheck(
@@ -223,6 +283,7 @@ describe.skipIf(gs === undefined).each(toolSets)(
           interpreters: ['default'],
           pdftotext: reader,
           pdftoppm: renderer,
+          pdfimages: counter,
           structure: run && { input: await readStructure(input, 'input', run), run },
           timeoutMs: 60_000,
         },
@@ -230,7 +291,11 @@ describe.skipIf(gs === undefined).each(toolSets)(
       );
     };
 
-    const rows = [...table, ...(qpdf === undefined ? [] : structureTable)];
+    const rows = [
+      ...table,
+      ...(qpdf === undefined ? [] : structureTable),
+      ...(counter === undefined ? [] : imagesTable),
+    ];
     it.skipIf(skip).each(rows)('%s', SLOW, async (name, { given: [kind, damage], want }) => {
       const slug = `${name.replaceAll(/\W+/g, '-')}-${tools.replaceAll(/\W+/g, '-')}`;
       const [bytes, pages] = await corpus[kind]();

@@ -14,8 +14,10 @@ import type { QpdfRun } from '../../pdf/run-qpdf.js';
 import type { ToolInfo } from '../../tools.js';
 import type { JobContext } from '../../types.js';
 import type { PdfInterpreter } from '../presets.js';
+import { drawnImages } from './drawn-images.js';
 import {
   charactersBelowFloor,
+  imagesBelowFloor,
   type PageScore,
   pagesBelowFloor,
   structureBelowFloor,
@@ -45,6 +47,8 @@ export interface ContentCheckOptions {
   pdftotext: ToolInfo | undefined;
   /** The first renderer when installed. */
   pdftoppm: ToolInfo | undefined;
+  /** Counts the images each sampled page draws, when installed. */
+  pdfimages: ToolInfo | undefined;
   /**
    * The input's structure, read once per file (the engine reads it before Ghostscript runs, for its
    * fonts), and how to read the candidates'; undefined where qpdf is not installed.
@@ -98,6 +102,7 @@ export function createContentCheck(
   ];
   const input = { path: inputPath, pages, name: 'input' };
   const inputText = new Map<WordReader, Promise<Result<TextSample>>>();
+  let inputImages: Promise<Result<Map<number, number>>> | undefined;
   let reference: Promise<Reference | { failure: string }> | undefined;
   let referenceMs: number | undefined;
 
@@ -135,10 +140,11 @@ export function createContentCheck(
   function start(): Promise<Reference | { failure: string }> {
     if (reference === undefined) {
       const started = performance.now();
-      // The input's render and the first reader's reading of its text, side by side, while Ghostscript
-      // is still busy with the rewrite.
+      // The input's render, the first reader's reading of its text and its images counted, side by
+      // side, while Ghostscript is still busy with the rewrite.
       const text = readers[0] === undefined ? undefined : textOfInput(readers[0]);
-      reference = Promise.all([renderInput(), text]).then(([rendered]) => {
+      inputImages = o.pdfimages && drawnImages(o.pdfimages, input, o.timeoutMs, job);
+      reference = Promise.all([renderInput(), text, inputImages]).then(([rendered]) => {
         referenceMs = Math.round(performance.now() - started);
         return rendered;
       });
@@ -154,8 +160,8 @@ export function createContentCheck(
     const scores: PageScore[] = [];
     for (const [index, page] of pages.entries()) {
       try {
-        const psnrDb = await comparePgmFiles(ref.pages[index] as string, rendered.value[index] as string);
-        scores.push({ page, psnrDb });
+        const compared = await comparePgmFiles(ref.pages[index] as string, rendered.value[index] as string);
+        scores.push({ page, ...compared });
       } catch (error) {
         return { failure: `page ${page} could not be compared (${(error as Error).message})` };
       }
@@ -205,6 +211,19 @@ export function createContentCheck(
     return structureBelowFloor(before.value, after.value);
   }
 
+  /**
+   * Undefined when each sampled page draws at least the input's images, or where pdfimages is not
+   * installed or could not count the input's (it abstains, as a reader of text does).
+   */
+  async function compareImages(path: string, name: string): Promise<string | undefined> {
+    if (o.pdfimages === undefined || inputImages === undefined) return undefined;
+    const before = await inputImages;
+    if ('failure' in before) return undefined;
+    const after = await drawnImages(o.pdfimages, { path, pages, name }, o.timeoutMs, job);
+    if ('failure' in after) return `the output's images could not be counted: ${after.failure}`;
+    return imagesBelowFloor(before.value, after.value);
+  }
+
   async function prove(path: string, name: string): Promise<ContentVerdict> {
     const ref = await start();
     if ('failure' in ref) return { rejected: ref.failure };
@@ -212,13 +231,14 @@ export function createContentCheck(
       comparePages(ref, path, name),
       compareText(path, name),
       compareStructure(path, name),
+      compareImages(path, name),
     ] as const;
     // Side by side, and all settled before anything is thrown, so no tool outlives the request's folder.
     await Promise.allSettled(runs);
-    const [scores, text, structure] = [await runs[0], await runs[1], await runs[2]];
+    const [scores, text, structure, images] = [await runs[0], await runs[1], await runs[2], await runs[3]];
     if ('failure' in scores) return { rejected: scores.failure };
     const worstPsnrDb = Math.min(...scores.value.map((score) => score.psnrDb));
-    const rejected = pagesBelowFloor(scores.value) ?? text.rejected ?? structure;
+    const rejected = pagesBelowFloor(scores.value) ?? images ?? text.rejected ?? structure;
     return { rejected, worstPsnrDb, ...(text.score && { words: text.score }) };
   }
 
@@ -227,7 +247,7 @@ export function createContentCheck(
     prove,
     settle: async () => {
       await reference?.catch(() => {});
-      await Promise.allSettled(inputText.values());
+      await Promise.allSettled([...inputText.values(), inputImages]);
     },
     fields: () => ({ reference_ms: referenceMs }),
   };

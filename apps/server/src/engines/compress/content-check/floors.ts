@@ -7,6 +7,15 @@ import type { PdfStructure } from './pdf-structure.js';
 export const CONTENT_FLOORS = {
   /** Lowest PSNR (dB) of any sampled page, rendered in greyscale (render.ts), against the input's. */
   psnrDb: 20,
+  /**
+   * Share of a sampled page's marks (pixels darker than pgm.ts MARK_BELOW) the output must keep, in %,
+   * on pages with at least `minMarks`, below which anti-aliasing alone moves the count. PSNR is a
+   * page-wide average: a lone glyph that Ghostscript's legacy interpreter dropped left its page at 45 dB.
+   * The e2e judge holds outputs to the same (legitimate rewrites kept 0.93-1.41 of the marks, lost
+   * pages none).
+   */
+  marksKeptPercent: 50,
+  minMarks: 16,
   /** Share of the input's distinct words (on the sampled pages) the output must still have, in %. */
   wordRetentionPercent: 95,
   /**
@@ -22,6 +31,8 @@ export interface PageScore {
   page: number;
   /** Infinity when the renders are identical (blank in both included: nothing was there to lose). */
   psnrDb: number;
+  /** Marks on the input's page and on the output's. */
+  marks: { reference: number; candidate: number };
 }
 
 export interface WordScore {
@@ -31,14 +42,23 @@ export interface WordScore {
   kept: number;
 }
 
-/** Why the output's pages fall below the PSNR floor, or undefined when every sampled page clears it. */
+/** Why the output's pages fall below the PSNR or marks floor, or undefined when every sampled page clears both. */
 export function pagesBelowFloor(pages: readonly PageScore[]): string | undefined {
   const worst = pages.reduce<PageScore | undefined>(
     (low, score) => (low === undefined || score.psnrDb < low.psnrDb ? score : low),
     undefined,
   );
-  if (worst === undefined || worst.psnrDb >= CONTENT_FLOORS.psnrDb) return undefined;
-  return `page ${worst.page} differs from the input: ${worst.psnrDb.toFixed(1)} dB PSNR, floor ${CONTENT_FLOORS.psnrDb} dB`;
+  if (worst !== undefined && worst.psnrDb < CONTENT_FLOORS.psnrDb) {
+    return `page ${worst.page} differs from the input: ${worst.psnrDb.toFixed(1)} dB PSNR, floor ${CONTENT_FLOORS.psnrDb} dB`;
+  }
+  const faded = pages.find(
+    ({ marks }) =>
+      marks.reference >= CONTENT_FLOORS.minMarks &&
+      marks.candidate * 100 < CONTENT_FLOORS.marksKeptPercent * marks.reference,
+  );
+  if (faded === undefined) return undefined;
+  const { reference, candidate } = faded.marks;
+  return `page ${faded.page} kept ${candidate} of its ${reference} marks, floor ${CONTENT_FLOORS.marksKeptPercent}%`;
 }
 
 /** Why the output's words fall below the retention floor, or undefined when it kept enough. */
@@ -47,6 +67,22 @@ export function wordsBelowFloor(words: WordScore): string | undefined {
   if (words.kept * 100 >= CONTENT_FLOORS.wordRetentionPercent * words.reference) return undefined;
   const percent = ((words.kept / words.reference) * 100).toFixed(1);
   return `kept ${words.kept} of the input's ${words.reference} distinct words (${percent}%), floor ${CONTENT_FLOORS.wordRetentionPercent}%`;
+}
+
+/**
+ * Why the output's sampled pages draw fewer images than the input's (drawn-images.ts), or undefined
+ * when each draws at least as many. No tolerance: an image too small or pale for the page's PSNR and
+ * marks is still content.
+ */
+export function imagesBelowFloor(
+  input: ReadonlyMap<number, number>,
+  output: ReadonlyMap<number, number>,
+): string | undefined {
+  for (const [page, count] of input) {
+    const kept = output.get(page) ?? 0;
+    if (kept < count) return `page ${page} draws ${kept} of the input's ${count} images`;
+  }
+  return undefined;
 }
 
 /** Why the output's text lost characters, or undefined when it kept every one (`lost`, words.ts). */

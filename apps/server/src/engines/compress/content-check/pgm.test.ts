@@ -92,8 +92,8 @@ describe('comparePgmFiles', () => {
     const grey = new Uint8Array(size).fill(254);
     const a = await file('a.pgm', bytes('P5\n1500 1000\n255\n', [...white]));
     const b = await file('b.pgm', bytes('P5\n# gs\n1500 1000\n255\n', [...grey]));
-    expect(await comparePgmFiles(a, a)).toBe(Infinity);
-    expect(await comparePgmFiles(a, b)).toBeCloseTo(48.13, 2);
+    expect(await comparePgmFiles(a, a)).toEqual({ psnrDb: Infinity, marks: { reference: 0, candidate: 0 } });
+    expect((await comparePgmFiles(a, b)).psnrDb).toBeCloseTo(48.13, 2);
   });
 
   it('blurs across band boundaries as within one band', async () => {
@@ -107,13 +107,16 @@ describe('comparePgmFiles', () => {
     const a = await file('g.pgm', page(953));
     const b = await file('h.pgm', page(954));
     // Blurred, each line greys three rows to 170; they differ on the two outer rows by 85: 39.5 dB.
-    expect(await comparePgmFiles(a, b)).toBeCloseTo(10 * Math.log10((255 * 255 * height) / (2 * 85 * 85)), 2);
+    const { psnrDb, marks } = await comparePgmFiles(a, b);
+    expect(psnrDb).toBeCloseTo(10 * Math.log10((255 * 255 * height) / (2 * 85 * 85)), 2);
+    // Marks are counted unblurred, each row once though bands overlap.
+    expect(marks).toEqual({ reference: width, candidate: width });
   });
 
   it('scores a page that changed size 0 dB', async () => {
     const a = await file('c.pgm', bytes('P5\n2 1\n255\n', [1, 2]));
     const b = await file('d.pgm', bytes('P5\n1 2\n255\n', [1, 2]));
-    expect(await comparePgmFiles(a, b)).toBe(0);
+    expect(await comparePgmFiles(a, b)).toEqual({ psnrDb: 0, marks: { reference: 0, candidate: 0 } });
   });
 
   it('refuses a render cut short', async () => {

@@ -84,6 +84,16 @@ export function blurBand(
   return out;
 }
 
+/** A pixel darker than this is a mark: print, not paper or the light noise of a scan (floors.ts). */
+export const MARK_BELOW = 200;
+
+/** How many pixels of `pixels` are marks. */
+export function countMarks(pixels: Uint8Array): number {
+  let marks = 0;
+  for (const pixel of pixels) if (pixel < MARK_BELOW) marks += 1;
+  return marks;
+}
+
 const HEADER_BYTES = 1024;
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -98,17 +108,25 @@ async function readHeader(file: FileHandle, path: string): Promise<PgmHeader> {
   return header;
 }
 
-/** PSNR of the candidate page against the reference page, both blurred; 0 when their sizes differ (the page changed size). */
-export async function comparePgmFiles(referencePath: string, candidatePath: string): Promise<number> {
+export interface PageComparison {
+  /** PSNR of the candidate against the reference, both blurred; 0 when their sizes differ (the page changed size). */
+  psnrDb: number;
+  /** Marks (pixels darker than MARK_BELOW, unblurred) on each page. */
+  marks: { reference: number; candidate: number };
+}
+
+export async function comparePgmFiles(referencePath: string, candidatePath: string): Promise<PageComparison> {
   const [reference, candidate] = [await open(referencePath), await open(candidatePath)];
   try {
     const [a, b] = [await readHeader(reference, referencePath), await readHeader(candidate, candidatePath)];
-    if (a.width !== b.width || a.height !== b.height) return 0;
+    if (a.width !== b.width || a.height !== b.height)
+      return { psnrDb: 0, marks: { reference: 0, candidate: 0 } };
     const { width, height } = a;
     const bandRows = Math.max(1, Math.floor(CHUNK_BYTES / width));
     const bandBytes = Math.min(height, bandRows + 2) * width;
     const [chunkA, chunkB] = [Buffer.alloc(bandBytes), Buffer.alloc(bandBytes)];
     let sum = 0;
+    const marks = { reference: 0, candidate: 0 };
     for (let first = 0; first < height; first += bandRows) {
       const last = Math.min(height, first + bandRows);
       // One row of context on each side, where the page has one.
@@ -117,12 +135,14 @@ export async function comparePgmFiles(referencePath: string, candidatePath: stri
       await reference.read(chunkA, 0, length, a.dataOffset + top * width);
       await candidate.read(chunkB, 0, length, b.dataOffset + top * width);
       const [from, to] = [first - top, last - top];
+      marks.reference += countMarks(chunkA.subarray(from * width, to * width));
+      marks.candidate += countMarks(chunkB.subarray(from * width, to * width));
       sum += squaredError(
         blurBand(chunkA.subarray(0, length), width, bottom - top, from, to),
         blurBand(chunkB.subarray(0, length), width, bottom - top, from, to),
       );
     }
-    return psnrOf(sum, width * height);
+    return { psnrDb: psnrOf(sum, width * height), marks };
   } finally {
     await reference.close();
     await candidate.close();

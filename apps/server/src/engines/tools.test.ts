@@ -57,10 +57,10 @@ describe('detectTools', () => {
     expect(await detectTools()).toEqual({ pdftotext: { path: join(dir, 'pdftotext'), version: '22.12.0' } });
   });
 
-  it('asks pdftoppm with -v too', async () => {
-    const dir = await fakeBin('[ "$1" = "-v" ] || exit 99; echo "pdftoppm version 22.12.0" >&2', 'pdftoppm');
+  it.each(['pdftoppm', 'pdfimages'])('asks %s with -v too', async (binary) => {
+    const dir = await fakeBin(`[ "$1" = "-v" ] || exit 99; echo "${binary} version 22.12.0" >&2`, binary);
     process.env.PATH = dir;
-    expect(await detectTools()).toEqual({ pdftoppm: { path: join(dir, 'pdftoppm'), version: '22.12.0' } });
+    expect(await detectTools()).toEqual({ [binary]: { path: join(dir, binary), version: '22.12.0' } });
   });
 
   it.each([

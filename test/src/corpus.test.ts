@@ -23,30 +23,6 @@ const LEVELS: CompressionLevel[] = ['low', 'medium', 'high'];
 /** Requests in flight at once: the suite's own renders and the server's tools share two cores. */
 const CONCURRENCY = 2;
 
-/**
- * Compress answers that still lose content, which the engine's own content proof (issue #9) does not
- * catch yet. Listed so the suite shows exactly what fails and why; `it.fails` turns red once a fix lands, and the entry must then go. Measured with
- * Ghostscript 10.00.0 and qpdf 11.3.
- */
-const COMPRESS_LOSSES: Record<string, { levels: CompressionLevel[]; why: string }> = {
-  'imagemagick-jpeg2000.pdf': {
-    levels: ['low', 'medium', 'high'],
-    why: 'the JPEG 2000 image with a soft mask comes back changed (8 dB)',
-  },
-  'libreoffice-form.pdf': {
-    levels: ['low', 'medium', 'high'],
-    why: 'the filled-in form values ("Alice", "Bob") are dropped',
-  },
-  'macos-pages.pdf': {
-    levels: ['low', 'medium', 'high'],
-    why: 'curly quotes come back as Ò/Ó, so "client" is no longer searchable',
-  },
-  'pdf-tools-ccitt.pdf': {
-    levels: ['low'],
-    why: 'the Helvetica text loses its encoding: pdftotext reads "+HOYHWLFD" for "Helvetica"',
-  },
-};
-
 const files = await corpusFiles();
 const skip = !poppler || missing('qpdf', 'the real-world corpus tests (qpdf judges which files are sound)');
 if (!poppler) console.warn('[e2e] skipping the real-world corpus tests: poppler-utils is not installed');
@@ -187,14 +163,8 @@ describe.skipIf(skip)(`real-world corpus: ${files.length} PDFs written by other 
     const { name, bytes } = corpusFile;
 
     for (const level of LEVELS) {
-      const title = `compress at ${level} keeps every page, image and word`;
-      const loss = COMPRESS_LOSSES[name];
-      if (loss?.levels.includes(level)) {
-        it.concurrent
-          .fails(`${title} [fails today: ${loss.why}]`, () => compressKeepsContent(corpusFile, level));
-      } else {
-        it.concurrent(title, () => compressKeepsContent(corpusFile, level));
-      }
+      it.concurrent(`compress at ${level} keeps every page, image and word`, () =>
+        compressKeepsContent(corpusFile, level));
     }
 
     it.concurrent('split into single pages keeps each page whole', async () => {

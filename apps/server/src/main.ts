@@ -45,6 +45,10 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
     qpdf: tools.qpdf?.version ?? 'absent',
     ghostscript: tools.ghostscript?.version ?? 'absent',
     tesseract: tools.tesseract?.version ?? 'absent',
+    // poppler draws, reads and counts the compress content check's pages where installed (issue #9).
+    pdftoppm: tools.pdftoppm?.version ?? 'absent',
+    pdftotext: tools.pdftotext?.version ?? 'absent',
+    pdfimages: tools.pdfimages?.version ?? 'absent',
   });
   const queue = new JobQueue(config.jobConcurrency);
   const common = { tools, queue, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };

@@ -57,6 +57,12 @@ describe('detectTools', () => {
     expect(await detectTools()).toEqual({ pdftotext: { path: join(dir, 'pdftotext'), version: '22.12.0' } });
   });
 
+  it.each(['pdftoppm', 'pdfimages'])('asks %s with -v too', async (binary) => {
+    const dir = await fakeBin(`[ "$1" = "-v" ] || exit 99; echo "${binary} version 22.12.0" >&2`, binary);
+    process.env.PATH = dir;
+    expect(await detectTools()).toEqual({ [binary]: { path: join(dir, binary), version: '22.12.0' } });
+  });
+
   it.each([
     ['exits non-zero', 'echo "qpdf version 1.0"; exit 2'],
     ['prints no version', 'echo "hello"'],

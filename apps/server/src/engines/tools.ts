@@ -20,6 +20,11 @@ export interface DetectedTools {
   prlimit?: ToolInfo;
   /** poppler's text extractor: the compress content check's first reader of words (issue #9). */
   pdftotext?: ToolInfo;
+  /** poppler's renderer: the compress content check draws pages with it, independently of the
+   * Ghostscript that rewrote them (issue #9). */
+  pdftoppm?: ToolInfo;
+  /** poppler's image lister: the content check counts the images each sampled page draws. */
+  pdfimages?: ToolInfo;
 }
 
 /** `--version` answers within a second; anything slower is a broken install, not a tool to rely on. */
@@ -37,6 +42,10 @@ const KNOWN_TOOLS = {
   prlimit: { binary: 'prlimit', flag: '--version', version: /util-linux (\S+)/ },
   // "pdftotext version 22.12.0" (it reads `--version` as a file name)
   pdftotext: { binary: 'pdftotext', flag: '-v', version: /pdftotext version (\S+)/ },
+  // "pdftoppm version 22.12.0"
+  pdftoppm: { binary: 'pdftoppm', flag: '-v', version: /pdftoppm version (\S+)/ },
+  // "pdfimages version 22.12.0"
+  pdfimages: { binary: 'pdfimages', flag: '-v', version: /pdfimages version (\S+)/ },
 } as const satisfies Record<keyof DetectedTools, { binary: string; flag: string; version: RegExp }>;
 
 async function findOnPath(binary: string): Promise<string | undefined> {
@@ -67,7 +76,7 @@ async function detect(binary: string, flag: string, versionPattern: RegExp): Pro
   }
 }
 
-/** Looks for qpdf, Ghostscript, tesseract, prlimit and pdftotext on PATH and asks each for its version. Call once. */
+/** Looks for qpdf, Ghostscript, tesseract, prlimit and poppler's pdftotext, pdftoppm and pdfimages on PATH and asks each for its version. Call once. */
 export async function detectTools(): Promise<DetectedTools> {
   const entries = await Promise.all(
     Object.entries(KNOWN_TOOLS).map(

@@ -13,7 +13,7 @@ import type { DetectedTools, ToolInfo } from '../tools.js';
 import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, JobContext } from '../types.js';
 import { type Candidate, type Choice, candidate, keepOriginal } from './candidates.js';
 import { type ContentCheck, createContentCheck } from './content-check/content-check.js';
-import { hasCompositeFonts } from './font-survey.js';
+import { readStructure } from './content-check/pdf-structure.js';
 import { rewriteWithGhostscript } from './ghostscript.js';
 import { checkOutputPages } from './output-check.js';
 import { PhaseTimer } from './phase-timer.js';
@@ -128,11 +128,13 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const inputSize = (await stat(input.path)).size;
     const run: QpdfRun | undefined =
       qpdf === undefined ? undefined : { qpdf, cwd: job.workDir, timeoutMs, signal: job.signal };
-    // Without qpdf there is no cheap way to look at the fonts, so the default interpreter goes first.
+    // The input's structure, read once: the content check compares every candidate's with it, and its
+    // fonts pick the interpreter. Without qpdf there is no cheap way to look at the fonts, so the
+    // default interpreter goes first.
+    const structure =
+      run === undefined ? undefined : await timer.time('inspect', () => readStructure(pdfPath, 'input', run));
     const preferLegacy =
-      legacyAvailable &&
-      run !== undefined &&
-      (await timer.time('inspect', () => hasCompositeFonts(pdfPath, run)));
+      legacyAvailable && structure !== undefined && 'value' in structure && structure.value.compositeFonts;
     const interpreters = interpreterOrder(legacyAvailable, preferLegacy);
     // The check renders with the default interpreter first whatever the fonts: unlike pdfwrite it was
     // faster there on composite fonts (0.35 s vs 1.07 s to render five pages).
@@ -140,7 +142,15 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const content: ContentCheck = createContentCheck(
       pdfPath,
       pageCount,
-      { gs, interpreters: checkInterpreters, pdftotext: o.tools.pdftotext, timeoutMs },
+      {
+        gs,
+        interpreters: checkInterpreters,
+        pdftotext: o.tools.pdftotext,
+        pdftoppm: o.tools.pdftoppm,
+        pdfimages: o.tools.pdfimages,
+        structure: run === undefined || structure === undefined ? undefined : { input: structure, run },
+        timeoutMs,
+      },
       job,
     );
     const outputCheck = { tools: o.tools, cwd: job.workDir, timeoutMs, signal: job.signal };

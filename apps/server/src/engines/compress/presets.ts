@@ -53,7 +53,7 @@ export const GHOSTSCRIPT_PRESETS: Readonly<Record<CompressionLevel, GhostscriptP
  * PDFs with composite (CID TrueType) fonts, subset or not, which is what Word and browsers write: 5-9x
  * the legacy one (README.md). Elsewhere the new one is as fast or faster, and on text in standard fonts
  * its output is smaller (the legacy one embeds substitutes for them), so the legacy interpreter is used
- * only for PDFs with composite fonts (font-survey.ts).
+ * only for PDFs with composite fonts (content-check/pdf-structure.ts).
  */
 export function hasLegacyInterpreter(version: string): boolean {
   const [major = 0, minor = 0] = version.split('.').map(Number);

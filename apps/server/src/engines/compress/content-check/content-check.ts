@@ -1,21 +1,43 @@
 // Proof of content before an answer (issue #9): a compression output is only returned when its sampled
-// pages look like the input's and it kept the input's words, both above CONTENT_FLOORS.
+// pages look like the input's, its text kept the input's words and characters, and it kept the input's
+// form fields, annotations, attachments and outline, all against CONTENT_FLOORS.
 //
-// Pages: the input is rendered once per request, with the first PDF interpreter that reads it without
-// complaint, and every candidate by that same interpreter, so the two pictures differ only by what the
-// rewrite changed. Words: every reader (word-readers.ts) can misread some font, so the words pass when
-// one reader, reading input and candidate alike, finds them kept, or reads no words in the input.
-// The input's snapshot starts while Ghostscript rewrites the file (`start`), so the check adds to the
-// answer's latency mostly the candidate's own snapshot.
+// Pages: the input is rendered once per request, by the first renderer that draws it without complaint
+// (poppler's pdftoppm when installed, independent of the Ghostscript that rewrote it; then Ghostscript's
+// interpreters), and every candidate by that same renderer, so the two pictures differ only by what the
+// rewrite changed. Text: the first reader that reads the input decides (word-readers.ts); a reader that
+// cannot read it leaves the verdict to the next. Structure: qpdf's reading of input and candidate
+// (pdf-structure.ts), where qpdf is installed. The input's render and text are taken while Ghostscript
+// rewrites the file (`start`) and reused for every candidate; a candidate's render, text and structure
+// are read side by side.
+import type { QpdfRun } from '../../pdf/run-qpdf.js';
 import type { ToolInfo } from '../../tools.js';
 import type { JobContext } from '../../types.js';
 import type { PdfInterpreter } from '../presets.js';
-import { type PageScore, pagesBelowFloor, type WordScore, wordsBelowFloor } from './floors.js';
+import { drawnImages } from './drawn-images.js';
+import {
+  charactersBelowFloor,
+  imagesBelowFloor,
+  type PageScore,
+  pagesBelowFloor,
+  structureBelowFloor,
+  type WordScore,
+  wordsBelowFloor,
+} from './floors.js';
 import { samplePages } from './page-sample.js';
+import { renderDpi } from './page-sizes.js';
+import { type PdfStructure, readStructure } from './pdf-structure.js';
 import { comparePgmFiles } from './pgm.js';
-import { chooseRenderDpi, type Result, renderPages, type SnapshotRun } from './render.js';
+import { popplerRenderer } from './poppler-renderer.js';
+import {
+  ghostscriptPageSides,
+  ghostscriptRenderer,
+  type PageRenderer,
+  RENDER_BOUNDS,
+  type Result,
+} from './render.js';
 import { ghostscriptReader, pdftotextReader, type WordReader } from './word-readers.js';
-import { wordScore } from './words.js';
+import { lostCharacters, type TextSample, wordScore } from './words.js';
 
 export interface ContentCheckOptions {
   gs: ToolInfo;
@@ -23,6 +45,15 @@ export interface ContentCheckOptions {
   interpreters: readonly PdfInterpreter[];
   /** The first reader of words when installed. */
   pdftotext: ToolInfo | undefined;
+  /** The first renderer when installed. */
+  pdftoppm: ToolInfo | undefined;
+  /** Counts the images each sampled page draws, when installed. */
+  pdfimages: ToolInfo | undefined;
+  /**
+   * The input's structure, read once per file (the engine reads it before Ghostscript runs, for its
+   * fonts), and how to read the candidates'; undefined where qpdf is not installed.
+   */
+  structure: { input: Result<PdfStructure>; run: QpdfRun } | undefined;
   timeoutMs: number;
 }
 
@@ -46,8 +77,8 @@ export interface ContentCheck {
 }
 
 interface Reference {
-  /** The interpreter that rendered the input cleanly; candidates are rendered by it too. */
-  run: SnapshotRun;
+  /** The renderer that drew the input cleanly; candidates are drawn by it too. */
+  renderer: PageRenderer;
   /** Every render of this request, input and candidates, is at this resolution. */
   dpi: number;
   /** The input's page renders. */
@@ -61,32 +92,47 @@ export function createContentCheck(
   job: JobContext,
 ): ContentCheck {
   const pages = samplePages(pageCount);
-  const runs = o.interpreters.map((interpreter) => ({ gs: o.gs, interpreter, timeoutMs: o.timeoutMs }));
+  const renderers: PageRenderer[] = [
+    ...(o.pdftoppm === undefined ? [] : [popplerRenderer(o.pdftoppm, o.timeoutMs)]),
+    ...o.interpreters.map((interpreter) => ghostscriptRenderer(o.gs, interpreter, o.timeoutMs)),
+  ];
   const readers: WordReader[] = [
     ...(o.pdftotext === undefined ? [] : [pdftotextReader(o.pdftotext, o.timeoutMs)]),
     ...o.interpreters.map((interpreter) => ghostscriptReader(o.gs, interpreter, o.timeoutMs)),
   ];
   const input = { path: inputPath, pages, name: 'input' };
-  const inputWords = new Map<WordReader, Promise<Result<Set<string>>>>();
+  const inputText = new Map<WordReader, Promise<Result<TextSample>>>();
+  let inputImages: Promise<Result<Map<number, number>>> | undefined;
   let reference: Promise<Reference | { failure: string }> | undefined;
   let referenceMs: number | undefined;
 
-  function wordsOfInput(reader: WordReader): Promise<Result<Set<string>>> {
-    let words = inputWords.get(reader);
-    if (words === undefined) {
-      words = reader.read(input, job);
-      inputWords.set(reader, words);
+  function textOfInput(reader: WordReader): Promise<Result<TextSample>> {
+    let text = inputText.get(reader);
+    if (text === undefined) {
+      text = reader.read(input, job);
+      inputText.set(reader, text);
     }
-    return words;
+    return text;
   }
 
   async function renderInput(): Promise<Reference | { failure: string }> {
-    const dpi = await chooseRenderDpi(input, o, job);
+    // Page sizes from the structure already read, else from Ghostscript (one process more).
+    const known =
+      o.structure !== undefined && 'value' in o.structure.input ? o.structure.input.value : undefined;
+    const sides =
+      known === undefined
+        ? await ghostscriptPageSides(input, o, job)
+        : new Map(
+            known.pageSides.flatMap((side, index) =>
+              side === undefined ? [] : [[index + 1, side] as const],
+            ),
+          );
+    const dpi = renderDpi(sides, pages, RENDER_BOUNDS);
     const failures: string[] = [];
-    for (const run of runs) {
-      const rendered = await renderPages({ ...input, name: `input-${run.interpreter}` }, dpi, run, job);
-      if ('value' in rendered) return { run, dpi, pages: rendered.value };
-      failures.push(`${run.interpreter} interpreter, ${rendered.failure}`);
+    for (const renderer of renderers) {
+      const rendered = await renderer.render({ ...input, name: `input-${renderer.name}` }, dpi, job);
+      if ('value' in rendered) return { renderer, dpi, pages: rendered.value };
+      failures.push(`${renderer.name}, ${rendered.failure}`);
     }
     return { failure: `the input could not be rendered for comparison (${failures.join('; ')})` };
   }
@@ -94,9 +140,11 @@ export function createContentCheck(
   function start(): Promise<Reference | { failure: string }> {
     if (reference === undefined) {
       const started = performance.now();
-      reference = renderInput().then(async (rendered) => {
-        // The first reader's reading of the input, while Ghostscript is still busy with the rewrite.
-        if (readers[0] !== undefined) await wordsOfInput(readers[0]);
+      // The input's render, the first reader's reading of its text and its images counted, side by
+      // side, while Ghostscript is still busy with the rewrite.
+      const text = readers[0] === undefined ? undefined : textOfInput(readers[0]);
+      inputImages = o.pdfimages && drawnImages(o.pdfimages, input, o.timeoutMs, job);
+      reference = Promise.all([renderInput(), text, inputImages]).then(([rendered]) => {
         referenceMs = Math.round(performance.now() - started);
         return rendered;
       });
@@ -107,13 +155,13 @@ export function createContentCheck(
   }
 
   async function comparePages(ref: Reference, path: string, name: string): Promise<Result<PageScore[]>> {
-    const rendered = await renderPages({ path, pages, name }, ref.dpi, ref.run, job);
+    const rendered = await ref.renderer.render({ path, pages, name }, ref.dpi, job);
     if ('failure' in rendered) return rendered;
     const scores: PageScore[] = [];
     for (const [index, page] of pages.entries()) {
       try {
-        const psnrDb = await comparePgmFiles(ref.pages[index] as string, rendered.value[index] as string);
-        scores.push({ page, psnrDb });
+        const compared = await comparePgmFiles(ref.pages[index] as string, rendered.value[index] as string);
+        scores.push({ page, ...compared });
       } catch (error) {
         return { failure: `page ${page} could not be compared (${(error as Error).message})` };
       }
@@ -121,43 +169,77 @@ export function createContentCheck(
     return { value: scores };
   }
 
+  interface TextVerdict {
+    score?: WordScore;
+    rejected?: string;
+  }
+
   /**
-   * The first reader's score that clears the floor. A reader that cannot read the input abstains; one
-   * that reads it and finds no words says there is nothing to lose; one that found words and does not
-   * find them kept in the candidate refuses, and the next reader is asked.
+   * The text, judged by the first reader that reads the input: it finds no text there (nothing to
+   * lose), or the candidate must keep the input's words and every one of its characters as that reader
+   * sees them. A reader that misreads a font misreads it in both files alike, so a second opinion could
+   * only overrule the reader that read the input right: Ghostscript's text device read PDF Tools'
+   * Helvetica as shifted codes in input and output alike and passed an output in which poppler found 1
+   * of 57 words. A reader that cannot read the input abstains.
    */
-  async function compareWords(path: string, name: string): Promise<{ score?: WordScore; rejected?: string }> {
-    const refusals: string[] = [];
+  async function compareText(path: string, name: string): Promise<TextVerdict> {
+    const abstentions: string[] = [];
     for (const reader of readers) {
-      const before = await wordsOfInput(reader);
+      const before = await textOfInput(reader);
       if ('failure' in before) {
-        refusals.push(`${reader.name} could not read the input (${before.failure})`);
+        abstentions.push(`${reader.name} could not read the input (${before.failure})`);
         continue;
       }
-      if (before.value.size === 0) return { score: { kept: 0, reference: 0 } };
+      if (before.value.characters.size === 0) return { score: { kept: 0, reference: 0 } };
       const after = await reader.read({ path, pages, name }, job);
-      if ('failure' in after) {
-        refusals.push(`${reader.name}: ${after.failure}`);
-        continue;
-      }
-      const score = wordScore(before.value, after.value);
-      const below = wordsBelowFloor(score);
-      if (below === undefined) return { score };
-      refusals.push(`${reader.name}: ${below}`);
+      if ('failure' in after) return { rejected: `${reader.name}: ${after.failure}` };
+      const score = wordScore(before.value.words, after.value.words);
+      const lost = lostCharacters(before.value.characters, after.value.characters);
+      const below = wordsBelowFloor(score) ?? charactersBelowFloor(lost, before.value.characters.size);
+      return below === undefined ? { score } : { score, rejected: `${reader.name}: ${below}` };
     }
-    return { rejected: refusals.join('; ') };
+    return { rejected: `no reader could read the input's text: ${abstentions.join('; ')}` };
+  }
+
+  /** Undefined when the candidate kept the input's structure, or where qpdf is not installed. */
+  async function compareStructure(path: string, name: string): Promise<string | undefined> {
+    if (o.structure === undefined) return undefined;
+    const { input: before, run } = o.structure;
+    if ('failure' in before) return `the input's structure could not be read: ${before.failure}`;
+    const after = await readStructure(path, name, run);
+    if ('failure' in after) return `the output's structure could not be read: ${after.failure}`;
+    return structureBelowFloor(before.value, after.value);
+  }
+
+  /**
+   * Undefined when each sampled page draws at least the input's images, or where pdfimages is not
+   * installed or could not count the input's (it abstains, as a reader of text does).
+   */
+  async function compareImages(path: string, name: string): Promise<string | undefined> {
+    if (o.pdfimages === undefined || inputImages === undefined) return undefined;
+    const before = await inputImages;
+    if ('failure' in before) return undefined;
+    const after = await drawnImages(o.pdfimages, { path, pages, name }, o.timeoutMs, job);
+    if ('failure' in after) return `the output's images could not be counted: ${after.failure}`;
+    return imagesBelowFloor(before.value, after.value);
   }
 
   async function prove(path: string, name: string): Promise<ContentVerdict> {
     const ref = await start();
     if ('failure' in ref) return { rejected: ref.failure };
-    const scores = await comparePages(ref, path, name);
+    const runs = [
+      comparePages(ref, path, name),
+      compareText(path, name),
+      compareStructure(path, name),
+      compareImages(path, name),
+    ] as const;
+    // Side by side, and all settled before anything is thrown, so no tool outlives the request's folder.
+    await Promise.allSettled(runs);
+    const [scores, text, structure, images] = [await runs[0], await runs[1], await runs[2], await runs[3]];
     if ('failure' in scores) return { rejected: scores.failure };
     const worstPsnrDb = Math.min(...scores.value.map((score) => score.psnrDb));
-    const pagesRefused = pagesBelowFloor(scores.value);
-    if (pagesRefused !== undefined) return { rejected: pagesRefused, worstPsnrDb };
-    const words = await compareWords(path, name);
-    return { rejected: words.rejected, worstPsnrDb, ...(words.score && { words: words.score }) };
+    const rejected = pagesBelowFloor(scores.value) ?? images ?? text.rejected ?? structure;
+    return { rejected, worstPsnrDb, ...(text.score && { words: text.score }) };
   }
 
   return {
@@ -165,7 +247,7 @@ export function createContentCheck(
     prove,
     settle: async () => {
       await reference?.catch(() => {});
-      await Promise.allSettled(inputWords.values());
+      await Promise.allSettled([...inputText.values(), inputImages]);
     },
     fields: () => ({ reference_ms: referenceMs }),
   };

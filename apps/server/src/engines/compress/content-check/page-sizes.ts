@@ -1,8 +1,9 @@
 // How large the sampled pages are, so the content check can render every page at one bounded size
 // (issue #9). A resolution suits ordinary pages (compression downsamples to a resolution), but PDF
 // pages reach 200 inches and /UserUnit multiplies that: OCRmyPDF's poster.pdf (UserUnit 10) rendered
-// at 40 dpi was a 200 MB raster and took 15 s. Ghostscript's new interpreter reports page geometry
-// with -dPDFINFO (Ghostscript 9.56+); this reads its lines, e.g.
+// at 40 dpi was a 200 MB raster and took 15 s. The sizes come from the structure qpdf read
+// (pdf-structure.ts) or, without qpdf, from Ghostscript's new interpreter, which reports page geometry
+// with -dPDFINFO (Ghostscript 9.56+); `longestSides` reads its lines, e.g.
 //   Page 1 UserUnit: 10.000000  MediaBox: [0 0 1800 3600]
 //   Page 2 MediaBox: [0 0 792 612] CropBox: [10 10 400 600]    Rotate = 90
 

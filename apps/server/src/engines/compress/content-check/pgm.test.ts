@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { comparePgmFiles, type PgmHeader, parsePgmHeader, psnrOf, squaredError } from './pgm.js';
+import { blurBand, comparePgmFiles, type PgmHeader, parsePgmHeader, psnrOf, squaredError } from './pgm.js';
 
 const bytes = (header: string, pixels: number[] = []) =>
   new Uint8Array([...Buffer.from(header, 'latin1'), ...pixels]);
@@ -47,6 +47,31 @@ describe('psnrOf', () => {
   });
 });
 
+describe('blurBand', () => {
+  // A 3x3 band: one black pixel in the middle of white.
+  const dot = new Uint8Array([255, 255, 255, 255, 0, 255, 255, 255, 255]);
+  // [name, { given: [band, width, rows, from, to], want: blurred pixels }]
+  const table: [string, { given: [Uint8Array, number, number, number, number]; want: number[] }][] = [
+    ['uniform stays uniform', { given: [new Uint8Array(6).fill(7), 3, 2, 0, 2], want: [7, 7, 7, 7, 7, 7] }],
+    [
+      'a dot spreads over its neighbours, edges clipped',
+      {
+        given: [dot, 3, 3, 0, 3],
+        want: [191.25, 212.5, 191.25, 212.5, (8 * 255) / 9, 212.5, 191.25, 212.5, 191.25],
+      },
+    ],
+    [
+      'only the rows asked for, context rows read',
+      { given: [dot, 3, 3, 1, 2], want: [212.5, (8 * 255) / 9, 212.5] },
+    ],
+  ];
+  it.each(table)('%s', (_name, { given: [band, width, rows, from, to], want }) => {
+    expect([...blurBand(band, width, rows, from, to)].map((v) => Number(v.toFixed(4)))).toEqual(
+      want.map((v) => Number(v.toFixed(4))),
+    );
+  });
+});
+
 describe('comparePgmFiles', () => {
   let dir: string;
   beforeAll(async () => {
@@ -67,14 +92,31 @@ describe('comparePgmFiles', () => {
     const grey = new Uint8Array(size).fill(254);
     const a = await file('a.pgm', bytes('P5\n1500 1000\n255\n', [...white]));
     const b = await file('b.pgm', bytes('P5\n# gs\n1500 1000\n255\n', [...grey]));
-    expect(await comparePgmFiles(a, a)).toBe(Infinity);
-    expect(await comparePgmFiles(a, b)).toBeCloseTo(48.13, 2);
+    expect(await comparePgmFiles(a, a)).toEqual({ psnrDb: Infinity, marks: { reference: 0, candidate: 0 } });
+    expect((await comparePgmFiles(a, b)).psnrDb).toBeCloseTo(48.13, 2);
+  });
+
+  it('blurs across band boundaries as within one band', async () => {
+    // 1100 x 2000: 953 rows per 1 MiB band, so two bands meet mid-page; a line shifted by one row there.
+    const [width, height] = [1100, 2000];
+    const page = (lineRow: number) => {
+      const pixels = new Uint8Array(width * height).fill(255);
+      pixels.fill(0, lineRow * width, (lineRow + 1) * width);
+      return bytes(`P5\n${width} ${height}\n255\n`, [...pixels]);
+    };
+    const a = await file('g.pgm', page(953));
+    const b = await file('h.pgm', page(954));
+    // Blurred, each line greys three rows to 170; they differ on the two outer rows by 85: 39.5 dB.
+    const { psnrDb, marks } = await comparePgmFiles(a, b);
+    expect(psnrDb).toBeCloseTo(10 * Math.log10((255 * 255 * height) / (2 * 85 * 85)), 2);
+    // Marks are counted unblurred, each row once though bands overlap.
+    expect(marks).toEqual({ reference: width, candidate: width });
   });
 
   it('scores a page that changed size 0 dB', async () => {
     const a = await file('c.pgm', bytes('P5\n2 1\n255\n', [1, 2]));
     const b = await file('d.pgm', bytes('P5\n1 2\n255\n', [1, 2]));
-    expect(await comparePgmFiles(a, b)).toBe(0);
+    expect(await comparePgmFiles(a, b)).toEqual({ psnrDb: 0, marks: { reference: 0, candidate: 0 } });
   });
 
   it('refuses a render cut short', async () => {

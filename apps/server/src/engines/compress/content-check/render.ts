@@ -1,14 +1,14 @@
-// The content check's pictures (issue #9): the sampled pages of a PDF rendered small, in greyscale, by
-// Ghostscript, which is always installed where this engine runs. Its own failure messages void a render,
-// as they void a rewrite (../ghostscript-messages.ts), so a page it could not read never serves as a
-// reference.
+// The content check's pictures (issue #9): the sampled pages of a PDF rendered small, in greyscale. Two
+// renderers draw them: poppler's pdftoppm (poppler-renderer.ts) when installed, and Ghostscript, which
+// is always installed where this engine runs. Ghostscript's own failure messages void a render, as they
+// void a rewrite (../ghostscript-messages.ts), so a page it could not read never serves as a reference.
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ToolInfo } from '../../tools.js';
 import type { JobContext } from '../../types.js';
 import { runGhostscript } from '../ghostscript.js';
 import { ghostscriptCommonArgs, type PdfInterpreter, pdfInterpreterInput } from '../presets.js';
-import { longestSides, renderDpi } from './page-sizes.js';
+import { longestSides, type RenderBounds } from './page-sizes.js';
 
 /**
  * Small enough to be cheap (a Letter page is 340x440 pixels; pixels are compared from the files,
@@ -23,10 +23,11 @@ const RENDER_DPI = 40;
  * page at 40 dpi; larger pages get a lower one). */
 const RENDER_SIDE_PX = { min: 200, max: 2000 } as const;
 
-export interface SnapshotRun {
-  gs: ToolInfo;
-  interpreter: PdfInterpreter;
-  timeoutMs: number;
+/** Draws the sampled pages of a PDF, one greyscale PGM file (pgm.ts) per page, in the order asked for. */
+export interface PageRenderer {
+  /** For file names and refusals: `pdftoppm`, `default`, `legacy`. */
+  name: string;
+  render(target: SnapshotTarget, dpi: number, job: JobContext): Promise<Result<string[]>>;
 }
 
 /** `pages` of the PDF at `path`; `name` prefixes the files left in the job's folder. */
@@ -43,15 +44,23 @@ export function sampledPagesArgs(target: SnapshotTarget, interpreter: PdfInterpr
   return [...ghostscriptCommonArgs(interpreter), `-sPageList=${target.pages.join(',')}`];
 }
 
+/** The bounds every render of the check is held to (page-sizes.ts renderDpi). */
+export const RENDER_BOUNDS: RenderBounds = {
+  dpi: RENDER_DPI,
+  minSidePx: RENDER_SIDE_PX.min,
+  maxSidePx: RENDER_SIDE_PX.max,
+};
+
 /**
- * The resolution the sampled pages are all rendered at, within RENDER_SIDE_PX, from Ghostscript's
- * -dPDFINFO report. Only the new interpreter reports; where it cannot read the file, RENDER_DPI.
+ * The longest side of the sampled pages, in points, from Ghostscript's -dPDFINFO report: where qpdf is
+ * not installed to read them from the structure (pdf-structure.ts). Only the new interpreter reports;
+ * where it cannot read the file, no page is known and renderDpi falls back to RENDER_DPI.
  */
-export async function chooseRenderDpi(
+export async function ghostscriptPageSides(
   target: SnapshotTarget,
-  run: Omit<SnapshotRun, 'interpreter'>,
+  run: { gs: ToolInfo; timeoutMs: number },
   job: JobContext,
-): Promise<number> {
+): Promise<Map<number, number>> {
   const args = [
     ...sampledPagesArgs(target, 'default'),
     '-dNODISPLAY',
@@ -59,40 +68,49 @@ export async function chooseRenderDpi(
     ...pdfInterpreterInput(resolve(target.path)),
   ];
   const { notes } = await runGhostscript({ gs: run.gs, args, timeoutMs: run.timeoutMs }, job);
-  const bounds = { dpi: RENDER_DPI, minSidePx: RENDER_SIDE_PX.min, maxSidePx: RENDER_SIDE_PX.max };
-  return renderDpi(longestSides(notes), target.pages, bounds);
+  return longestSides(notes);
 }
 
-/** One greyscale render (a PGM file, pgm.ts) per sampled page, in the order asked for. */
-export async function renderPages(
-  target: SnapshotTarget,
-  dpi: number,
-  run: SnapshotRun,
-  job: JobContext,
-): Promise<Result<string[]>> {
-  const args = [
-    ...sampledPagesArgs(target, run.interpreter),
-    '-sDEVICE=pgmraw',
-    `-r${dpi}`,
-    // Averages image pixels when scaling down, as a viewer does: point sampling made a legitimately
-    // downsampled scan score 14 dB against its original (measured), among blanked pages' scores. It
-    // was also faster on large photos (0.5 s instead of 1.4 s for four 4-megapixel JPEGs).
-    '-dDOINTERPOLATE',
-    // Anti-aliased line art, as viewers draw it. Not text: -dTextAlphaBits made rendering five text
-    // pages 3x slower (540 ms instead of 170 ms), and legitimate rewrites keep text as text.
-    '-dGraphicsAlphaBits=4',
-    `-sOutputFile=${target.name}-page-%d.pgm`,
-    ...pdfInterpreterInput(resolve(target.path)),
-  ];
-  const { failure } = await runGhostscript({ gs: run.gs, args, timeoutMs: run.timeoutMs }, job);
-  if (failure !== undefined) return { failure: `rendering: ${failure}` };
-  const paths = target.pages.map((_, index) => resolve(job.workDir, `${target.name}-page-${index + 1}.pgm`));
+/** The rendered pages' files, or which one is missing: a renderer that exits 0 may still skip a page. */
+export async function renderedFiles(paths: readonly string[]): Promise<Result<string[]>> {
   for (const [index, path] of paths.entries()) {
     try {
       await access(path);
     } catch {
-      return { failure: `rendered ${index} of ${target.pages.length} pages` };
+      return { failure: `rendered ${index} of ${paths.length} pages` };
     }
   }
-  return { value: paths };
+  return { value: [...paths] };
+}
+
+/** Ghostscript's `pgmraw` device through one PDF interpreter. */
+export function ghostscriptRenderer(
+  gs: ToolInfo,
+  interpreter: PdfInterpreter,
+  timeoutMs: number,
+): PageRenderer {
+  return {
+    name: interpreter,
+    async render(target, dpi, job) {
+      const args = [
+        ...sampledPagesArgs(target, interpreter),
+        '-sDEVICE=pgmraw',
+        `-r${dpi}`,
+        // Averages image pixels when scaling down, as a viewer does: point sampling made a legitimately
+        // downsampled scan score 14 dB against its original (measured), among blanked pages' scores. It
+        // was also faster on large photos (0.5 s instead of 1.4 s for four 4-megapixel JPEGs).
+        '-dDOINTERPOLATE',
+        // Anti-aliased line art, as viewers draw it. Not text: -dTextAlphaBits made rendering five text
+        // pages 3x slower (540 ms instead of 170 ms), and legitimate rewrites keep text as text.
+        '-dGraphicsAlphaBits=4',
+        `-sOutputFile=${target.name}-page-%d.pgm`,
+        ...pdfInterpreterInput(resolve(target.path)),
+      ];
+      const { failure } = await runGhostscript({ gs, args, timeoutMs }, job);
+      if (failure !== undefined) return { failure: `rendering: ${failure}` };
+      return renderedFiles(
+        target.pages.map((_, index) => resolve(job.workDir, `${target.name}-page-${index + 1}.pgm`)),
+      );
+    },
+  };
 }

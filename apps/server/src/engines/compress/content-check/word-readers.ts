@@ -1,9 +1,10 @@
-// The content check's readers of words (issue #9). Each reads the sampled pages of input and candidate
-// alike; none is trusted alone, because each misreads some fonts: Ghostscript 10.00's new interpreter
-// read pdf-lib's DejaVu Sans as shifted glyph codes where its legacy one and poppler read it right, and
-// the legacy one's text device never finished on an OCR text layer (OCRmyPDF's graph_ocred.pdf).
-// poppler's pdftotext, when installed, reads first: it was right on every file measured and 5-15x
-// faster than Ghostscript's text device on embedded fonts.
+// The content check's readers of text (issue #9). Each reads the sampled pages of input and candidate
+// alike, and each misreads some fonts: Ghostscript 10.00's new interpreter read pdf-lib's DejaVu Sans
+// and PDF Tools' Helvetica as shifted glyph codes where poppler read them right, and the legacy one's
+// text device never finished on an OCR text layer (OCRmyPDF's graph_ocred.pdf). So they are asked in
+// order and the first that reads the input decides (content-check.ts). poppler's pdftotext, when
+// installed, reads first: it was right on every file measured, 5-15x faster than Ghostscript's text
+// device on embedded fonts, and it is what viewers and search indexes built on poppler see.
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InternalError } from '../../../errors.js';
@@ -13,7 +14,7 @@ import type { JobContext } from '../../types.js';
 import { runGhostscript } from '../ghostscript.js';
 import { type PdfInterpreter, pdfInterpreterInput } from '../presets.js';
 import { type Result, type SnapshotTarget, sampledPagesArgs } from './render.js';
-import { distinctWords } from './words.js';
+import { type TextSample, textSample } from './words.js';
 
 /** Text beyond this is not read: five pages of even dense text are a fraction of it. */
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
@@ -21,7 +22,7 @@ const MAX_TEXT_BYTES = 4 * 1024 * 1024;
 export interface WordReader {
   /** For file names and log lines: `pdftotext`, `default`, `legacy`. */
   name: string;
-  read(target: SnapshotTarget, job: JobContext): Promise<Result<Set<string>>>;
+  read(target: SnapshotTarget, job: JobContext): Promise<Result<TextSample>>;
 }
 
 async function readStart(path: string, limit: number): Promise<string> {
@@ -60,7 +61,7 @@ export function ghostscriptReader(gs: ToolInfo, interpreter: PdfInterpreter, tim
       }
       if (failure !== undefined) return { failure: `extracting text: ${failure}` };
       try {
-        return { value: distinctWords(await readStart(resolve(job.workDir, output), MAX_TEXT_BYTES)) };
+        return { value: textSample(await readStart(resolve(job.workDir, output), MAX_TEXT_BYTES)) };
       } catch (error) {
         return { failure: `extracting text wrote nothing (${(error as Error).message})` };
       }
@@ -111,7 +112,7 @@ export function pdftotextReader(pdftotext: ToolInfo, timeoutMs: number): WordRea
           return { failure: `pdftotext wrote nothing for pages ${from}-${to} (${(error as Error).message})` };
         }
       }
-      return { value: distinctWords(text) };
+      return { value: textSample(text) };
     },
   };
 }

@@ -1,17 +1,43 @@
-// The words a text extractor finds (issue #9: "compare the extractable words"). Words are runs of
+// The text a text extractor finds (issue #9: "compare the extractable words"). Words are runs of
 // letters and digits in any script, compared case-insensitively, so line breaks, spacing and
 // punctuation that a rewrite may shift do not count as losses; what is compared is the set of distinct
-// words, as a search index would see it.
+// words, as a search index would see it. Characters are compared too, as a set: a rewrite that loses a
+// font's encoding turns every use of a glyph into another character, so that character vanishes from
+// the text however few words it touches (macOS Pages' curly quotes came back as Ò and Ó, one word in a
+// long document). Both after NFKC, so a ligature read as "ﬁ" in one file and "fi" in the other is the
+// same text.
 import type { WordScore } from './floors.js';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** Anything but white space and control, format, private-use or unassigned code points. */
+const CHARACTER = /[^\p{White_Space}\p{C}]/gu;
+
+/** What the content check compares of a PDF's extracted text. */
+export interface TextSample {
+  words: Set<string>;
+  characters: Set<string>;
+}
 
 export function distinctWords(text: string): Set<string> {
   return new Set(text.toLowerCase().match(WORD) ?? []);
+}
+
+export function distinctCharacters(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(CHARACTER) ?? []);
+}
+
+export function textSample(text: string): TextSample {
+  const normalized = text.normalize('NFKC');
+  return { words: distinctWords(normalized), characters: distinctCharacters(normalized) };
 }
 
 export function wordScore(reference: ReadonlySet<string>, candidate: ReadonlySet<string>): WordScore {
   let kept = 0;
   for (const word of reference) if (candidate.has(word)) kept += 1;
   return { reference: reference.size, kept };
+}
+
+/** The reference's characters the candidate no longer has, in the reference's order. */
+export function lostCharacters(reference: ReadonlySet<string>, candidate: ReadonlySet<string>): string[] {
+  return [...reference].filter((character) => !candidate.has(character));
 }

@@ -1,0 +1,54 @@
+// How many images each sampled page draws (issue #9: "no page, image or searchable text lost"), as
+// poppler's `pdfimages -list` sees them: every image and stencil mask a page's content draws, inline
+// images and those inside forms included (soft masks are part of their image). A rewrite may draw more
+// (Ghostscript turns inline images and some shadings into images), never fewer: an image too small or
+// too pale to move a page's PSNR or marks is still content.
+import { resolve } from 'node:path';
+import { runTool, ToolAbortedError } from '../../run-tool.js';
+import type { ToolInfo } from '../../tools.js';
+import type { JobContext } from '../../types.js';
+import type { Result, SnapshotTarget } from './render.js';
+import { pdftotextRanges } from './word-readers.js';
+
+/** Per page of `pages`, the images `pdfimages -list` printed for it (pages it printed none for: 0). */
+export function imagesPerPage(list: string, pages: readonly number[]): Map<number, number> {
+  const counts = new Map(pages.map((page) => [page, 0]));
+  // Columns: page num type width height ...; heading lines have no page number and count for none.
+  for (const line of list.split('\n')) {
+    const [page, , type] = line.trim().split(/\s+/);
+    const count = counts.get(Number(page));
+    if (count !== undefined && (type === 'image' || type === 'stencil')) counts.set(Number(page), count + 1);
+  }
+  return counts;
+}
+
+/**
+ * The images the sampled pages draw, read in the same ranges as pdftotext reads text: the whole sample
+ * at once for files up to 50 pages, else one run per sampled page.
+ */
+export async function drawnImages(
+  pdfimages: ToolInfo,
+  target: SnapshotTarget,
+  timeoutMs: number,
+  job: JobContext,
+): Promise<Result<Map<number, number>>> {
+  let list = '';
+  for (const [from, to] of pdftotextRanges(target.pages)) {
+    try {
+      const args = ['-list', '-f', String(from), '-l', String(to), resolve(target.path)];
+      const { exitCode, stdout } = await runTool(pdfimages.path, args, {
+        cwd: job.workDir,
+        timeoutMs,
+        signal: job.signal,
+      });
+      if (exitCode !== 0) return { failure: `pdfimages exited with ${exitCode} on pages ${from}-${to}` };
+      // runTool keeps the tail of a long output: without its headings, the list lost its first rows.
+      if (!stdout.startsWith('page')) return { failure: `too many images to count on pages ${from}-${to}` };
+      list += stdout;
+    } catch (error) {
+      if (error instanceof ToolAbortedError) throw error;
+      return { failure: `pdfimages failed to run: ${(error as Error).message}` };
+    }
+  }
+  return { value: imagesPerPage(list, target.pages) };
+}

@@ -28,8 +28,9 @@ describe('service endpoints', () => {
     expect(key, ctx.server.output).toBeDefined();
     expect(ctx.server.output).toContain(`curl -H "Authorization: Bearer ${key}"`);
     expect(ctx.server.output).toContain(`${ctx.server.baseUrl}/api/v1/merge`);
-    const res = await ctx.call('/api/v1/languages', { key: key ?? '' });
+    const res = await ctx.call<{ data: { plan: string } }>('/api/v1/account', { key: key ?? '' });
     expect(res.status).toBe(200);
+    expect(res.json.data.plan).toBe('premium');
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
   });
 

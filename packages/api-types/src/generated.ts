@@ -675,7 +675,8 @@ export interface operations {
                      *     several), WebP (lossy, lossless, alpha) or BMP (1 to 32 bits per pixel, RLE4,
                      *     RLE8, bitfields, top-down, OS/2), recognised by its bytes. Images whose declared
                      *     width x height, summed over pages, exceeds the server's pixel cap (default 40
-                     *     megapixels) are refused before decoding.
+                     *     megapixels), or with a page wider or taller than 32,767 pixels (the most tesseract
+                     *     reads), are refused with `400` before decoding.
                      */
                     image: string;
                     /**

@@ -259,7 +259,8 @@ export interface components {
          *     lossless pass; `ghostscript`: Ghostscript alone (qpdf not installed or its pass did not help);
          *     `qpdf`: qpdf's lossless rewrite alone was the smallest; `pdf-lib`: the fallback library (no
          *     external tool installed, or forced by the operator); `original`: no method made the file
-         *     smaller, so the input is returned unchanged and `savings_percent` is 0.
+         *     smaller, so the input is returned unchanged and `savings_percent` is 0 (from its `%PDF-`
+         *     header on: white space or binary data before the header is no part of the PDF and is left out).
          * @enum {string}
          */
         CompressMethod: "ghostscript+qpdf" | "ghostscript" | "qpdf" | "pdf-lib" | "original";

@@ -284,6 +284,41 @@ describe('pdf-lib engine', () => {
   });
 });
 
+// Found by the fuzzer (issue #11): white space before `%PDF-` is accepted, but a download starts at the
+// header, so `original` hands back the input from there. A one-page PDF that small no tool shrinks.
+const SMALLEST_PDF = Buffer.from(
+  [
+    '%PDF-1.4',
+    '1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj',
+    '2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj',
+    '3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>> endobj',
+    'xref',
+    '0 4',
+    '0000000000 65535 f ',
+    '0000000009 00000 n ',
+    '0000000054 00000 n ',
+    '0000000105 00000 n ',
+    'trailer <</Size 4/Root 1 0 R>>',
+    'startxref',
+    '170',
+    '%%EOF',
+    '',
+  ].join('\n'),
+  'latin1',
+);
+describe.each([
+  ['Ghostscript', 'ghostscript', !hasGs],
+  ['pdf-lib', 'pdf-lib', false],
+] as const)('%s engine on a PDF after white space', (_name, choice, skip) => {
+  it.skipIf(skip)('returns it from its %PDF- header on as `original`', SLOW, async () => {
+    const bytes = Buffer.concat([Buffer.from('   \n'), SMALLEST_PDF]);
+    const { output } = await compress(engineFor(choice), `${choice}-after-white-space`, bytes, 'low');
+    expect(output.method).toBe('original');
+    expect(await readFile(output.path)).toEqual(SMALLEST_PDF);
+    expect(output.size).toBe(SMALLEST_PDF.length);
+  });
+});
+
 // [name, bytes, message]: issue #3's traps. Each is refused before any tool rewrites it.
 const badInputs: [string, () => Uint8Array | Promise<Uint8Array>, RegExp][] = [
   ['an empty file', emptyFile, /is empty/],

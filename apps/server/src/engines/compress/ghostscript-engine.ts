@@ -109,7 +109,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       const proof = await a.prove(await candidate(tidied, 'qpdf'));
       if (proof.chosen !== undefined) return { output: proof.chosen, evidence: proof.evidence };
     }
-    return { output: await keepOriginal(a.input.path, a.job.workDir, a.inputSize), evidence: {} };
+    return { output: await keepOriginal(a.pdfPath, a.job.workDir), evidence: {} };
   }
 
   async function compress(

@@ -2,7 +2,8 @@
 // contract documents for the operation, with the error envelope when it is not a success (both checked
 // by the contract validator the e2e suites use), never a server error, and a server that still answers
 // /healthz. A success is judged by its outputs: every PDF it names downloads, is read by another reader
-// and has the pages the answer claims; OCR text is well-formed. Output names carry no control or format
+// and has the pages the answer claims (an upload compress hands back as it came must be exactly that
+// upload); OCR text is well-formed. Output names carry no control or format
 // character and keep at most 100 code points of the upload's name (http/output-names.ts).
 import type { CompressResponse, MergeResponse, OcrResponse, SplitResponse } from '@pdn/api-types';
 import { expect } from 'vitest';
@@ -47,8 +48,25 @@ async function expectPdf(ctx: ServerContext, url: string, pages: number, name: s
   expect(count, `pages of ${name}`).toBe(pages);
 }
 
-/** Judges one answer of `operation` (already contract-checked by `ctx.call`). */
-export async function judge(ctx: ServerContext, operation: Operation, res: CallResult): Promise<void> {
+/** Where the PDF in an upload starts: `%PDF-` within the first 1024 bytes (openapi.yaml, PDF inputs). */
+function fromHeader(upload: Uint8Array): Buffer {
+  const bytes = Buffer.from(upload);
+  const at = bytes.subarray(0, 1024).indexOf('%PDF-');
+  return at < 0 ? bytes : bytes.subarray(at);
+}
+
+/**
+ * Judges one answer of `operation` (already contract-checked by `ctx.call`). `upload` is the PDF a
+ * compress was sent: when no method beat it (`original`), the output must be exactly that PDF, from its
+ * header on; like the corpus suite, a damaged input handed back untouched has lost nothing, even when
+ * no reader opens it (compress returned a file whose /Count 0 hides its one page as it came).
+ */
+export async function judge(
+  ctx: ServerContext,
+  operation: Operation,
+  res: CallResult,
+  upload?: Uint8Array,
+): Promise<void> {
   const said = res.bytes.toString('utf8').slice(0, 500);
   expect(res.status, `a server error: ${said}`).toBeLessThan(500);
   if (res.status !== 200) {
@@ -61,6 +79,11 @@ export async function judge(ctx: ServerContext, operation: Operation, res: CallR
     case 'compress': {
       const { data } = res.json as CompressResponse;
       expectShowableName(data.filename);
+      if (data.method === 'original' && upload !== undefined) {
+        const output = await download(ctx, data.download.url);
+        expect(output.bytes.equals(fromHeader(upload)), 'original: the upload from its %PDF- on').toBe(true);
+        return;
+      }
       await expectPdf(ctx, data.download.url, data.page_count, data.filename);
       return;
     }

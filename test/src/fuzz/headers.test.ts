@@ -78,19 +78,19 @@ it(
       const verdict = await parser.judge(bytes);
       // A request whose framing promises more than was sent waits for bytes that never come: the
       // client hangs up, and the server may answer or not, but must clean up and carry on.
-      const answers: RawAnswer[] = parseResponses(await exchange(bytes, verdict.first === 'incomplete'));
-      if (verdict.first !== 'incomplete')
+      const answers: RawAnswer[] = parseResponses(await exchange(bytes, verdict === 'incomplete'));
+      if (verdict !== 'incomplete')
         expect(answers.length, 'the server closed the connection without answering').toBeGreaterThan(0);
       const url = ctx.server.url(`/api/v1/${model.operation}`);
       for (const [index, answer] of answers.entries()) {
         const exchanged = { method: 'POST', url, ...answer };
         // What Node's parser refuses, or a request without Host, is answered before any route; so
-        // is anything after the first request. A body refused half-way or cut by the hang-up, or
-        // bytes refused after a whole request (a Content-Length that says less than was sent), are
-        // answered by whichever comes first: the route (a 401 needs no body) or the HTTP layer.
-        const byHttpLayer = index > 0 || !model.host || verdict.first === 'refused-head';
-        const either =
-          verdict.first === 'refused-body' || verdict.first === 'incomplete' || verdict.trailingRefused;
+        // is anything after the first request (bytes past a Content-Length that says less than was
+        // sent are refused only once the request before them is answered). A body refused half-way
+        // or cut by the hang-up is answered by whichever comes first: the route (a 401 needs no
+        // body) or the HTTP layer.
+        const byHttpLayer = index > 0 || !model.host || verdict === 'refused-head';
+        const either = verdict === 'refused-body' || verdict === 'incomplete';
         if (either && checkExchange(exchanged).length > 0)
           assertExchange({ ...exchanged, refusedByHttpLayer: true });
         else assertExchange({ ...exchanged, refusedByHttpLayer: byHttpLayer });

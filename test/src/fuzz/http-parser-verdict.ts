@@ -8,16 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { openSocket } from '../harness/raw-request.js';
 
 /**
- * - `complete`: the first request parsed to the end of its body;
- * - `refused-head`: the parser refused the first request's head;
- * - `refused-body`: the head was taken, then the parser refused the body (a chunk that lies);
- * - `incomplete`: the parser waits for more of the first request.
- * `trailingRefused` is set when bytes after a complete first request were refused.
+ * How the parser took the first request on a connection (what came after it is another request):
+ * - `complete`: parsed to the end of its body;
+ * - `refused-head`: its head was refused;
+ * - `refused-body`: the head was taken, then the body refused (a chunk that lies);
+ * - `incomplete`: the parser waits for more of it.
  */
-export interface Verdict {
-  first: 'complete' | 'refused-head' | 'refused-body' | 'incomplete';
-  trailingRefused: boolean;
-}
+export type Verdict = 'complete' | 'refused-head' | 'refused-body' | 'incomplete';
 
 /** Longer than the parser needs for bytes already on the loopback; shorter than any HTTP timeout. */
 const IDLE_MS = 300;
@@ -26,8 +23,7 @@ export class HttpParserVerdict {
   #request: IncomingMessage | undefined;
   /** Set once the verdict is taken: the parser's complaint about the hang-up that follows is not one. */
   #judged = false;
-  #refusedFirst = false;
-  #refusedTrailing = false;
+  #refused = false;
 
   private constructor(private readonly server: Server) {}
 
@@ -44,11 +40,10 @@ export class HttpParserVerdict {
     server.on('checkExpectation', (req, res) => server.emit('request', req, res));
     server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       // A client hanging up is not a refusal of its bytes.
-      if (error.code !== 'ECONNRESET' && !verdict.#judged) {
-        // `complete` is set by the parser itself, the moment the first message ends.
-        if (verdict.#request?.complete === true) verdict.#refusedTrailing = true;
-        else verdict.#refusedFirst = true;
-      }
+      // `complete` is set by the parser itself, the moment the first message ends: a refusal after
+      // that concerns the bytes after it.
+      if (error.code !== 'ECONNRESET' && !verdict.#judged && verdict.#request?.complete !== true)
+        verdict.#refused = true;
       socket.destroy();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -59,8 +54,7 @@ export class HttpParserVerdict {
   async judge(bytes: Buffer): Promise<Verdict> {
     this.#request = undefined;
     this.#judged = false;
-    this.#refusedFirst = false;
-    this.#refusedTrailing = false;
+    this.#refused = false;
     const { port } = this.server.address() as AddressInfo;
     const socket = await openSocket(`http://127.0.0.1:${port}`);
     await new Promise<void>((resolve) => {
@@ -79,14 +73,8 @@ export class HttpParserVerdict {
     socket.destroy();
     // Set by the server's listeners meanwhile, which the compiler cannot see.
     const request = this.#request as IncomingMessage | undefined;
-    const first = this.#refusedFirst
-      ? request === undefined
-        ? 'refused-head'
-        : 'refused-body'
-      : request?.complete === true
-        ? 'complete'
-        : 'incomplete';
-    return { first, trailingRefused: this.#refusedTrailing };
+    if (this.#refused) return request === undefined ? 'refused-head' : 'refused-body';
+    return request?.complete === true ? 'complete' : 'incomplete';
   }
 
   stop(): Promise<void> {

@@ -34,6 +34,8 @@ interface Attempt {
   input: InputFile;
   /** What the tools read: the input from its `%PDF-` on (pdf-inspect.ts, issue #11.1). */
   pdfPath: string;
+  /** Pages found by walking its page tree. */
+  pageCount: number;
   inputSize: number;
   level: CompressionLevel;
   job: JobContext;
@@ -62,6 +64,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
             level: preset,
             interpreter,
             inputPath: a.pdfPath,
+            pageCount: a.pageCount,
             outputName: `${name}.pdf`,
             timeoutMs: o.timeoutMs,
           },
@@ -167,6 +170,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       const { output, evidence } = await choose({
         input,
         pdfPath,
+        pageCount,
         inputSize,
         level,
         job,

@@ -297,7 +297,8 @@ export interface components {
          *     lossless pass; `ghostscript`: Ghostscript alone (qpdf not installed or its pass did not help);
          *     `qpdf`: qpdf's lossless rewrite alone was the smallest; `pdf-lib`: the fallback library (no
          *     external tool installed, or forced by the operator); `original`: no method made the file
-         *     smaller, so the input is returned unchanged and `savings_percent` is 0.
+         *     smaller, so the input is returned unchanged and `savings_percent` is 0 (from its `%PDF-`
+         *     header on: white space or binary data before the header is no part of the PDF and is left out).
          * @enum {string}
          */
         CompressMethod: "ghostscript+qpdf" | "ghostscript" | "qpdf" | "pdf-lib" | "original";
@@ -1017,7 +1018,8 @@ export interface operations {
                      *     several), WebP (lossy, lossless, alpha) or BMP (1 to 32 bits per pixel, RLE4,
                      *     RLE8, bitfields, top-down, OS/2), recognised by its bytes. Images whose declared
                      *     width x height, summed over pages, exceeds the server's pixel cap (default 40
-                     *     megapixels) are refused before decoding.
+                     *     megapixels), or with a page wider or taller than 32,767 pixels (the most tesseract
+                     *     reads), are refused with `400` before decoding.
                      */
                     image: string;
                     /**

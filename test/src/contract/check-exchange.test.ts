@@ -61,6 +61,7 @@ function exchange(
     url: over.url ?? 'http://127.0.0.1:1/api/v1/compress',
     status: over.status ?? 200,
     headers: new Headers(over.headers),
+    ...(over.refusedByHttpLayer === undefined ? {} : { refusedByHttpLayer: over.refusedByHttpLayer }),
     body: over.body instanceof Uint8Array ? over.body : new TextEncoder().encode(JSON.stringify(over.body)),
   };
 }
@@ -70,7 +71,13 @@ describe('checkExchange', () => {
     expect(checkExchange(exchange({ headers: limited, body: compressBody }))).toEqual([]);
   });
 
+  const notHttp = { error: { code: 'invalid_input', message: 'not HTTP/1.1' }, meta: { request_id: 'r1' } };
+
   it.each<[string, Exchange]>([
+    [
+      'a request the HTTP layer refused, on an operation path, without rate-limit headers',
+      exchange({ status: 400, headers: plainError, body: notHttp, refusedByHttpLayer: true }),
+    ],
     [
       'a 405 with the right Allow',
       exchange({
@@ -200,6 +207,16 @@ describe('checkExchange', () => {
         body: { error: { code: 'unauthorized', message: 'no key' }, meta: { request_id: 'req-0001' } },
       }),
       /401 carries/,
+    ],
+    [
+      'a 400 of the operation without its rate-limit headers',
+      exchange({ status: 400, headers: plainError, body: notHttp }),
+      /documented header X-RateLimit-Limit is missing/,
+    ],
+    [
+      'rate-limit headers on an answer of the HTTP layer',
+      exchange({ status: 400, headers: limited, body: notHttp, refusedByHttpLayer: true }),
+      /an answer of the HTTP layer carries X-RateLimit-Limit/,
     ],
     [
       'unknown route not 404',

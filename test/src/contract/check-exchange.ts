@@ -22,6 +22,12 @@ export interface Exchange {
   body: Uint8Array;
   /** When the request was sent (ms since the epoch); the rate-limit decision lies between then and now. */
   sentAt?: number;
+  /**
+   * The HTTP layer refused the request before any route saw it (not valid HTTP/1.1, or no Host): the
+   * document's "Errors from the HTTP layer" govern the answer on any path, not the operation's
+   * responses, and no rate-limit header may appear, as nobody was authenticated.
+   */
+  refusedByHttpLayer?: boolean;
 }
 
 /** The wire code each error status carries (OpenAPI `ErrorCode`). */
@@ -67,7 +73,7 @@ export function checkExchange(exchange: Exchange): string[] {
   const json = parseJson(exchange, problems);
   const match = findOperation(exchange.method, pathname);
   const documented =
-    match.kind === 'operation'
+    match.kind === 'operation' && exchange.refusedByHttpLayer !== true
       ? (match.operation.responses[String(exchange.status)] ?? match.operation.responses.default)
       : undefined;
 
@@ -88,6 +94,8 @@ export function checkExchange(exchange: Exchange): string[] {
     checkErrorEnvelope(json, exchange.status, problems);
     checkRequestId(exchange.headers, json, problems);
     checkRetryAfterOnlyOn429(exchange, problems);
+    if (exchange.refusedByHttpLayer)
+      checkNoRateLimitHeaders(exchange, 'an answer of the HTTP layer', problems);
     return problems.map((p) => `${where}: ${p}`);
   }
   const response = resolve<ResponseObject>(documented);
@@ -206,14 +214,18 @@ function checkRetryAfterOnlyOn429(exchange: Exchange, problems: string[]): void 
     problems.push(`a ${exchange.status} carries Retry-After, which only 429 sends`);
 }
 
+function checkNoRateLimitHeaders(exchange: Exchange, what: string, problems: string[]): void {
+  for (const name of RATE_LIMIT_HEADERS) {
+    if (exchange.headers.has(name))
+      problems.push(`${what} carries ${name}, but unauthenticated responses have no rate-limit headers`);
+  }
+}
+
 /** The "Rate limits" section of the document's description, enforced on every response. */
 function checkRateLimitRules(exchange: Exchange, problems: string[]): void {
   const h = exchange.headers;
   if (exchange.status === 401) {
-    for (const name of RATE_LIMIT_HEADERS) {
-      if (h.has(name))
-        problems.push(`401 carries ${name}, but unauthenticated responses have no rate-limit headers`);
-    }
+    checkNoRateLimitHeaders(exchange, '401', problems);
     return;
   }
   const limit = h.get('x-ratelimit-limit');

@@ -139,6 +139,18 @@ async function textPerPage(path: string): Promise<string[]> {
 }
 
 /** Reads `pages` of the PDF the way a viewer shows them. Throws Unreadable when poppler cannot. */
+/** Page count as poppler reads it (pdfinfo); throws Unreadable when poppler cannot read the file. */
+export async function popplerPageCount(pdf: Uint8Array): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'pdn-e2e-pages-'));
+  try {
+    const path = join(dir, 'document.pdf');
+    await writeFile(path, pdf);
+    return await pageCountOf(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function readPdf(pdf: Uint8Array, pages: (pageCount: number) => number[]): Promise<Rendition> {
   const dir = await mkdtemp(join(tmpdir(), 'pdn-e2e-content-'));
   try {

@@ -64,6 +64,25 @@ export interface RawAnswer {
 
 /** Parses one raw HTTP/1.1 response (Content-Length framed, as every answer of this server is). */
 function parseResponse(raw: Buffer): RawAnswer {
+  return readResponse(raw).answer;
+}
+
+/**
+ * Every response in `raw`, in order, interim ones (`100 Continue`) left out: what a connection carried
+ * when the client's bytes held more than one request, or none the server could frame.
+ */
+export function parseResponses(raw: Buffer): RawAnswer[] {
+  const answers: RawAnswer[] = [];
+  let rest = raw;
+  while (rest.length > 0) {
+    const { answer, length } = readResponse(rest);
+    if (answer.status >= 200) answers.push(answer);
+    rest = rest.subarray(length);
+  }
+  return answers;
+}
+
+function readResponse(raw: Buffer): { answer: RawAnswer; length: number } {
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) throw new Error(`no complete response head in ${JSON.stringify(raw.toString('latin1'))}`);
   const [statusLine = '', ...headerLines] = raw.subarray(0, end).toString('latin1').split('\r\n');
@@ -76,7 +95,10 @@ function parseResponse(raw: Buffer): RawAnswer {
   const length = Number(headers.get('content-length') ?? 0);
   const body = raw.subarray(end + 4, end + 4 + length);
   const isJson = (headers.get('content-type') ?? '').startsWith('application/json');
-  return { status, headers, body, json: isJson ? JSON.parse(body.toString('utf8')) : undefined };
+  return {
+    answer: { status, headers, body, json: isJson ? JSON.parse(body.toString('utf8')) : undefined },
+    length: end + 4 + length,
+  };
 }
 
 /**

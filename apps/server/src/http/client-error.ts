@@ -60,11 +60,35 @@ function rawResponse(answer: Answer, requestId: string): string {
   ].join('\r\n');
 }
 
+/** What this listener reads of the response in progress on a socket. */
+interface InFlight {
+  headersSent?: boolean;
+  shouldKeepAlive?: boolean;
+  req?: { complete?: boolean };
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** Sockets whose parse error came after a whole request: they close once that request is answered. */
+const closingAfterAnswer = new WeakSet<Duplex>();
+
 /** A `clientError` listener for `server`; replaces Node's default answer. */
 export function answerClientErrors(log: Logger) {
   return (error: NodeJS.ErrnoException, socket: Duplex): void => {
     // Node's private field for the response in progress on this socket (socketOnError reads it too).
-    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    const inFlight = (socket as { _httpMessage?: InFlight })._httpMessage;
+    if (closingAfterAnswer.has(socket)) return;
+    if (inFlight?.req?.complete === true && inFlight.headersSent !== true && error.code !== 'ECONNRESET') {
+      // The bytes refused came after a whole request (a Content-Length shorter than the body, or more
+      // after `Connection: close`): that request is being answered, and a 400 in its place would
+      // answer it wrongly (found by the fuzzer, issue #11). Its answer goes out, then the connection
+      // closes; nothing after the error is read.
+      closingAfterAnswer.add(socket);
+      log.info('bytes after a request refused by the HTTP parser', { reason: error.code ?? error.message });
+      inFlight.shouldKeepAlive = false;
+      socket.pause();
+      inFlight.once('close', () => socket.destroy());
+      return;
+    }
     if (error.code === 'ECONNRESET') {
       // Nobody is left to answer, but a request cut short in its headers is still logged (issue #11,
       // item 5: every request, whatever the client does); one in progress logs its own line.

@@ -83,6 +83,14 @@ describe('requests the HTTP parser refuses', () => {
     });
   });
 
+  // Found by the fuzzer (issue #11): the 400 for bytes after a whole request took that request's place.
+  it('answers a whole request before refusing the bytes after it', async () => {
+    const answer = await raw('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nxyz\r\n\r\n');
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(answer.match(/^HTTP\/1\.1 /gm)).toHaveLength(1);
+    expect(parse(answer).body).toEqual({ ok: true });
+  });
+
   // headersTimeout is 20 s and Node checks it every 30 s: too slow to provoke in a unit test.
   it('maps a request timeout to 408 request_timeout', () => {
     expect(clientErrorAnswer('ERR_HTTP_REQUEST_TIMEOUT')).toMatchObject({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asciiName, baseName, compressedName, partName } from './output-names.js';
+import { asciiName, baseName, compressedName, partName, withoutControls } from './output-names.js';
 
 describe('baseName', () => {
   const table: [string, { given: string; want: string }][] = [
@@ -33,6 +33,18 @@ describe('baseName', () => {
 
   it('caps very long names', () => {
     expect(baseName(`${'x'.repeat(500)}.pdf`)).toHaveLength(100);
+  });
+
+  // Found by the fuzzer (issue #11): cutting at 100 UTF-16 units split the pair of U+1F600, and the
+  // download's `filename*` could not encode the half left, a 500.
+  it('counts code points, never cutting a character in two', () => {
+    const name = baseName(`${'a'.repeat(99)}\u{1F600}\u{1F600}.pdf`);
+    expect([...name]).toHaveLength(100);
+    expect(name).toBe(`${'a'.repeat(99)}\u{1F600}`);
+  });
+
+  it('drops a lone surrogate', () => {
+    expect(withoutControls('a\uD83Db\uDE00c')).toBe('abc');
   });
 });
 

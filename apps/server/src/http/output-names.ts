@@ -2,15 +2,17 @@
 // `report.pdf` -> `report.compressed.pdf`, split `<name>.pages-3-5.pdf`, merge `merged.pdf`).
 // The upload's name is only ever text here, never a path: separators and control characters go.
 const FALLBACK = 'document';
+/** Code points, not UTF-16 units: a cut inside a surrogate pair leaves half a character (issue #11, fuzzing). */
 const MAX_LENGTH = 100;
 
 /**
  * Characters no name we emit may hold (issue #11, item 12): controls (Cc), format characters (Cf: the
  * bidi overrides and isolates U+202A-202E and U+2066-2069, which turn `invoice\u202Efdp.exe` into
  * "invoiceexe.pdf" on screen, and zero-width ones), line and paragraph separators (Zl, Zp), and the
- * double quote, which would end a quoted header parameter.
+ * double quote, which would end a quoted header parameter. Also a surrogate left alone (Cs): half a
+ * character, which no UTF-8 header can carry (the fuzzer found `filename*` failing on one, a 500).
  */
-const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"]/gu;
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}"]/gu;
 
 /** `name` without the characters that could hide or reorder what a person reads. */
 export function withoutControls(name: string): string {
@@ -19,10 +21,13 @@ export function withoutControls(name: string): string {
 
 export function baseName(uploadName: string): string {
   const lastSegment = uploadName.split(/[/\\]/).pop() ?? '';
-  const cleaned = withoutControls(lastSegment)
-    .replace(/\.pdf$/i, '')
-    .trim()
-    .slice(0, MAX_LENGTH);
+  const cleaned = [
+    ...withoutControls(lastSegment)
+      .replace(/\.pdf$/i, '')
+      .trim(),
+  ]
+    .slice(0, MAX_LENGTH)
+    .join('');
   return cleaned === '' || /^\.+$/.test(cleaned) ? FALLBACK : cleaned;
 }
 

@@ -283,6 +283,74 @@ describe('pdf-lib engine', () => {
   });
 });
 
+// Found by the fuzzer (issue #11): white space before `%PDF-` is accepted, but a download starts at the
+// header, so `original` hands back the input from there. A one-page PDF that small no tool shrinks.
+const SMALLEST_PDF = Buffer.from(
+  [
+    '%PDF-1.4',
+    '1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj',
+    '2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj',
+    '3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>> endobj',
+    'xref',
+    '0 4',
+    '0000000000 65535 f ',
+    '0000000009 00000 n ',
+    '0000000054 00000 n ',
+    '0000000105 00000 n ',
+    'trailer <</Size 4/Root 1 0 R>>',
+    'startxref',
+    '170',
+    '%%EOF',
+    '',
+  ].join('\n'),
+  'latin1',
+);
+describe.each([
+  ['Ghostscript', 'ghostscript', !hasGs],
+  ['pdf-lib', 'pdf-lib', false],
+] as const)('%s engine on a PDF after white space', (_name, choice, skip) => {
+  it.skipIf(skip)('returns it from its %PDF- header on as `original`', SLOW, async () => {
+    const bytes = Buffer.concat([Buffer.from('   \n'), SMALLEST_PDF]);
+    const { output } = await compress(engineFor(choice), `${choice}-after-white-space`, bytes, 'low');
+    expect(output.method).toBe('original');
+    expect(await readFile(output.path)).toEqual(SMALLEST_PDF);
+    expect(output.size).toBe(SMALLEST_PDF.length);
+  });
+});
+
+// Found by the fuzzer (issue #11): a damaged file whose only stream is object 2^31-1. qpdf walks its
+// page tree, but cannot rewrite it ("max object id is too high to create new objects"): that was a 500.
+const MAX_OBJECT_ID_PDF = Buffer.from(
+  [
+    '%PDF-1.4',
+    '1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj',
+    '2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj',
+    '3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]/Contents 2147483647 0 R>> endobj',
+    '2147483647 0 obj <</Length 8>> stream',
+    '0 0 m S',
+    'endstream endobj',
+    'trailer <</Size 4/Root 1 0 R>>',
+    '%%EOF',
+    '',
+  ].join('\n'),
+  'latin1',
+);
+describe.skipIf(!hasGs || tools.qpdf === undefined)(
+  'Ghostscript engine on a file qpdf cannot rewrite',
+  () => {
+    it('answers without the qpdf candidate', SLOW, async () => {
+      const { output } = await compress(
+        engineFor('ghostscript'),
+        'gs-max-object-id',
+        MAX_OBJECT_ID_PDF,
+        'low',
+      );
+      expect(['ghostscript', 'original']).toContain(output.method);
+      expect(output.pageCount).toBe(1);
+    });
+  },
+);
+
 // [name, bytes, message]: issue #3's traps. Each is refused before any tool rewrites it.
 const badInputs: [string, () => Uint8Array | Promise<Uint8Array>, RegExp][] = [
   ['an empty file', emptyFile, /is empty/],

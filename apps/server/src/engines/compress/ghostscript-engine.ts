@@ -34,6 +34,8 @@ interface Attempt {
   input: InputFile;
   /** What the tools read: the input from its `%PDF-` on (pdf-inspect.ts, issue #11.1). */
   pdfPath: string;
+  /** Pages found by walking its page tree. */
+  pageCount: number;
   inputSize: number;
   level: CompressionLevel;
   job: JobContext;
@@ -62,6 +64,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
             level: preset,
             interpreter,
             inputPath: a.pdfPath,
+            pageCount: a.pageCount,
             outputName: `${name}.pdf`,
             timeoutMs: o.timeoutMs,
           },
@@ -85,9 +88,16 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         const packed = await a.timer.time('qpdf', () =>
           qpdfLosslessPass(rewrite.path, `${name}-qpdf.pdf`, run),
         );
-        // qpdf's pass is lossless, so the two hold the same content: only the smaller one is checked.
-        const repacked = await candidate(packed, 'ghostscript+qpdf');
-        if (repacked.size < rewritten.size) rewritten = repacked;
+        if ('failure' in packed) {
+          a.job.log?.warn('compress candidate rejected', {
+            method: 'ghostscript+qpdf',
+            reason: packed.failure,
+          });
+        } else {
+          // qpdf's pass is lossless, so the two hold the same content: only the smaller one is checked.
+          const repacked = await candidate(packed.path, 'ghostscript+qpdf');
+          if (repacked.size < rewritten.size) rewritten = repacked;
+        }
       }
       const proof = await a.prove(rewritten);
       return { ...proof, evidence: { ...proof.evidence, preset, interpreter } };
@@ -106,10 +116,14 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const { qpdf: run } = a;
     if (run !== undefined) {
       const tidied = await a.timer.time('qpdf', () => qpdfLosslessPass(a.pdfPath, 'qpdf.pdf', run));
-      const proof = await a.prove(await candidate(tidied, 'qpdf'));
-      if (proof.chosen !== undefined) return { output: proof.chosen, evidence: proof.evidence };
+      if ('failure' in tidied) {
+        a.job.log?.warn('compress candidate rejected', { method: 'qpdf', reason: tidied.failure });
+      } else {
+        const proof = await a.prove(await candidate(tidied.path, 'qpdf'));
+        if (proof.chosen !== undefined) return { output: proof.chosen, evidence: proof.evidence };
+      }
     }
-    return { output: await keepOriginal(a.input.path, a.job.workDir, a.inputSize), evidence: {} };
+    return { output: await keepOriginal(a.pdfPath, a.job.workDir), evidence: {} };
   }
 
   async function compress(
@@ -166,6 +180,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       const { output, evidence } = await choose({
         input,
         pdfPath,
+        pageCount,
         inputSize,
         level,
         job,

@@ -52,6 +52,8 @@ export interface RewriteRun {
   level: CompressionLevel;
   interpreter: PdfInterpreter;
   inputPath: string;
+  /** Pages found by walking the input's page tree (pdf-inspect.ts): Ghostscript writes those. */
+  pageCount: number;
   /** File name inside the job's folder. */
   outputName: string;
   timeoutMs: number;
@@ -61,7 +63,13 @@ export type Rewrite = { path: string; notes: string } | { failure: string; notes
 
 /** Rewrites the input with pdfwrite at the level's preset. */
 export async function rewriteWithGhostscript(run: RewriteRun, job: JobContext): Promise<Rewrite> {
-  const args = ghostscriptArgs(run.level, resolve(run.inputPath), run.outputName, run.interpreter);
+  const args = ghostscriptArgs(
+    run.level,
+    resolve(run.inputPath),
+    run.outputName,
+    run.interpreter,
+    run.pageCount,
+  );
   const { failure, notes } = await runGhostscript({ gs: run.gs, args, timeoutMs: run.timeoutMs }, job);
   if (failure !== undefined) return { failure, notes };
   const path = resolve(job.workDir, run.outputName);

@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobQueue } from '../job-queue.js';
+import { pdfFromHeader } from '../pdf/pdf-header.js';
 import { PDF_LIB_VERSION } from '../pdf/pdf-lib-engine.js';
 import { runPdfLibTask } from '../pdf/run-pdf-lib-task.js';
 import { checkPdfBytes } from '../pdf-inspect.js';
@@ -23,7 +24,7 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
   ): Promise<CompressOutput> {
     // The bytes here; encryption, page count and the cap inside the worker as it loads the file
     // (pdf-lib-io.ts loadPdf), with the same verdicts as inspectPdf.
-    await checkPdfBytes(input);
+    const pdfPath = await pdfFromHeader(input, await checkPdfBytes(input));
     const inputSize = (await stat(input.path)).size;
     const outputPath = join(job.workDir, 'pdf-lib.pdf');
     // The task re-reads its output, proves the page count and compares its structure with the input's.
@@ -35,7 +36,7 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
     if (lost !== undefined) job.log?.warn('compress candidate rejected', { method: 'pdf-lib', reason: lost });
     const rewritten = await candidate(outputPath, 'pdf-lib');
     const best = lost === undefined && beatsInput(rewritten, inputSize) ? rewritten : undefined;
-    const output = best ?? (await keepOriginal(input.path, job.workDir, inputSize));
+    const output = best ?? (await keepOriginal(pdfPath, job.workDir));
     job.log?.info('compressed', {
       level,
       method: output.method,

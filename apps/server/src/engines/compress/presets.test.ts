@@ -22,7 +22,7 @@ describe('ghostscriptArgs', () => {
     ['medium', '/ebook', 150],
     ['high', '/ebook', 72],
   ] as const)('%s uses %s with images at %s dpi', (level, settings, dpi) => {
-    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default');
+    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default', 3);
     expect(args).toContain(`-dPDFSETTINGS=${settings}`);
     expect(args).toContain(`-dColorImageResolution=${dpi}`);
     expect(args).toContain(`-dGrayImageResolution=${dpi}`);
@@ -42,7 +42,7 @@ describe('ghostscriptArgs', () => {
     ['medium', true],
     ['high', true],
   ] as const)('%s forces JPEG for colour and grey images: %s', (level, forced) => {
-    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default');
+    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default', 3);
     expect(args.includes('-dColorImageFilter=/DCTEncode')).toBe(forced);
     expect(args.includes('-dGrayImageFilter=/DCTEncode')).toBe(forced);
   });
@@ -53,7 +53,7 @@ describe('ghostscriptArgs', () => {
     ['medium', true],
     ['high', true],
   ] as const)('%s re-encodes JPEGs and downsamples above 1.0x its resolution: %s', (level, reencodes) => {
-    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default');
+    const args = ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default', 3);
     expect(args.includes('-dPassThroughJPEGImages=false')).toBe(reencodes);
     for (const kind of ['Color', 'Gray', 'Mono']) {
       expect(args.includes(`-d${kind}ImageDownsampleThreshold=1.0`)).toBe(reencodes);
@@ -61,11 +61,21 @@ describe('ghostscriptArgs', () => {
   });
 
   it.each(['low', 'medium', 'high'] as const)('%s never turns pages', (level) => {
-    expect(ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default')).toContain('-dAutoRotatePages=/None');
+    expect(ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default', 3)).toContain('-dAutoRotatePages=/None');
   });
 
+  // Found by the fuzzer (issue #11.4): the legacy interpreter believes a root /Count of 2^32 over one page.
+  it.each(['default', 'legacy'] as const)(
+    'writes only the pages walked, with the %s interpreter',
+    (interpreter) => {
+      const args = ghostscriptArgs('low', '/in/a.pdf', 'out.pdf', interpreter, 3);
+      expect(args).toContain('-dFirstPage=1');
+      expect(args).toContain('-dLastPage=3');
+    },
+  );
+
   it('selects the legacy interpreter only when asked', () => {
-    expect(ghostscriptArgs('medium', '/in/a.pdf', 'out.pdf', 'legacy')).toContain('-dNEWPDF=false');
+    expect(ghostscriptArgs('medium', '/in/a.pdf', 'out.pdf', 'legacy', 3)).toContain('-dNEWPDF=false');
   });
 });
 

@@ -105,18 +105,24 @@ export function pdfInterpreterInput(inputPath: string): string[] {
 }
 
 /**
- * Ghostscript's arguments to rewrite `inputPath` as `outputName` (relative to the working folder, so
- * no `%` in a temp path is ever read as a page-number template by `-sOutputFile`).
+ * Ghostscript's arguments to rewrite the `pageCount` pages of `inputPath` as `outputName` (relative to
+ * the working folder, so no `%` in a temp path is ever read as a page-number template by
+ * `-sOutputFile`). The pages are those inspection found by walking the tree: the legacy interpreter
+ * believes the root /Count, and a /Count of 2^32 over one page kept it busy until the tool timeout, a
+ * 500 (found by the fuzzer, issue #11.4).
  */
 export function ghostscriptArgs(
   level: CompressionLevel,
   inputPath: string,
   outputName: string,
   interpreter: PdfInterpreter,
+  pageCount: number,
 ): string[] {
   const preset = GHOSTSCRIPT_PRESETS[level];
   return [
     ...ghostscriptCommonArgs(interpreter),
+    '-dFirstPage=1',
+    `-dLastPage=${pageCount}`,
     '-sDEVICE=pdfwrite',
     `-dPDFSETTINGS=${preset.pdfSettings}`,
     // /ebook turns pages whose text runs sideways (issue #9, measured): the page would no longer look

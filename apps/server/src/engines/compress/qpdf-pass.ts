@@ -2,18 +2,28 @@
 // level 9. Deliberately without --recompress-flate: it drops PNG predictors and made a PNG-image PDF
 // 2.3x larger (issue #3).
 import { resolve } from 'node:path';
-import { InternalError } from '../../errors.js';
 import { type QpdfRun, qpdfSucceeded, runQpdf } from '../pdf/run-qpdf.js';
 
-/** Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path. */
-export async function qpdfLosslessPass(inputPath: string, outputName: string, run: QpdfRun): Promise<string> {
+/**
+ * Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path, or
+ * qpdf's reason when it cannot rewrite the file. Passing inspection (a walk of the page tree) does not
+ * promise a rewrite: a damaged file whose repair leaves an object numbered 2^31-1 walks fine, but qpdf
+ * then has no number left for the object streams it makes ("max object id is too high to create new
+ * objects"; found by the fuzzer, issue #11, where it was a 500). Like a Ghostscript failure, that only
+ * means one candidate fewer.
+ */
+export async function qpdfLosslessPass(
+  inputPath: string,
+  outputName: string,
+  run: QpdfRun,
+): Promise<{ path: string } | { failure: string }> {
   const outputPath = resolve(run.cwd, outputName);
   // Absolute paths: qpdf reads an argument starting with `@` as a file of arguments.
   const args = ['--object-streams=generate', '--compression-level=9', resolve(inputPath), outputPath];
   const result = await runQpdf(args, run);
-  // The input already passed qpdf's own inspection, so a failure here is the tool's, not the file's.
   if (!qpdfSucceeded(result)) {
-    throw new InternalError(`qpdf lossless pass exited with ${result.exitCode}: ${result.stderr.trim()}`);
+    const reason = result.stderr.trim().split('\n').pop() ?? '';
+    return { failure: `qpdf exited with ${result.exitCode}: ${reason}` };
   }
-  return outputPath;
+  return { path: outputPath };
 }

@@ -27,6 +27,18 @@ export interface ImageHeader {
 /** OCR reads every page of a multi-page TIFF, one tesseract page each: this many at most. */
 export const MAX_IMAGE_PAGES = 100;
 
+/**
+ * The longest side tesseract reads (its ImageThresholder refuses "Image too large" above INT16_MAX,
+ * native and tesseract.js alike): a 65535x3 TIFF, far under the pixel cap, was a 500 (issue #11,
+ * found by the fuzzer). openapi.yaml, operation `ocr`.
+ */
+export const MAX_IMAGE_SIDE = 32_767;
+
+/** A page no side of which tesseract refuses. */
+export function withinSideLimit({ width, height }: Dimensions): boolean {
+  return width <= MAX_IMAGE_SIDE && height <= MAX_IMAGE_SIDE;
+}
+
 const ACCEPTED_FORMATS = 'PNG, JPEG, TIFF, WebP or BMP';
 
 /** Positional reads of one file; a read past the end is a truncated header. */
@@ -224,6 +236,12 @@ export async function readImageHeader(input: InputFile): Promise<ImageHeader> {
     for (const { width, height } of header.pages) {
       if (width === 0 || height === 0) {
         throw new InvalidInputError(`${input.label} declares an empty image (${width}x${height} pixels)`);
+      }
+      if (!withinSideLimit({ width, height })) {
+        throw new InvalidInputError(
+          `${input.label} is ${width}x${height} pixels; this server reads images of at most ` +
+            `${MAX_IMAGE_SIDE.toLocaleString('en-US')} pixels wide and high`,
+        );
       }
     }
     return header;

@@ -15,7 +15,7 @@ import type { JobQueue } from '../job-queue.js';
 import { type MemoryLimit, ToolTimeoutError } from '../run-tool.js';
 import type { DetectedTools } from '../tools.js';
 import type { EngineInfo, EngineLog, InputFile, JobContext, OcrEngine, OcrOutput } from '../types.js';
-import { checkPixelCap, type ImageHeader, readImageHeader } from './image-header.js';
+import { checkPixelCap, type ImageHeader, MAX_IMAGE_SIDE, readImageHeader } from './image-header.js';
 import { type LanguageData, LanguageRegistry, loadLanguageRegistry } from './language-registry.js';
 import { NativeTesseract } from './native-tesseract.js';
 import { OcrProcess } from './ocr-process.js';
@@ -66,8 +66,9 @@ function toApiError(
   }
   if (error instanceof OcrJobError && error.kind === 'over-cap') {
     return new InvalidInputError(
-      `${image.label} holds more pixels than its header declares; this server reads images of at most ` +
-        `${o.maxImagePixels.toLocaleString('en-US')} pixels`,
+      `${image.label} is larger than its header declares; this server reads images of at most ` +
+        `${o.maxImagePixels.toLocaleString('en-US')} pixels, at most ` +
+        `${MAX_IMAGE_SIDE.toLocaleString('en-US')} wide and high`,
       { cause: error },
     );
   }

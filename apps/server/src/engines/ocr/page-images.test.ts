@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IMAGE_ASSETS, TWO_PAGE_TIFF } from '@pdn/fixtures';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImageFormat } from './image-header.js';
 import { PixelCapError, writePageImages } from './page-images.js';
@@ -62,6 +63,18 @@ describe('writePageImages', () => {
     const tiff = join(IMAGE_ASSETS, 'text', TWO_PAGE_TIFF);
     // Each page alone is under 300,000 pixels; both together are not.
     await expect(writePageImages(tiff, 'tiff', 300_000, out)).rejects.toBeInstanceOf(PixelCapError);
+  });
+
+  // Found by the fuzzer (issue #11): tesseract refuses a side over 32,767 pixels, whatever the header said.
+  it('refuses a page longer than tesseract reads by the decoder’s own reading', async () => {
+    const out = await mkdtemp(join(dir, 'job-'));
+    const strip = join(dir, 'strip.png');
+    await sharp({ create: { width: 40_000, height: 2, channels: 3, background: '#ffffff' } })
+      .png()
+      .toFile(strip);
+    await expect(writePageImages(strip, 'png', CAP, out)).rejects.toThrow(
+      /its decoder reads a page of 40000x2 pixels/,
+    );
   });
 
   it('throws the decoder’s error for damaged data', async () => {

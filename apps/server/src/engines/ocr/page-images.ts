@@ -11,7 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { decodeBmp, embeddedImage } from './bmp-image.js';
-import { type Dimensions, type ImageFormat, pixelsOf } from './image-header.js';
+import { type Dimensions, type ImageFormat, pixelsOf, withinSideLimit } from './image-header.js';
 
 // One decode at a time per process, and no cache: each OCR process decodes one upload, then recognises.
 sharp.concurrency(1);
@@ -21,7 +21,10 @@ export interface PageImage extends Dimensions {
   path: string;
 }
 
-/** The decoder's own reading of the image is over the cap (the header check could not see it). */
+/**
+ * The decoder's own reading of the image is over the pixel cap or has a side tesseract refuses (the
+ * header check could not see it).
+ */
 export class PixelCapError extends Error {
   override name = 'PixelCapError';
 }
@@ -57,7 +60,8 @@ async function pageSizes(source: Source, format: ImageFormat): Promise<Dimension
 
 /**
  * Decodes every page of `path` into `outDir/page-N.pgm`. Refuses with PixelCapError when the pages
- * hold more than `maxPixels` in all; any decoding failure (damaged data) throws the decoder's error.
+ * hold more than `maxPixels` in all or one has a side tesseract refuses; any decoding failure
+ * (damaged data) throws the decoder's error.
  */
 export async function writePageImages(
   path: string,
@@ -70,6 +74,10 @@ export async function writePageImages(
   const pixels = pixelsOf(sizes);
   if (pixels > maxPixels) {
     throw new PixelCapError(`its decoder reads ${sizes.length} page(s) of ${pixels} pixels in all`);
+  }
+  const tooLong = sizes.find((size) => !withinSideLimit(size));
+  if (tooLong !== undefined) {
+    throw new PixelCapError(`its decoder reads a page of ${tooLong.width}x${tooLong.height} pixels`);
   }
   const pages: PageImage[] = [];
   for (const [page] of sizes.entries()) {

@@ -71,7 +71,10 @@ describe('checkExchange', () => {
     expect(checkExchange(exchange({ headers: limited, body: compressBody }))).toEqual([]);
   });
 
-  const notHttp = { error: { code: 'invalid_input', message: 'not HTTP/1.1' }, meta: { request_id: 'req-0001' } };
+  const notHttp = {
+    error: { code: 'invalid_input', message: 'not HTTP/1.1' },
+    meta: { request_id: 'req-0001' },
+  };
 
   it.each<[string, Exchange]>([
     [

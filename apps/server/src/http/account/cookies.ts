@@ -7,7 +7,7 @@ import type { AppContext } from '../state.js';
 export const SESSION_COOKIE = 'pdn_session';
 export const CSRF_COOKIE = 'pdn_csrf';
 
-export function setCookie(ctx: AppContext, name: string, value: string, maxAgeMs?: number): void {
+function writeCookie(ctx: AppContext, name: string, value: string, maxAgeMs: number | undefined): void {
   ctx.cookies.set(name, value, {
     httpOnly: true,
     sameSite: 'lax',
@@ -19,16 +19,13 @@ export function setCookie(ctx: AppContext, name: string, value: string, maxAgeMs
   });
 }
 
+/** Without `maxAgeMs`, a cookie that ends with the browser session. */
+export function setCookie(ctx: AppContext, name: string, value: string, maxAgeMs?: number): void {
+  writeCookie(ctx, name, value, maxAgeMs);
+}
+
 export function clearCookie(ctx: AppContext, name: string): void {
-  ctx.cookies.set(name, '', {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: ctx.secure,
-    path: '/account',
-    overwrite: true,
-    signed: false,
-    maxAge: 0,
-  });
+  writeCookie(ctx, name, '', 0);
 }
 
 export function readCookie(ctx: AppContext, name: string): string | undefined {

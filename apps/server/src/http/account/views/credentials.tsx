@@ -10,6 +10,16 @@ interface FormProps {
   email?: string | undefined;
 }
 
+/** A password being chosen (sign-up, one-time link): the browser may suggest one, and knows the floor. */
+function NewPasswordField(props: { label: string }) {
+  return (
+    <label>
+      {props.label} <span class="muted small">(at least {PASSWORD_MIN} characters)</span>
+      <input type="password" name="password" required minLength={PASSWORD_MIN} autocomplete="new-password" />
+    </label>
+  );
+}
+
 export function SignInPage(props: FormProps & { signUpOpen: boolean }) {
   return (
     <Layout title="Sign in">
@@ -57,16 +67,7 @@ export function SignUpPage(props: FormProps) {
             Email
             <input type="email" name="email" required autocomplete="email" value={props.email ?? ''} />
           </label>
-          <label>
-            Password <span class="muted small">(at least {PASSWORD_MIN} characters)</span>
-            <input
-              type="password"
-              name="password"
-              required
-              minLength={PASSWORD_MIN}
-              autocomplete="new-password"
-            />
-          </label>
+          <NewPasswordField label="Password" />
           <button type="submit" class="primary">
             Create account
           </button>
@@ -106,16 +107,7 @@ export function SetPasswordPage(props: FormProps & { token: string }) {
           <CsrfField token={props.csrfToken} />
           <input type="hidden" name="token" value={props.token} />
           <input type="hidden" name="email" autocomplete="username" value={props.email ?? ''} />
-          <label>
-            New password <span class="muted small">(at least {PASSWORD_MIN} characters)</span>
-            <input
-              type="password"
-              name="password"
-              required
-              minLength={PASSWORD_MIN}
-              autocomplete="new-password"
-            />
-          </label>
+          <NewPasswordField label="New password" />
           <button type="submit" class="primary">
             Save and sign in
           </button>

@@ -47,18 +47,24 @@ interface Setup {
   view?: HumanView;
 }
 
-function finish(setup: Setup): { stdout: string; stderr: string } {
+/** A reporter writing to captured streams, with the clock at NOW. */
+function testReporter(options: { json?: boolean; quiet?: boolean } = {}) {
   const stdout = capture();
   const stderr = capture();
   const reporter = new Reporter({
-    json: setup.json === true,
-    quiet: setup.quiet === true,
+    json: options.json === true,
+    quiet: options.quiet === true,
     verbose: false,
     stdout: stdout.stream,
     stderr: stderr.stream,
     env: {},
     now: () => NOW,
   });
+  return { reporter, stdout, stderr };
+}
+
+function finish(setup: Setup): { stdout: string; stderr: string } {
+  const { reporter, stdout, stderr } = testReporter(setup);
   if (setup.stdoutForData) reporter.useStdoutForData();
   reportAll(reporter, report, setup.view ?? view);
   return { stdout: stdout.text(), stderr: stderr.text() };
@@ -100,16 +106,7 @@ describe('Reporter.finish', () => {
   });
 
   it("adds a 507's retry hint to its line, which the server's message does not hold", () => {
-    const stderr = capture();
-    const reporter = new Reporter({
-      json: false,
-      quiet: false,
-      verbose: false,
-      stdout: capture().stream,
-      stderr: stderr.stream,
-      env: {},
-      now: () => NOW,
-    });
+    const { reporter, stderr } = testReporter();
     const full = new InsufficientStorageError('Disk full. Try again later.', {
       status: 507,
       requestId: 'r5',
@@ -126,15 +123,7 @@ describe('Reporter.finish', () => {
   });
 
   it('--quiet --no-download prints only the signed URLs, one a line', () => {
-    const stdout = capture();
-    const reporter = new Reporter({
-      json: false,
-      quiet: true,
-      verbose: false,
-      stdout: stdout.stream,
-      stderr: capture().stream,
-      env: {},
-    });
+    const { reporter, stdout } = testReporter({ quiet: true });
     const url = (n: number) => ({ kind: 'url' as const, url: `http://h/p?n=${n}`, expires_at: 'later' });
     const urls = commandReport('split', [
       itemReport('a.pdf', {
@@ -159,16 +148,7 @@ describe('Reporter.finish', () => {
   });
 
   it('fatal errors print a JSON document too, and the message on stderr', () => {
-    const stdout = capture();
-    const stderr = capture();
-    const reporter = new Reporter({
-      json: true,
-      quiet: false,
-      verbose: false,
-      stdout: stdout.stream,
-      stderr: stderr.stream,
-      env: {},
-    });
+    const { reporter, stdout, stderr } = testReporter({ json: true });
     reporter.fatal('merge', {
       code: 'missing_api_key',
       message: 'No API key.',
@@ -192,16 +172,7 @@ describe('Reporter.finish', () => {
       apiKeyFrom: 'PDN_API_KEY',
     };
     function human(done: CommandReport): string {
-      const stderr = capture();
-      const reporter = new Reporter({
-        json: false,
-        quiet: false,
-        verbose: false,
-        stdout: capture().stream,
-        stderr: stderr.stream,
-        env: {},
-        now: () => NOW,
-      });
+      const { reporter, stderr } = testReporter();
       reporter.connected(facts);
       reportAll(reporter, done, { ...view, resumable: true });
       return stderr.text();

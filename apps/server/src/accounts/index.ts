@@ -2,6 +2,7 @@
 // limits, as async interfaces that expose no connection types (STYLE.md 14). The HTTP layer and the
 // admin command use only this; each backend (today SQLite, under sqlite/) supplies the stores, and
 // composeAccounts() puts the one policy of each (expiry, windows, token handling) above them.
+import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { JobStore } from '../jobs/job-store.js';
 import type { ApiKeyStore } from './api-keys.js';
 import { type RateEventStore, RateLimiter } from './rate-limiter.js';
@@ -45,6 +46,8 @@ export interface AccountStores {
   rateEvents: RateEventStore;
   /** Jobs live in the same database (issue #13); the runner (jobs/runner.ts) holds their policy. */
   jobs: JobStore;
+  /** Idempotency-Key records (issue #14); http/middleware/idempotency.ts holds their policy. */
+  idempotency: IdempotencyStore;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ export interface Accounts {
   signInLinks: SignInLinks;
   rateLimiter: RateLimiter;
   jobs: JobStore;
+  idempotency: IdempotencyStore;
   close(): Promise<void>;
 }
 
@@ -77,6 +81,7 @@ export function composeAccounts(stores: AccountStores, options: AccountsOptions 
     signInLinks: new SignInLinks(stores.signInLinks, now),
     rateLimiter: new RateLimiter(stores.rateEvents, now),
     jobs: stores.jobs,
+    idempotency: stores.idempotency,
     close: () => stores.close(),
   };
 }

@@ -17,6 +17,8 @@ import { jobView } from './job-view.js';
 import { MAX_ATTEMPTS, OUTPUT_KEEP_MS, RECORD_RETENTION_MS } from './retention.js';
 
 export interface Submission {
+  /** The job's id when the caller needs it before the job is stored (an Idempotency-Key, issue #14). */
+  id?: string;
   userId: number;
   operation: JobOperation;
   /** The uploads, in the operation's order; moved into the job's folder. */
@@ -189,7 +191,7 @@ export class JobRunner {
 
   async #enqueue(submission: Submission, mode: JobMode, log?: EngineLog) {
     const { store, files } = this.#deps;
-    const id = newJobId();
+    const id = submission.id ?? newJobId();
     // Only a synchronous call waits; registered before the job is stored, so no ending can be missed.
     const settled =
       mode === 'sync' ? new Promise<Settled>((resolve) => this.#waiters.set(id, resolve)) : undefined;

@@ -93,6 +93,17 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_status_seq ON jobs (status, seq);
    CREATE INDEX jobs_user_start ON jobs (user_id, start_seq);
    CREATE INDEX jobs_finished ON jobs (finished_at);`,
+  // Issue #14, Idempotency-Key: one row per user and key while it is remembered (24 hours).
+  `CREATE TABLE idempotency_keys (
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     key TEXT NOT NULL,
+     token TEXT NOT NULL,
+     fingerprint TEXT,
+     job_id TEXT,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (user_id, key)
+   );
+   CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);`,
 ];
 
 function databasePath(dataDir: string): string {

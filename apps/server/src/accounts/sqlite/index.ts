@@ -4,6 +4,7 @@ import { type AccountStores, type Accounts, type AccountsOptions, composeAccount
 import { openDatabase } from './database.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAttempts } from './sqlite-attempts.js';
+import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { SqliteJobs } from './sqlite-jobs.js';
 import { SqliteRateEvents } from './sqlite-rate-events.js';
 import { SqliteSessions } from './sqlite-sessions.js';
@@ -23,6 +24,7 @@ export function openSqliteStores(dataDir: string, now: () => number = Date.now):
     signInLinks: new SqliteSignInLinks(db),
     rateEvents: new SqliteRateEvents(db),
     jobs: new SqliteJobs(db),
+    idempotency: new SqliteIdempotency(db),
     close: async () => {
       db.close();
     },

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { idempotencyStoreContract } from '../../idempotency/idempotency-store.contract.js';
 import { jobStoreContract } from '../../jobs/job-store.contract.js';
 import { apiKeysContract } from '../api-keys.contract.js';
 import type { Backend } from '../contract-harness.js';
@@ -34,3 +35,4 @@ sessionsContract(sqlite);
 throttleContract(sqlite);
 signInLinksContract(sqlite);
 jobStoreContract(sqlite);
+idempotencyStoreContract(sqlite);

@@ -21,6 +21,7 @@ import {
   usersSetEmail,
   usersSetPlan,
 } from './admin/users-commands.js';
+import { webhooksSecret } from './admin/webhooks-commands.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkFormerDataFolder, openExistingAccounts } from './data-folder.js';
 import { createLogger } from './logger.js';
@@ -41,6 +42,8 @@ Commands:
   users set-email USER EMAIL               Give a user an email to sign in with
   users reset-password USER                Print a one-time link to choose a new password
   users set-plan USER PLAN                 Change a user's plan
+  webhooks secret USER [--rotate]          Print the user's webhook secret (made on first use), or
+                                           a new one; the previous one signs for 24 hours more
   --help                                   Show this help
 
 USER is a user's name or email. PLAN is one of ${PLANS.join(', ')} (default premium for users that
@@ -48,8 +51,8 @@ keys create makes). Links start with PDN_PUBLIC_URL, else the address the server
 All commands use the data folder PDN_DATA_DIR (default $XDG_DATA_HOME/pdn, else ~/.local/share/pdn),
 also while the server runs. Only start creates its database.`;
 
-type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email';
-const OPTION_NAMES: readonly OptionName[] = ['user', 'plan', 'test', 'name', 'email'];
+type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email' | 'rotate';
+const OPTION_NAMES: readonly OptionName[] = ['user', 'plan', 'test', 'name', 'email', 'rotate'];
 
 /**
  * What each command takes: its positional arguments, by name, and its options. Anything else is a
@@ -66,6 +69,7 @@ const COMMANDS: Readonly<Record<string, { args: readonly string[]; options: read
   'users set-email': { args: ['USER', 'EMAIL'], options: [] },
   'users reset-password': { args: ['USER'], options: [] },
   'users set-plan': { args: ['USER', 'PLAN'], options: [] },
+  'webhooks secret': { args: ['USER'], options: ['rotate'] },
 };
 
 function parse(args: string[]) {
@@ -80,6 +84,7 @@ function parse(args: string[]) {
         test: { type: 'boolean' },
         name: { type: 'string' },
         email: { type: 'string' },
+        rotate: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -138,6 +143,8 @@ async function run(command: string, accounts: Accounts, config: Config, args: st
       return usersResetPassword(accounts, config, first);
     case 'users set-plan':
       return usersSetPlan(accounts, first, planArg(second));
+    case 'webhooks secret':
+      return webhooksSecret(accounts, first, values.rotate === true);
     default:
       throw new Error(`command '${command}' has no implementation`);
   }

@@ -301,7 +301,30 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    jobEnded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sent to a job's callback_url when it ends
+         * @description One event per job, delivered at least once (see "Webhooks"). Answer `2xx` within 10 seconds
+         *     once it is stored; anything else, a redirect included, is retried with backoff for about an
+         *     hour.
+         */
+        post: operations["jobEnded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Meta: {
@@ -532,6 +555,28 @@ export interface components {
         JobProgress: {
             done: number;
             total: number;
+        };
+        /**
+         * Format: uri
+         * @description Asynchronous submissions only (`Prefer: respond-async`): where to POST the `WebhookEvent` when
+         *     the job ends (see "Webhooks"). Not allowed on a synchronous call (`400`).
+         * @example https://example.com/pdn-events
+         */
+        CallbackUrl: string;
+        /** @description What the server POSTs to a job's `callback_url` when it ends (see "Webhooks"). */
+        WebhookEvent: {
+            /** @description The event's id, the same on every attempt: tell duplicates by it. */
+            id: string;
+            /** @enum {string} */
+            type: "job.succeeded" | "job.failed" | "job.canceled";
+            /**
+             * Format: date-time
+             * @description When the job ended and the event was made (RFC 3339, UTC).
+             */
+            created_at: string;
+            data: {
+                job: components["schemas"]["Job"];
+            };
         };
         Job: {
             id: components["schemas"]["JobId"];
@@ -1101,6 +1146,7 @@ export interface operations {
                      */
                     file: string;
                     level?: components["schemas"]["CompressionLevel"];
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -1199,6 +1245,7 @@ export interface operations {
                 "multipart/form-data": {
                     /** @description The PDFs, as a repeated multipart field. Upload order is page order. */
                     "files[]": string[];
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -1307,6 +1354,7 @@ export interface operations {
                      * @example 1-3,4,5-9
                      */
                     ranges: string;
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -1433,6 +1481,7 @@ export interface operations {
                      * @default eng
                      */
                     language?: string;
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -2085,6 +2134,33 @@ export interface operations {
             404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    jobEnded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1` per valid secret. */
+                "Pdn-Signature": string;
+                /** @description The event's `id`. */
+                "Pdn-Event-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` ends the deliveries of this event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

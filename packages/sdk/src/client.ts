@@ -104,6 +104,7 @@ export class Pdn {
   static readonly ConnectionError = errors.ConnectionError;
   static readonly TimeoutError = errors.TimeoutError;
   static readonly AbortError = errors.AbortError;
+  static readonly WebhookVerificationError = errors.WebhookVerificationError;
 
   readonly baseUrl: string;
   readonly #transport: Transport;
@@ -293,6 +294,7 @@ export declare namespace Pdn {
   type ConnectionError = errors.ConnectionError;
   type TimeoutError = errors.TimeoutError;
   type AbortError = errors.AbortError;
+  type WebhookVerificationError = errors.WebhookVerificationError;
 }
 
 /** Refuses an expired download (ExpiredError) before anything is sent. */

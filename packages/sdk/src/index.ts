@@ -37,6 +37,7 @@ export {
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
+  WebhookVerificationError,
 } from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export type { RetryInfo } from './internal/request.js';
@@ -53,3 +54,4 @@ export type {
 } from './results.js';
 export { fromPath, NamedUpload, PathFile, toFile, type Uploadable, type UploadOptions } from './uploads.js';
 export { VERSION } from './version.js';
+export { type VerifyWebhookOptions, verifyWebhook, type WebhookEvent } from './webhooks.js';

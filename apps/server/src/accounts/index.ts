@@ -4,6 +4,8 @@
 // composeAccounts() puts the one policy of each (expiry, windows, token handling) above them.
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { JobStore } from '../jobs/job-store.js';
+import type { DeliveryStore } from '../webhooks/delivery-store.js';
+import { type WebhookSecretStore, WebhookSecrets } from '../webhooks/webhook-secrets.js';
 import type { ApiKeyStore } from './api-keys.js';
 import { type RateEventStore, RateLimiter } from './rate-limiter.js';
 import { type SessionLimits, type SessionStore, Sessions } from './sessions.js';
@@ -48,6 +50,9 @@ export interface AccountStores {
   jobs: JobStore;
   /** Idempotency-Key records (issue #14); http/middleware/idempotency.ts holds their policy. */
   idempotency: IdempotencyStore;
+  /** Webhook secrets and deliveries (issue #14); webhooks/ holds their policy. */
+  webhookSecrets: WebhookSecretStore;
+  deliveries: DeliveryStore;
   close(): Promise<void>;
 }
 
@@ -60,6 +65,8 @@ export interface Accounts {
   rateLimiter: RateLimiter;
   jobs: JobStore;
   idempotency: IdempotencyStore;
+  webhookSecrets: WebhookSecrets;
+  deliveries: DeliveryStore;
   close(): Promise<void>;
 }
 
@@ -82,6 +89,8 @@ export function composeAccounts(stores: AccountStores, options: AccountsOptions 
     rateLimiter: new RateLimiter(stores.rateEvents, now),
     jobs: stores.jobs,
     idempotency: stores.idempotency,
+    webhookSecrets: new WebhookSecrets(stores.webhookSecrets, now),
+    deliveries: stores.deliveries,
     close: () => stores.close(),
   };
 }

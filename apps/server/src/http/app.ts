@@ -11,6 +11,7 @@ import { accountArea } from './account/area.js';
 import { clientGone } from './client-gone.js';
 import type { AppDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
+import { callbackUrl, withCallbackField } from './middleware/callback-url.js';
 import { cors } from './middleware/cors.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
 import { httpRules } from './middleware/http-rules.js';
@@ -63,8 +64,15 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     auth(accounts),
     idempotency(
       { accounts, jobs, uploadLimits: config.uploadLimits, waitMs: config.idempotencyWaitMs },
-      { counted, read: uploads(parts, { workDirs: storage.workDirs, uploadLimits: config.uploadLimits }) },
+      {
+        counted,
+        read: uploads(withCallbackField(parts), {
+          workDirs: storage.workDirs,
+          uploadLimits: config.uploadLimits,
+        }),
+      },
     ),
+    callbackUrl(config.webhookAllowPrivate),
   ];
 
   router.post('/api/v1/compress', ...submission(compressParts), compressRoute(jobs));

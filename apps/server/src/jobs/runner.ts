@@ -25,6 +25,14 @@ export interface Submission {
   files: readonly OperationInput[];
   /** The operation's params, already checked by the route (stored as JSON). */
   params: unknown;
+  /** Where to POST the event when the job ends (issue #14), checked by the route. */
+  callbackUrl?: string | undefined;
+}
+
+/** Webhooks (webhooks/deliverer.ts), as the runner needs them: told before a job with a callback is stored, and of every job's end. */
+export interface JobCallbacks {
+  subscribe(jobId: string, userId: number, url: string): Promise<void>;
+  jobEnded(record: JobRecord): Promise<void>;
 }
 
 /** How a job ended, as the waiting synchronous call needs it. */
@@ -64,6 +72,7 @@ export interface RunnerDeps {
   downloads: Downloads;
   slots: number;
   log: Logger;
+  callbacks?: JobCallbacks;
   now?: () => number;
 }
 
@@ -198,6 +207,10 @@ export class JobRunner {
     if (log) this.#logs.set(id, log);
     let record: JobRecord;
     try {
+      if (submission.callbackUrl !== undefined) {
+        if (!this.#deps.callbacks) throw new Error('a callback_url needs the runner to have callbacks');
+        await this.#deps.callbacks.subscribe(id, submission.userId, submission.callbackUrl);
+      }
       const kept = await files.keep(id, submission.files);
       record = await store.create(
         {
@@ -326,6 +339,13 @@ export class JobRunner {
   async #ended(id: string, settled: Settled): Promise<void> {
     await this.#deps.files.remove(id);
     this.#settle(id, settled);
+    const { callbacks, log } = this.#deps;
+    if (settled.record && callbacks)
+      await callbacks
+        .jobEnded(settled.record)
+        .catch((error: unknown) =>
+          log.error('recording a job end for its webhook failed', { job_id: id, error }),
+        );
   }
 
   #settle(id: string, settled: Settled): void {

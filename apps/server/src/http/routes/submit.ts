@@ -16,7 +16,12 @@ export async function submitOrRun(
   request: { operation: JobOperation; files: readonly OperationInput[]; params: unknown },
 ): Promise<void> {
   const upload = uploadOf(ctx);
-  const submission = { ...request, id: newJobId(), userId: principalOf(ctx).userId };
+  const submission = {
+    ...request,
+    id: newJobId(),
+    userId: principalOf(ctx).userId,
+    callbackUrl: ctx.state.callbackUrl,
+  };
   // The key names the job before it exists, so a duplicate never finds it unbound once it runs.
   await ctx.state.idempotency?.bind(submission.id);
   if (!asksForJob(ctx)) {

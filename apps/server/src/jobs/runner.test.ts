@@ -96,8 +96,8 @@ describe('JobRunner', () => {
     const jobs = await runner(held.operation);
     const caller = new AbortController();
     const waiting = jobs.run(submission('first'), caller.signal);
-    const queued = await jobs.submit(submission('second'));
     while (held.started.length === 0) await settle();
+    const queued = await jobs.submit(submission('second'));
     expect((await jobs.cancel(queued.id))?.status).toBe('canceled');
     caller.abort(new Error('client gone'));
     await expect(waiting).rejects.toThrow('client gone');

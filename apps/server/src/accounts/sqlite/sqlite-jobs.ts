@@ -1,6 +1,8 @@
 // JobStore over SQLite (jobs/job-store.contract.ts): one row of `jobs` per job, in the accounts
 // database. better-sqlite3 is synchronous and each write below is one statement or one immediate
-// transaction, so a claim cannot hand the same job out twice, even to another process.
+// transaction, so a claim cannot hand the same job out twice, even to another process. A write with
+// RETURNING outside a transaction is read with all(), never get(): get() stops at the first row, and
+// the commit that follows can fail (SQLITE_FULL on a full disk) without a word, losing the row.
 import type {
   JobError,
   JobListQuery,
@@ -114,7 +116,7 @@ export class SqliteJobs implements JobStore {
         `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)
          VALUES (@id, @userId, @operation, @mode, 'queued', @input, @now) RETURNING *`,
       )
-      .get({ ...job, input: JSON.stringify(job.input), now }) as Row;
+      .all({ ...job, input: JSON.stringify(job.input), now })[0] as Row;
     return toRecord(row);
   }
 
@@ -159,13 +161,13 @@ export class SqliteJobs implements JobStore {
         `UPDATE jobs SET status = @status, result = @result, error = @error, finished_at = @now
           WHERE id = @id AND ${UNFINISHED} RETURNING *`,
       )
-      .get({
+      .all({
         id,
         now,
         status: outcome.status,
         result: outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
         error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
-      }) as Row | undefined;
+      })[0] as Row | undefined;
     return row === undefined ? undefined : toRecord(row);
   }
 

@@ -11,6 +11,7 @@ import { labelledPdf } from '@pdn/fixtures';
 import { verifyWebhook, WebhookVerificationError } from '@pdn/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeErrors, openapi, validatorFor } from './contract/openapi-document.js';
+import { AccountVisitor } from './harness/account-visitor.js';
 import { field, file, form } from './harness/form.js';
 import { type ServerContext, useServer } from './harness/use-server.js';
 
@@ -119,6 +120,25 @@ describe('webhooks', () => {
     expect(signature.match(/v1=/g)).toHaveLength(2);
     expect(await verifyWebhook(body, signature, old)).toMatchObject({ type: 'job.succeeded' });
     expect(await verifyWebhook(body, signature, rotated)).toMatchObject({ type: 'job.succeeded' });
+  });
+
+  it('shows the secret in the account area and rotates it there, behind CSRF', async () => {
+    const visitor = new AccountVisitor(ctx.server.baseUrl);
+    expect((await visitor.signUp('hooks@example.com', 'correct horse battery')).status).toBe(303);
+    const shown = async () =>
+      /id="webhook-secret"[^>]*>(whsec_[A-Za-z0-9_-]{43})</.exec(
+        (await visitor.get('/account/webhooks')).html,
+      )?.[1];
+    const first = await shown();
+    expect(first).toBeDefined();
+    expect(await secretOf(ctx, 'hooks@example.com')).toBe(first);
+    expect((await visitor.post('/account/webhooks/rotate', { csrf: 'A'.repeat(43) })).status).toBe(403);
+    expect(await shown()).toBe(first);
+    const rotated = await visitor.post('/account/webhooks/rotate', {});
+    expect(rotated.status).toBe(303);
+    const second = await shown();
+    expect(second).not.toBe(first);
+    expect(await secretOf(ctx, 'hooks@example.com')).toBe(second);
   });
 
   it.each([

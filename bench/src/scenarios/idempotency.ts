@@ -4,21 +4,14 @@
 // hashes the body, finds the job and answers its result with URLs signed afresh, doing no work. Runs
 // alternate between the two so both see the same noise.
 import { randomUUID } from 'node:crypto';
-import { labelledPdf } from '@pdn/fixtures';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { formatMs } from '../report.js';
+import { smallMergeForm } from '../small-merge.js';
 import { percentile } from '../stats.js';
-
-async function mergeForm(): Promise<FormData> {
-  const body = new FormData();
-  body.append('files[]', new Blob([await labelledPdf('a', 1)], { type: 'application/pdf' }), 'a.pdf');
-  body.append('files[]', new Blob([await labelledPdf('b', 1)], { type: 'application/pdf' }), 'b.pdf');
-  return body;
-}
 
 async function replayLatency(context: BenchContext): Promise<ScenarioResult> {
   const { server, apiKey, profile } = context;
-  const body = await mergeForm();
+  const body = await smallMergeForm();
   const merge = async (key: string) => {
     const res = await fetch(server.url('/api/v1/merge'), {
       method: 'POST',

@@ -2,6 +2,7 @@
 // every event sent to a job's callback_url, and a form to rotate it. Unlike an API key the secret is
 // shown whenever asked: the server needs it in the clear to sign, and only its owner sees this page.
 import { CsrfField, Layout, Notice, type Viewer } from './layout.js';
+import { SecretValue } from './secret-value.js';
 
 export function WebhooksPage(props: { viewer: Viewer; secret: string; rotated: boolean }) {
   const { viewer, secret } = props;
@@ -21,15 +22,7 @@ export function WebhooksPage(props: { viewer: Viewer; secret: string; rotated: b
       )}
       <section class="card">
         <h2>Signing secret</h2>
-        <div class="secret">
-          <code id="webhook-secret" class="key-value">
-            {secret}
-          </code>
-          <button type="button" class="primary" data-copy="webhook-secret" hidden>
-            Copy
-          </button>
-        </div>
-        <p class="muted small" aria-live="polite" data-copy-status="webhook-secret" />
+        <SecretValue id="webhook-secret" value={secret} />
       </section>
       <section class="card">
         <h2>Rotate the secret</h2>

@@ -1,48 +1,33 @@
-// Output files, kept in <dataDir>/outputs until their download URL expires. Each output is
+// The embedded OutputStore (output-store.ts): files in <dataDir>/outputs. Each output is
 // `<id>.pdf` plus `<id>.json` (its filename, size and expiry): the id is all a URL carries, never a
 // path or a name. Metadata is written before the PDF is moved in, so a crash between the two leaves
 // metadata that the sweeper removes, never a PDF nobody will delete.
-import type { FileHandle } from 'node:fs/promises';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { newOutputId, OUTPUT_ID_PATTERN } from './output-id.js';
-
-export interface OutputMeta {
-  id: string;
-  /** The name offered to whoever downloads it (Content-Disposition). */
-  filename: string;
-  size: number;
-  /** Unix milliseconds after which the output may be deleted. */
-  expiresAt: number;
-}
-
-export interface OpenedOutput {
-  meta: OutputMeta;
-  /** Open before it is streamed, so a sweep in between cannot pull the file away. Caller closes it. */
-  handle: FileHandle;
-}
+import { OUTPUT_ID_PATTERN } from './output-id.js';
+import type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-export class OutputStore {
+export class FolderOutputStore implements OutputStore {
   private constructor(private readonly dir: string) {}
 
-  static async open(dataDir: string): Promise<OutputStore> {
+  static async open(dataDir: string): Promise<FolderOutputStore> {
     const dir = join(dataDir, 'outputs');
     // Only the server's user may read the outputs (QA: the folder was 0755, every PDF 0644).
     await mkdir(dir, { recursive: true, mode: 0o700 });
     // A folder made by an earlier version may still be 0755.
     await chmod(dir, 0o700);
-    return new OutputStore(dir);
+    return new FolderOutputStore(dir);
   }
 
   /** Moves `sourcePath` (a file in a work folder on the same disk) into the store. */
-  async save(sourcePath: string, filename: string, expiresAt: number): Promise<OutputMeta> {
-    const id = newOutputId();
+  async put(id: string, sourcePath: string, given: { filename: string; expiresAt: number }) {
+    if (!OUTPUT_ID_PATTERN.test(id)) throw new Error(`'${id}' is not an output key`);
     const { size } = await stat(sourcePath);
-    const meta: OutputMeta = { id, filename, size, expiresAt };
+    const meta: OutputMeta = { id, filename: given.filename, size, expiresAt: given.expiresAt };
     const metaPath = join(this.dir, `${id}.json`);
     await writeFile(metaPath, JSON.stringify(meta), { mode: 0o600 });
     try {
@@ -56,20 +41,20 @@ export class OutputStore {
     return meta;
   }
 
-  /** The output with this id, opened for reading; undefined when it does not exist (any more). */
   async open(id: string): Promise<OpenedOutput | undefined> {
     if (!OUTPUT_ID_PATTERN.test(id)) return undefined;
     const meta = await this.readMeta(id);
     if (!meta) return undefined;
     try {
-      return { meta, handle: await open(join(this.dir, `${id}.pdf`), 'r') };
+      // Opened before it is streamed, so a sweep in between cannot pull the file away.
+      const handle = await open(join(this.dir, `${id}.pdf`), 'r');
+      return { meta, body: handle.createReadStream() };
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
     }
   }
 
-  /** Deletes every output whose expiry is at or before `now`; returns how many went. */
   async sweep(now: number): Promise<number> {
     let removed = 0;
     for (const entry of await readdir(this.dir)) {

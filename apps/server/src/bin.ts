@@ -21,8 +21,9 @@ import {
   usersSetEmail,
   usersSetPlan,
 } from './admin/users-commands.js';
+import { Cleanups, openAdminAccounts } from './backends/index.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { checkFormerDataFolder, openExistingAccounts } from './data-folder.js';
+import { checkFormerDataFolder } from './data-folder.js';
 import { createLogger } from './logger.js';
 import { serveUntilSignalled } from './main.js';
 
@@ -145,13 +146,19 @@ async function run(command: string, accounts: Accounts, config: Config, args: st
 
 async function runAdmin(command: string, args: string[], values: Values): Promise<void> {
   const config = loadConfig();
-  const accounts = openExistingAccounts(config.dataDir, process.cwd());
-  // On stderr: stdout stays what scripts read (the key or link is its last line, a listing its table).
-  console.error(`Data folder: ${config.dataDir}`);
+  const log = createLogger(config.logLevel);
+  const cleanups = new Cleanups(log);
   try {
+    const accounts = await openAdminAccounts(config, log, cleanups);
+    // On stderr: stdout stays what scripts read (the key or link is its last line, a listing its table).
+    console.error(
+      config.backends.kind === 'shared'
+        ? 'Accounts: PostgreSQL (PDN_DATABASE_URL)'
+        : `Data folder: ${config.dataDir}`,
+    );
     await run(command, accounts, config, args, values);
   } finally {
-    await accounts.close();
+    await cleanups.run();
   }
 }
 

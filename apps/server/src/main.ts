@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Accounts } from './accounts/index.js';
-import { openSqliteAccounts } from './accounts/sqlite/index.js';
+import { Cleanups, openBackends } from './backends/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
 import { JobQueue } from './engines/job-queue.js';
@@ -132,16 +132,18 @@ export async function startServer(
   log: Logger,
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
-  const accounts = openSqliteAccounts(config.dataDir, { sessionLimits: config.account.sessionLimits });
-  const cleanups: (() => Promise<void> | void)[] = [() => accounts.close()];
-  const cleanUp = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  };
+  const cleanups = new Cleanups(log);
   try {
-    const storage = await openStorage({ dataDir: config.dataDir, signingSecret: config.signingSecret, log });
-    cleanups.push(() => storage.close());
+    const { accounts, sharedOutputs } = await openBackends(config, log, cleanups);
+    const storage = await openStorage({
+      dataDir: config.dataDir,
+      signingSecret: config.signingSecret,
+      log,
+      ...(sharedOutputs === undefined ? {} : { shared: sharedOutputs }),
+    });
+    cleanups.add('output sweeper', () => storage.close());
     const engines = await buildEngines(config, log);
-    cleanups.push(() => engines.ocr.close());
+    cleanups.add('OCR engine', () => engines.ocr.close());
 
     const drain = new Drain();
     const server = createHttpServer(createApp({ config, accounts, storage, engines, log, drain }), log);
@@ -173,11 +175,11 @@ export async function startServer(
         }
         server.closeAllConnections();
         await closed;
-        await cleanUp();
+        await cleanups.run();
       },
     };
   } catch (error) {
-    await cleanUp();
+    await cleanups.run();
     throw error;
   }
 }

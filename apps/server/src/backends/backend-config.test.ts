@@ -25,6 +25,7 @@ describe('backendConfig', () => {
           kind: 'shared',
           databaseUrl: SHARED.PDN_DATABASE_URL,
           redisUrl: SHARED.PDN_REDIS_URL,
+          redisKeyPrefix: 'pdn:',
           s3: { bucket: 'pdn-outputs', region: 'eu-central-1', forcePathStyle: false },
         },
       },

@@ -12,6 +12,8 @@ export interface SharedBackendConfig {
   databaseUrl: string;
   /** redis://… or rediss://…: rate-limit windows and the sweeper's lock. */
   redisUrl: string;
+  /** PDN_REDIS_KEY_PREFIX, default `pdn:`: keeps deployments (or test runs) sharing one Redis apart. */
+  redisKeyPrefix: string;
   s3: S3Config;
 }
 
@@ -97,6 +99,7 @@ export function backendConfig(env: Env, signingSecretSet: boolean): BackendConfi
     kind: 'shared',
     databaseUrl: url(env, 'PDN_DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'PDN_REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: text(env, 'PDN_REDIS_KEY_PREFIX') ?? 'pdn:',
     s3: {
       ...(endpoint === undefined ? {} : { endpoint: url(env, 'PDN_S3_ENDPOINT', ['http:', 'https:']) }),
       bucket: text(env, 'PDN_S3_BUCKET') ?? '',

@@ -7,7 +7,7 @@ import type { SweepLock } from './sweeper.js';
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
-export function redisSweepLock(redis: Redis, key = 'pdn:lock:sweep', leaseMs = 5 * 60_000): SweepLock {
+export function redisSweepLock(redis: Redis, key: string, leaseMs = 5 * 60_000): SweepLock {
   return {
     async whileHeld(work) {
       const token = randomBytes(16).toString('hex');

@@ -30,13 +30,10 @@ return { used, oldest, admitted }
 `;
 
 export class RedisRateEvents implements RateEventStore {
-  /**
-   * `prefix` namespaces the keys (`pdn:rate:` in a deployment; tests use one of their own, so runs
-   * sharing a Redis never meet).
-   */
+  /** `prefix` namespaces the keys (PDN_REDIS_KEY_PREFIX + `rate:`), so users of one Redis never meet. */
   constructor(
     private readonly redis: Redis,
-    private readonly prefix = 'pdn:rate:',
+    private readonly prefix: string,
   ) {
     redis.defineCommand('pdnAdmit', { numberOfKeys: 1, lua: ADMIT });
   }

@@ -15,9 +15,11 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { orUnavailable } from '../../unreachable.js';
 import { OUTPUT_ID_PATTERN } from '../output-id.js';
 import type { OpenedOutput, OutputMeta, OutputStore } from '../output-store.js';
 
+const SERVICE = 'output storage (S3)';
 const PREFIX = 'outputs/';
 /** Parts of 8 MiB, four in flight: at most 32 MiB of one upload in memory, whatever its size. */
 const PART_BYTES = 8 * 1024 * 1024;
@@ -42,7 +44,15 @@ export class S3OutputStore implements OutputStore {
     private readonly bucket: string,
   ) {}
 
-  async put(id: string, sourcePath: string, given: { filename: string; expiresAt: number }) {
+  put(id: string, sourcePath: string, given: { filename: string; expiresAt: number }): Promise<OutputMeta> {
+    return orUnavailable(SERVICE, () => this.upload(id, sourcePath, given));
+  }
+
+  open(id: string): Promise<OpenedOutput | undefined> {
+    return orUnavailable(SERVICE, () => this.get(id));
+  }
+
+  private async upload(id: string, sourcePath: string, given: { filename: string; expiresAt: number }) {
     if (!OUTPUT_ID_PATTERN.test(id)) throw new Error(`'${id}' is not an output key`);
     const { size } = await stat(sourcePath);
     const upload = new Upload({
@@ -61,7 +71,7 @@ export class S3OutputStore implements OutputStore {
     return { id, filename: given.filename, size, expiresAt: given.expiresAt };
   }
 
-  async open(id: string): Promise<OpenedOutput | undefined> {
+  private async get(id: string): Promise<OpenedOutput | undefined> {
     if (!OUTPUT_ID_PATTERN.test(id)) return undefined;
     try {
       const object = await this.client.send(

@@ -123,3 +123,39 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
     });
   }
 });
+
+describe.skipIf(missing !== undefined)('moving from embedded to shared', () => {
+  let services: SharedServices | undefined;
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+    await services?.stop();
+  });
+
+  it('copies the users, plans and keys of a data folder into PostgreSQL, where the keys work', async () => {
+    const embedded = await startServer();
+    servers.push(embedded);
+    const key = await embedded.createKey({ user: 'moved', plan: 'business' });
+    const revoked = await embedded.createKey({ user: 'moved', plan: 'business' });
+    const ids = await embedded.keyIds('moved');
+    await embedded.revokeKey(ids[1] ?? '');
+    await embedded.kill();
+
+    services = await startSharedServices();
+    const env = { ...services.env, PDN_SIGNING_SECRET: randomBytes(32).toString('hex') };
+    const copied = await embedded.admin(['accounts', 'copy', '--from', embedded.dataDir], { env });
+    expect(copied.stderr).toBe('');
+    // The first start's dev user and ours.
+    expect(copied.stdout).toMatch(/^Copied 2 users and 3 API keys from .* into PostgreSQL\.$/m);
+    expect((await embedded.admin(['accounts', 'copy', '--from', embedded.dataDir], { env })).stderr).toMatch(
+      /already has 2 users; copy into an empty one/,
+    );
+
+    const shared = await startServer({ env });
+    servers.push(shared);
+    const answer = await call<{ data: { plan: string } }>(shared.baseUrl, '/api/v1/account', { key });
+    expect(answer.status).toBe(200);
+    expect(answer.json.data.plan).toBe('business');
+    expect((await call(shared.baseUrl, '/api/v1/account', { key: revoked })).status).toBe(401);
+  });
+});

@@ -3,7 +3,7 @@
 // and the outputs folder, exactly as before. Shared: PostgreSQL, Redis and S3, whose code and client
 // libraries are imported only here, only then (shared.ts), so the embedded default never loads them.
 import type { Accounts, AccountsOptions } from '../accounts/index.js';
-import { openSqliteAccounts } from '../accounts/sqlite/index.js';
+import { hasDatabase, openSqliteAccounts } from '../accounts/sqlite/index.js';
 import type { Config } from '../config.js';
 import { openExistingAccounts } from '../data-folder.js';
 import type { Logger } from '../logger.js';
@@ -45,4 +45,23 @@ export async function openAdminAccounts(config: Config, log: Logger, cleanups: C
   const accounts = openExistingAccounts(config.dataDir, process.cwd());
   cleanups.add('accounts database (SQLite)', () => accounts.close());
   return accounts;
+}
+
+/**
+ * `pdn-server accounts copy --from DATA_DIR`: the users and keys of a SQLite data folder into the
+ * configured PostgreSQL database. The counts copied; throws when either side is not what it needs.
+ */
+export async function copyAccountsIntoShared(
+  config: Config,
+  fromDataDir: string,
+  log: Logger,
+  cleanups: Cleanups,
+): Promise<{ users: number; keys: number }> {
+  if (config.backends.kind !== 'shared')
+    throw new Error(
+      'accounts copy needs the shared backends configured (PDN_DATABASE_URL and the rest, README "Shared backends")',
+    );
+  if (!hasDatabase(fromDataDir)) throw new Error(`no database in ${fromDataDir}: nothing to copy`);
+  const { copyIntoSharedAccounts } = await import('./shared.js');
+  return copyIntoSharedAccounts(config.backends.databaseUrl, fromDataDir, log, cleanups);
 }

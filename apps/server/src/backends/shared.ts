@@ -17,8 +17,11 @@ import {
   type AccountsOptions,
   composeAccounts,
 } from '../accounts/index.js';
+import { type CopyCounts, copyFromSqlite } from '../accounts/postgres/copy-from-sqlite.js';
 import { openPostgresStores } from '../accounts/postgres/index.js';
+import { PgDb } from '../accounts/postgres/pg-db.js';
 import { RedisRateEvents } from '../accounts/redis/redis-rate-events.js';
+import { openDatabase } from '../accounts/sqlite/database.js';
 import type { Logger } from '../logger.js';
 import { redisSweepLock } from '../storage/redis-sweep-lock.js';
 import { S3OutputStore } from '../storage/s3/s3-output-store.js';
@@ -124,6 +127,22 @@ async function openAccountStores(
 ): Promise<AccountStores> {
   const pool = openPool(databaseUrl, log, cleanups);
   return opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool, options.now));
+}
+
+/** `pdn-server accounts copy`: a SQLite data folder's users and keys into the PostgreSQL database. */
+export async function copyIntoSharedAccounts(
+  databaseUrl: string,
+  fromDataDir: string,
+  log: Logger,
+  cleanups: Cleanups,
+): Promise<CopyCounts> {
+  const pool = openPool(databaseUrl, log, cleanups);
+  await opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool));
+  const source = openDatabase(fromDataDir);
+  cleanups.add('source database (SQLite)', () => {
+    source.close();
+  });
+  return copyFromSqlite(source, new PgDb(pool));
 }
 
 /** For the admin commands: accounts alone, no Redis or S3 client. */

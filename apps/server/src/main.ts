@@ -79,7 +79,7 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
 async function firstStartBanner(
   accounts: Accounts,
   url: string,
-  dataDir: string,
+  accountsHome: string,
 ): Promise<string | undefined> {
   if ((await accounts.users.count()) > 0) return undefined;
   const { user } = await accounts.users.ensure('dev', 'premium');
@@ -94,7 +94,7 @@ async function firstStartBanner(
     '',
     `  curl -H "Authorization: Bearer ${key}" -F "files[]=@examples/a.pdf" -F "files[]=@examples/b.pdf" ${url}/api/v1/merge`,
     '',
-    `Users and keys live in the data folder ${dataDir}. More keys, from the repository's root`,
+    `Users and keys live in ${accountsHome}. More keys, from the repository's root`,
     '(README.md says how to run pdn-server from anywhere):',
     '',
     '  npx pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
@@ -155,7 +155,11 @@ export async function startServer(
       });
     });
     const url = urlOf(server);
-    print((await firstStartBanner(accounts, url, config.dataDir)) ?? laterStartHint(url));
+    const accountsHome =
+      config.backends.kind === 'shared'
+        ? 'PostgreSQL (PDN_DATABASE_URL)'
+        : `the data folder ${config.dataDir}`;
+    print((await firstStartBanner(accounts, url, accountsHome)) ?? laterStartHint(url));
     // Tests and scripts wait for exactly this line (with the real port when PORT=0).
     print(`pdn server listening on ${url}`);
 

@@ -3,6 +3,7 @@
 // so a test can cut them, and an S3 bucket on s3rver running in the test process (it checks no
 // signatures: never rely on it to refuse anything). `env` is what every server of the test gets.
 // Without PostgreSQL or Redis, sharedServicesMissing() says why the suite skips.
+/// <reference path="./s3rver.d.ts" />
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';

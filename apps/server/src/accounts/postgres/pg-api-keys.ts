@@ -5,35 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { type ApiKeyRecord, type ApiKeyStore, LAST_USED_PRECISION_MS, type Principal } from '../api-keys.js';
 import { displayPrefix, generateKey, hashKey, type KeyKind, parseKeyKind } from '../key-format.js';
 import type { Plan } from '../plans.js';
+import { KEY_COLUMNS, type KeyRow, toKeyRecord } from '../sql-rows.js';
 import { userLabel } from '../users.js';
-import { num, type PgDb } from './pg-db.js';
-
-interface KeyRow {
-  id: string;
-  user_id: number;
-  user_name: string | null;
-  user_email: string | null;
-  name: string;
-  kind: KeyKind;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-function toRecord(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    owner: userLabel({ name: row.user_name, email: row.user_email }),
-    name: row.name,
-    kind: row.kind,
-    prefix: row.prefix,
-    createdAt: num(row.created_at),
-    lastUsedAt: num(row.last_used_at),
-    revokedAt: num(row.revoked_at),
-  };
-}
+import type { PgDb } from './pg-db.js';
 
 export class PgApiKeys implements ApiKeyStore {
   constructor(
@@ -55,14 +29,13 @@ export class PgApiKeys implements ApiKeyStore {
 
   private async select(where: string, params: unknown[]): Promise<ApiKeyRecord[]> {
     const rows = await this.db.rows<KeyRow>(
-      `SELECT k.id, k.user_id, u.name AS user_name, u.email AS user_email, k.name, k.kind, k.prefix,
-              k.created_at, k.last_used_at, k.revoked_at
+      `SELECT ${KEY_COLUMNS}
          FROM api_keys k JOIN users u ON u.id = k.user_id
         WHERE ${where}
         ORDER BY k.created_at, k.id`,
       params,
     );
-    return rows.map(toRecord);
+    return rows.map(toKeyRecord);
   }
 
   list(userId?: number) {

@@ -1,21 +1,8 @@
 // UserStore over PostgreSQL (users.contract.ts).
 import type { Plan } from '../plans.js';
+import { toUser, USER_COLUMNS, type UserRow } from '../sql-rows.js';
 import { checkUserName, EmailTakenError, type User, type UserStore } from '../users.js';
 import { num, type PgDb } from './pg-db.js';
-
-interface UserRow {
-  id: number;
-  name: string | null;
-  email: string | null;
-  plan: Plan;
-  created_at: string;
-}
-
-const COLUMNS = 'id, name, email, plan, created_at';
-
-function toUser(row: UserRow): User {
-  return { id: row.id, name: row.name, email: row.email, plan: row.plan, createdAt: num(row.created_at) };
-}
 
 /** Runs `write`, turning a clash on the email column (unique_violation) into EmailTakenError. */
 async function emailUnique<T>(email: string, write: () => Promise<T>): Promise<T> {
@@ -35,7 +22,9 @@ export class PgUsers implements UserStore {
   ) {}
 
   private async one(where: string, value: string | number): Promise<User | undefined> {
-    const [row] = await this.db.rows<UserRow>(`SELECT ${COLUMNS} FROM users WHERE ${where} = $1`, [value]);
+    const [row] = await this.db.rows<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE ${where} = $1`, [
+      value,
+    ]);
     return row && toUser(row);
   }
 
@@ -52,7 +41,9 @@ export class PgUsers implements UserStore {
   }
 
   async list() {
-    return (await this.db.rows<UserRow>(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id`)).map(toUser);
+    return (await this.db.rows<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`)).map(
+      toUser,
+    );
   }
 
   async count() {
@@ -74,7 +65,7 @@ export class PgUsers implements UserStore {
   async createWithEmail(email: string, plan: Plan, passwordHash: string | null) {
     const [row] = await emailUnique(email, () =>
       this.db.rows<UserRow>(
-        `INSERT INTO users (email, password_hash, plan, created_at) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+        `INSERT INTO users (email, password_hash, plan, created_at) VALUES ($1, $2, $3, $4) RETURNING ${USER_COLUMNS}`,
         [email, passwordHash, plan, this.now()],
       ),
     );

@@ -12,6 +12,11 @@ export interface LimiterUnderTest {
   name: string;
   limiter: RateLimiter;
   userIds: number[];
+  /**
+   * Redis only: its own count of script runs and the microseconds they took, so far (INFO
+   * commandstats, evalsha): what a decision costs inside Redis, whatever the client's machine is doing.
+   */
+  scriptTime?(): Promise<{ calls: number; usec: number }>;
   close(): Promise<void>;
 }
 
@@ -39,6 +44,10 @@ export async function redisLimiter(users: number, url: string): Promise<LimiterU
     name: 'Redis',
     limiter: new RateLimiter(new RedisRateEvents(redis, prefix), Date.now),
     userIds: Array.from({ length: users }, (_, i) => i + 1),
+    async scriptTime() {
+      const stats = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await redis.info('commandstats'));
+      return { calls: Number(stats?.[1] ?? 0), usec: Number(stats?.[2] ?? 0) };
+    },
     async close() {
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length > 0) await redis.del(...keys);

@@ -30,6 +30,7 @@ export async function openBackends(config: Config, log: Logger, cleanups: Cleanu
   }
   const accounts = openSqliteAccounts(config.dataDir, accountsOptions(config));
   cleanups.add('accounts database (SQLite)', () => accounts.close());
+  log.info('backends: embedded', { data_dir: config.dataDir });
   return { accounts };
 }
 

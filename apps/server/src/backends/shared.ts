@@ -164,6 +164,11 @@ export async function openSharedBackends(
   const stores = await openAccountStores(config.databaseUrl, options, log, cleanups);
   const redis = await openRedis(config.redisUrl, log, cleanups);
   const s3 = await openS3(config.s3, cleanups);
+  log.info('backends: shared', {
+    accounts: redacted(config.databaseUrl),
+    rate_limits: redacted(config.redisUrl),
+    outputs: `${config.s3.endpoint ?? 'AWS S3'} bucket ${config.s3.bucket}`,
+  });
   return {
     // Rate windows in Redis rather than the accounts database: one round trip per request (issue #15).
     accounts: composeAccounts(

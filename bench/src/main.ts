@@ -19,6 +19,7 @@ import { memoryScenario, ocrSoakScenario } from './scenarios/memory.js';
 import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { ocrScenario } from './scenarios/ocr.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
+import { sharedBackendsScenario } from './scenarios/shared-backends.js';
 
 const SCENARIOS: Scenario[] = [
   ...compressionScenarios,
@@ -27,6 +28,7 @@ const SCENARIOS: Scenario[] = [
   responsivenessScenario,
   memoryScenario,
   ocrSoakScenario,
+  sharedBackendsScenario,
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });

@@ -20,6 +20,8 @@ export interface Profile {
   loadSeconds: number;
   autocannonSeconds: number;
   memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number; ocrSoakRequests: number };
+  /** Issue #15: rate-limit decisions per each of 50 clients, and small merges per backend. */
+  shared: { decisionsPerClient: number; merges: number };
 }
 
 export const FULL: Profile = {
@@ -39,6 +41,7 @@ export const FULL: Profile = {
   loadSeconds: 15,
   autocannonSeconds: 5,
   memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500, ocrSoakRequests: 120 },
+  shared: { decisionsPerClient: 200, merges: 40 },
 };
 
 export const QUICK: Profile = {
@@ -57,4 +60,5 @@ export const QUICK: Profile = {
   loadSeconds: 2,
   autocannonSeconds: 1,
   memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20, ocrSoakRequests: 8 },
+  shared: { decisionsPerClient: 5, merges: 2 },
 };

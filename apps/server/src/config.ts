@@ -3,6 +3,10 @@
 // server at start-up with a message naming the variable, rather than surfacing later as a 500.
 import { availableParallelism, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { type BackendConfig, backendConfig } from './backends/backend-config.js';
+import { ConfigError } from './config-error.js';
+
+export { ConfigError };
 
 export type PdfEngineChoice = 'auto' | 'qpdf' | 'pdf-lib';
 export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
@@ -47,6 +51,8 @@ export interface Config {
   corsOrigins: CorsOrigins;
   /** The account area (issue #12). */
   account: AccountConfig;
+  /** Embedded (SQLite, outputs folder) or shared (PostgreSQL, Redis, S3); issue #15. */
+  backends: BackendConfig;
 }
 
 export interface AccountConfig {
@@ -61,11 +67,6 @@ export interface AccountConfig {
   trustProxy: number;
   /** PDN_PUBLIC_URL: the base of links the admin command prints (`https://pdn.example.com`), no trailing slash. */
   publicUrl?: string;
-}
-
-/** A configuration value that cannot be used; the message names the variable and what it accepts. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -201,5 +202,6 @@ export function loadConfig(env: Env = process.env): Config {
       trustProxy: integer(env, 'PDN_TRUST_PROXY', 0, 0, 16),
       ...(base === undefined ? {} : { publicUrl: base }),
     },
+    backends: backendConfig(env, signingSecret !== undefined),
   };
 }

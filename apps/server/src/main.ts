@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Accounts } from './accounts/index.js';
-import { openSqliteAccounts } from './accounts/sqlite/index.js';
+import { Cleanups, openBackends } from './backends/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
 import { JobQueue } from './engines/job-queue.js';
@@ -79,7 +79,7 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
 async function firstStartBanner(
   accounts: Accounts,
   url: string,
-  dataDir: string,
+  accountsHome: string,
 ): Promise<string | undefined> {
   if ((await accounts.users.count()) > 0) return undefined;
   const { user } = await accounts.users.ensure('dev', 'premium');
@@ -94,7 +94,7 @@ async function firstStartBanner(
     '',
     `  curl -H "Authorization: Bearer ${key}" -F "files[]=@examples/a.pdf" -F "files[]=@examples/b.pdf" ${url}/api/v1/merge`,
     '',
-    `Users and keys live in the data folder ${dataDir}. More keys, from the repository's root`,
+    `Users and keys live in ${accountsHome}. More keys, from the repository's root`,
     '(README.md says how to run pdn-server from anywhere):',
     '',
     '  npx pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
@@ -132,16 +132,18 @@ export async function startServer(
   log: Logger,
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
-  const accounts = openSqliteAccounts(config.dataDir, { sessionLimits: config.account.sessionLimits });
-  const cleanups: (() => Promise<void> | void)[] = [() => accounts.close()];
-  const cleanUp = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  };
+  const cleanups = new Cleanups(log);
   try {
-    const storage = await openStorage({ dataDir: config.dataDir, signingSecret: config.signingSecret, log });
-    cleanups.push(() => storage.close());
+    const { accounts, sharedOutputs } = await openBackends(config, log, cleanups);
+    const storage = await openStorage({
+      dataDir: config.dataDir,
+      signingSecret: config.signingSecret,
+      log,
+      ...(sharedOutputs === undefined ? {} : { shared: sharedOutputs }),
+    });
+    cleanups.add('output sweeper', () => storage.close());
     const engines = await buildEngines(config, log);
-    cleanups.push(() => engines.ocr.close());
+    cleanups.add('OCR engine', () => engines.ocr.close());
 
     const drain = new Drain();
     const server = createHttpServer(createApp({ config, accounts, storage, engines, log, drain }), log);
@@ -153,7 +155,11 @@ export async function startServer(
       });
     });
     const url = urlOf(server);
-    print((await firstStartBanner(accounts, url, config.dataDir)) ?? laterStartHint(url));
+    const accountsHome =
+      config.backends.kind === 'shared'
+        ? 'PostgreSQL (PDN_DATABASE_URL)'
+        : `the data folder ${config.dataDir}`;
+    print((await firstStartBanner(accounts, url, accountsHome)) ?? laterStartHint(url));
     // Tests and scripts wait for exactly this line (with the real port when PORT=0).
     print(`pdn server listening on ${url}`);
 
@@ -173,11 +179,11 @@ export async function startServer(
         }
         server.closeAllConnections();
         await closed;
-        await cleanUp();
+        await cleanups.run();
       },
     };
   } catch (error) {
-    await cleanUp();
+    await cleanups.run();
     throw error;
   }
 }

@@ -644,7 +644,9 @@ export interface components {
          * @description The server is shutting down (code `service_unavailable`): the request arrived while it was
          *     draining, or could not finish within the drain's grace period. Nothing was kept; send it again
          *     (to this address once the server is back, or to another instance). `error.retry_after_seconds`
-         *     suggests when. Sent with `Connection: close`.
+         *     suggests when. Sent with `Connection: close`. On shared backends, also while the server cannot
+         *     reach its accounts database, rate-limit store or output bucket ("Storage and shutdown"): then
+         *     without `Connection: close` and without rate-limit headers.
          */
         ServiceUnavailable: {
             headers: {

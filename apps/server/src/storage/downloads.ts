@@ -2,6 +2,7 @@
 // issue #2 decisions). A URL is valid for 900 seconds; the output is kept exactly that long.
 import type { Download } from '@pdn/api-types';
 import { ExpiredError, ForbiddenError, NotFoundError } from '../errors.js';
+import { newOutputId } from './output-id.js';
 import type { OpenedOutput, OutputStore } from './output-store.js';
 import type { UrlSigner } from './url-signer.js';
 
@@ -18,7 +19,7 @@ export class Downloads {
   /** Stores the file at `path` under `filename` and returns its signed download object. */
   async publish(path: string, filename: string): Promise<Download> {
     const exp = Math.floor(this.now() / 1000) + DOWNLOAD_TTL_SECONDS;
-    const output = await this.store.save(path, filename, exp * 1000);
+    const output = await this.store.put(newOutputId(), path, { filename, expiresAt: exp * 1000 });
     const query = new URLSearchParams({
       file: output.id,
       exp: String(exp),

@@ -7,7 +7,7 @@ import type { AppState } from '../state.js';
 
 export function downloadRoute(downloads: Downloads): Middleware<AppState> {
   return async (ctx) => {
-    const { meta, handle } = await downloads.open(ctx.query);
+    const { meta, body } = await downloads.open(ctx.query);
     ctx.status = 200;
     // Names are cleaned when outputs are named; an output stored by an older version may still hold
     // bidi controls, and this header is where a browser shows the name (issue #11, item 12).
@@ -21,6 +21,6 @@ export function downloadRoute(downloads: Downloads): Middleware<AppState> {
     ctx.set('Cache-Control', 'private, no-store');
     // Browsers must not second-guess the type of a file a user uploaded.
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = handle.createReadStream();
+    ctx.body = body;
   };
 }

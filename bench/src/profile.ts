@@ -22,6 +22,8 @@ export interface Profile {
   memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number; ocrSoakRequests: number };
   /** Issue #15: rate-limit decisions per each of 50 clients, and small merges per backend. */
   shared: { decisionsPerClient: number; merges: number };
+  /** Small merges timed each way (job path, synchronous path) for the job overhead (issue #13). */
+  jobRuns: number;
 }
 
 export const FULL: Profile = {
@@ -42,6 +44,8 @@ export const FULL: Profile = {
   autocannonSeconds: 5,
   memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500, ocrSoakRequests: 120 },
   shared: { decisionsPerClient: 200, merges: 40 },
+  // Enough for a p99 that is not the single worst run.
+  jobRuns: 300,
 };
 
 export const QUICK: Profile = {
@@ -61,4 +65,5 @@ export const QUICK: Profile = {
   autocannonSeconds: 1,
   memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20, ocrSoakRequests: 8 },
   shared: { decisionsPerClient: 5, merges: 2 },
+  jobRuns: 3,
 };

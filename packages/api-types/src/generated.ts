@@ -153,6 +153,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's recent jobs, newest first
+         * @description The user's jobs (every key of the user), newest first, including those of synchronous calls,
+         *     for as long as they are kept (24 hours after they finished; see "Jobs"). Pages of at most
+         *     `limit` jobs; pass `next_cursor` back as `cursor` for the next page (`null` on the last page).
+         *     Not counted against the hourly rate limit, never answered `429`, and its answers carry no
+         *     rate-limit headers. A malformed `cursor`, `limit` or `status` is `400 invalid_input`.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight for GET /api/v1/jobs */
+        options: operations["jobsPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One job's status, progress and outcome
+         * @description Poll it every `poll_after_seconds` until `status` is `succeeded`, `failed` or `canceled`, or
+         *     send `Prefer: wait=N` to have the answer held until the job ends (at most N seconds). Each
+         *     answer signs the result's download URLs afresh (valid 900 seconds, never past
+         *     `retained_until`). Another user's job, or one forgotten after 24 hours, is `404 not_found`.
+         *     Not counted against the hourly rate limit; no rate-limit headers.
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a queued or running job
+         * @description A queued job never starts; a running one has its tools killed. Either way its files are
+         *     removed and it ends `canceled`. On a job already finished nothing changes and the job is
+         *     answered as it is (so the call can be repeated safely). Not counted against the hourly rate
+         *     limit; no rate-limit headers.
+         */
+        delete: operations["cancelJob"];
+        /** CORS preflight for GET and DELETE /api/v1/jobs/{id} */
+        options: operations["jobPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/get-pdf.php": {
         parameters: {
             query?: never;
@@ -259,12 +316,13 @@ export interface components {
          *     `payload_too_large` 413, `internal_error` 500 come from the v1 specification. Added by this
          *     document: `forbidden` 403, `not_found` 404 and `expired` 410 (download URLs; `not_found` also
          *     for unknown routes), `method_not_allowed` 405, `request_timeout` 408 (see "Errors from the
-         *     HTTP layer" in the introduction), `service_unavailable` 503 (the server is shutting down) and
-         *     `insufficient_storage` 507 (the server's disk is full). `invalid_input` is also sent with 417
+         *     HTTP layer" in the introduction), `service_unavailable` 503 (the server is shutting down),
+         *     `insufficient_storage` 507 (the server's disk is full) and `too_many_jobs` 429 (too many
+         *     unfinished jobs, see "Jobs"). `invalid_input` is also sent with 417
          *     and 431.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage";
+        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage" | "too_many_jobs";
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text. For `rate_limited` it names the plan and its hourly limit. */
@@ -453,6 +511,83 @@ export interface components {
             data: components["schemas"]["HealthResult"];
             meta: components["schemas"]["Meta"];
         };
+        /**
+         * @description Opaque job id.
+         * @example job_Q2xvdWRDb252ZXJ0MDAxYQ
+         */
+        JobId: string;
+        /**
+         * @description `queued` (stored, waiting for a free slot), `running`, then one of `succeeded`, `failed`,
+         *     `canceled` (final). A running job interrupted by a restart goes back to `queued` once.
+         * @enum {string}
+         */
+        JobStatus: "queued" | "running" | "succeeded" | "failed" | "canceled";
+        /**
+         * @description The operation the job runs; `result` has the shape of that operation's `data`.
+         * @enum {string}
+         */
+        JobOperation: "compress" | "merge" | "split" | "ocr";
+        /** @description How far the engine is, in its own units (pages for OCR of a multi-page image, files for merge). */
+        JobProgress: {
+            done: number;
+            total: number;
+        };
+        Job: {
+            id: components["schemas"]["JobId"];
+            operation: components["schemas"]["JobOperation"];
+            status: components["schemas"]["JobStatus"];
+            /** @description Times the job was started; 2 means it was run again after a restart interrupted it. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When it was submitted (RFC 3339, UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its last attempt started; `null` while it has never started.
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it succeeded, failed or was canceled; `null` until then.
+             */
+            finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the result and the output files are deleted: 1 hour after `finished_at`. `null` until
+             *     the job finishes.
+             */
+            retained_until: string | null;
+            /**
+             * @description `true` once `retained_until` has passed: `result` is then absent and the outputs are
+             *     deleted; run the operation again.
+             */
+            expired: boolean;
+            /** @description Suggested wait before polling again while the job is unfinished; `null` once it is final. */
+            poll_after_seconds: number | null;
+            progress?: components["schemas"]["JobProgress"];
+            /**
+             * @description Present when `status` is `succeeded` and `expired` is false: exactly the `data` the
+             *     synchronous call answers, its download URLs signed by this answer.
+             */
+            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"];
+            /** @description Present when `status` is `failed`; the error the synchronous call would have answered. */
+            error?: components["schemas"]["Error"];
+        };
+        JobList: {
+            jobs: components["schemas"]["Job"][];
+            /** @description Pass as `cursor` for the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        JobResponse: {
+            data: components["schemas"]["Job"];
+            meta: components["schemas"]["Meta"];
+        };
+        JobListResponse: {
+            data: components["schemas"]["JobList"];
+            meta: components["schemas"]["Meta"];
+        };
     };
     responses: {
         /**
@@ -463,8 +598,8 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                "Access-Control-Allow-Methods": "GET, HEAD, POST";
-                "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id";
+                "Access-Control-Allow-Methods": "GET, HEAD, POST, DELETE";
+                "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id, Prefer, Idempotency-Key";
                 /** @description Seconds the browser may reuse this answer. */
                 "Access-Control-Max-Age": "600";
                 [name: string]: unknown;
@@ -523,6 +658,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description A query parameter fails validation (code `invalid_input`), on a call that is not counted
+         *     against the hourly limit and so carries no rate-limit headers.
+         */
+        InvalidQuery: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_input",
+                 *         "message": "`limit` must be a whole number from 1 to 100; got \"0\"."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The API key is missing, malformed, unknown or revoked (code `unauthorized`). */
         Unauthorized: {
             headers: {
@@ -571,7 +730,51 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The plan's hourly limit is exceeded (code `rate_limited`). The message names the plan and its limit. */
+        /**
+         * @description Sent with `Prefer: respond-async`: the upload was checked and stored and the job is queued
+         *     (see "Jobs"). Poll `Location` for its outcome. Counted once against the hourly limit.
+         */
+        JobAccepted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Location: components["headers"]["Location"];
+                "Preference-Applied": components["headers"]["Preference-Applied"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "id": "job_Q2xvdWRDb252ZXJ0MDAxYQ",
+                 *         "operation": "merge",
+                 *         "status": "queued",
+                 *         "attempts": 0,
+                 *         "created_at": "2026-01-01T12:00:00.000Z",
+                 *         "started_at": null,
+                 *         "finished_at": null,
+                 *         "retained_until": null,
+                 *         "expired": false,
+                 *         "poll_after_seconds": 1
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JobResponse"];
+            };
+        };
+        /**
+         * @description Too many requests. `rate_limited`: the plan's hourly limit is exceeded; the message names the
+         *     plan and its limit. `too_many_jobs` (asynchronous submissions only): the user already has as
+         *     many unfinished jobs as the plan allows (Free 5, Premium 100, Business 250, Enterprise 1000;
+         *     see "Jobs"); not counted. Both carry `Retry-After`.
+         */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -589,6 +792,27 @@ export interface components {
                  *       "error": {
                  *         "code": "rate_limited",
                  *         "message": "Rate limit exceeded: the Free plan allows 10 requests per hour."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No job with this id belongs to the caller (code `not_found`); another user's job answers the same. */
+        JobNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "not_found",
+                 *         "message": "There is no job job_Q2xvdWRDb252ZXJ0MDAxYQ among yours; jobs are kept 24 hours after they finish."
                  *       },
                  *       "meta": {
                  *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
@@ -704,6 +928,20 @@ export interface components {
         "Access-Control-Request-Method": string;
         /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
         "Access-Control-Request-Headers": string;
+        /**
+         * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+         *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+         *     `respond-async` the call answers when the work is done, as it always has.
+         */
+        Prefer: string;
+        /**
+         * @description `wait=N` (RFC 7240 section 4.3): hold the answer until the job has ended or N seconds have
+         *     passed, whichever comes first (N at most 10; more counts as 10). Without it, or with `wait=0`,
+         *     the job is answered as it is now. Either way the answer is the job, in whatever status.
+         */
+        PreferWait: string;
+        /** @description The job's id, as `data.id` of the `202` answer and the last segment of its `Location`. */
+        JobId: components["schemas"]["JobId"];
     };
     requestBodies: never;
     headers: {
@@ -728,6 +966,10 @@ export interface components {
         RateLimit: string;
         /** @description The request's `Origin` when origins are listed, `*` when any is allowed. */
         "Access-Control-Allow-Origin": string;
+        /** @description Where the job can be polled, relative to the server (`GET /api/v1/jobs/{id}`). */
+        Location: string;
+        /** @description The preference honoured (RFC 7240 section 3). */
+        "Preference-Applied": "respond-async";
         /** @description Seconds until the next request would be allowed (RFC 9110 delay-seconds). */
         "Retry-After": string;
     };
@@ -738,7 +980,14 @@ export interface operations {
     compress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -791,6 +1040,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompressResponse"];
                 };
             };
+            202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
@@ -823,7 +1073,14 @@ export interface operations {
     merge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -869,6 +1126,7 @@ export interface operations {
                     "application/json": components["schemas"]["MergeResponse"];
                 };
             };
+            202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
@@ -901,7 +1159,14 @@ export interface operations {
     split: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -975,6 +1240,7 @@ export interface operations {
                     "application/json": components["schemas"]["SplitResponse"];
                 };
             };
+            202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1007,7 +1273,14 @@ export interface operations {
     ocr: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1063,6 +1336,7 @@ export interface operations {
                     "application/json": components["schemas"]["OcrResponse"];
                 };
             };
+            202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1220,6 +1494,221 @@ export interface operations {
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                /** @description Only jobs in this status. */
+                status?: components["schemas"]["JobStatus"];
+                /** @description At most this many jobs per page (1 to 100; 20 when omitted). */
+                limit?: number;
+                /** @description `data.next_cursor` of the previous page. Opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "jobs": [
+                     *           {
+                     *             "id": "job_Q2xvdWRDb252ZXJ0MDAxYQ",
+                     *             "operation": "ocr",
+                     *             "status": "running",
+                     *             "attempts": 1,
+                     *             "created_at": "2026-01-01T12:00:00.000Z",
+                     *             "started_at": "2026-01-01T12:00:01.000Z",
+                     *             "finished_at": null,
+                     *             "retained_until": null,
+                     *             "expired": false,
+                     *             "poll_after_seconds": 2,
+                     *             "progress": {
+                     *               "done": 3,
+                     *               "total": 10
+                     *             }
+                     *           }
+                     *         ],
+                     *         "next_cursor": "czQy"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobListResponse"];
+                };
+            };
+            400: components["responses"]["InvalidQuery"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    jobsPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `wait=N` (RFC 7240 section 4.3): hold the answer until the job has ended or N seconds have
+                 *     passed, whichever comes first (N at most 10; more counts as 10). Without it, or with `wait=0`,
+                 *     the job is answered as it is now. Either way the answer is the job, in whatever status.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
+            };
+            path: {
+                /** @description The job's id, as `data.id` of the `202` answer and the last segment of its `Location`. */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "job_Q2xvdWRDb252ZXJ0MDAxYQ",
+                     *         "operation": "merge",
+                     *         "status": "succeeded",
+                     *         "attempts": 1,
+                     *         "created_at": "2026-01-01T12:00:00.000Z",
+                     *         "started_at": "2026-01-01T12:00:01.000Z",
+                     *         "finished_at": "2026-01-01T12:00:02.000Z",
+                     *         "retained_until": "2026-01-01T13:00:02.000Z",
+                     *         "expired": false,
+                     *         "poll_after_seconds": null,
+                     *         "result": {
+                     *           "filename": "merged.pdf",
+                     *           "page_count": 3,
+                     *           "size": 20480,
+                     *           "input_count": 2,
+                     *           "download": {
+                     *             "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *             "expires_in": 900,
+                     *             "expires_at": "2026-01-01T12:15:03.000Z"
+                     *           }
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["JobNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as `data.id` of the `202` answer and the last segment of its `Location`. */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job after the cancel. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "job_Q2xvdWRDb252ZXJ0MDAxYQ",
+                     *         "operation": "compress",
+                     *         "status": "canceled",
+                     *         "attempts": 1,
+                     *         "created_at": "2026-01-01T12:00:00.000Z",
+                     *         "started_at": "2026-01-01T12:00:01.000Z",
+                     *         "finished_at": "2026-01-01T12:00:05.000Z",
+                     *         "retained_until": "2026-01-01T13:00:05.000Z",
+                     *         "expired": false,
+                     *         "poll_after_seconds": null
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["JobNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    jobPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path: {
+                /** @description The job's id, as `data.id` of the `202` answer and the last segment of its `Location`. */
+                id: components["parameters"]["JobId"];
+            };
             cookie?: never;
         };
         requestBody?: never;

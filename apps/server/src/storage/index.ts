@@ -11,6 +11,7 @@ import { WorkDirs } from './work-dirs.js';
 
 export { blameFullDisk, insufficientStorage, saysOutOfSpace } from './disk-space.js';
 export { DOWNLOAD_PATH, Downloads } from './downloads.js';
+export { outputIdFor } from './output-id.js';
 export type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
 export type { SweepLock } from './sweeper.js';
 export { WorkDirs } from './work-dirs.js';

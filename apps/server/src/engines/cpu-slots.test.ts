@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { CpuSlots } from './cpu-slots.js';
+
+/** A task the test finishes by hand, recording when it started. */
+function deferredTask(name: string, started: string[]) {
+  let finish!: (value: string) => void;
+  let fail!: (error: Error) => void;
+  const done = new Promise<string>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  const task = () => {
+    started.push(name);
+    return done;
+  };
+  return { task, finish: () => finish(name), fail: (error: Error) => fail(error) };
+}
+
+/** Lets queued promise callbacks run. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('CpuSlots', () => {
+  it('runs at most `concurrency` tasks at once and starts the rest in submission order', async () => {
+    const slots = new CpuSlots(2);
+    const started: string[] = [];
+    const tasks = ['a', 'b', 'c', 'd'].map((name) => deferredTask(name, started));
+    const results = tasks.map((j) => slots.run(j.task));
+    await settle();
+    expect(started).toEqual(['a', 'b']);
+
+    tasks[1]?.finish();
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c']);
+
+    tasks[0]?.finish();
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+
+    tasks[2]?.finish();
+    tasks[3]?.finish();
+    await expect(Promise.all(results)).resolves.toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('frees the slot of a task that fails, and passes its error on', async () => {
+    const slots = new CpuSlots(1);
+    const started: string[] = [];
+    const first = deferredTask('first', started);
+    const second = deferredTask('second', started);
+    const firstResult = slots.run(first.task);
+    const secondResult = slots.run(second.task);
+    first.fail(new Error('tool crashed'));
+    await expect(firstResult).rejects.toThrow('tool crashed');
+    await settle();
+    expect(started).toEqual(['first', 'second']);
+    second.finish();
+    await expect(secondResult).resolves.toBe('second');
+  });
+
+  it('turns a task that throws synchronously into a rejection and keeps going', async () => {
+    const slots = new CpuSlots(1);
+    const thrown = slots.run(() => {
+      throw new Error('sync');
+    });
+    await expect(thrown).rejects.toThrow('sync');
+    await expect(slots.run(async () => 'next')).resolves.toBe('next');
+  });
+
+  it('never starts a queued task whose signal aborts while it waits', async () => {
+    const slots = new CpuSlots(1);
+    const started: string[] = [];
+    const running = deferredTask('running', started);
+    const waiting = deferredTask('waiting', started);
+    const after = deferredTask('after', started);
+    const controller = new AbortController();
+    const runningResult = slots.run(running.task);
+    const waitingResult = slots.run(waiting.task, controller.signal);
+    const afterResult = slots.run(after.task);
+
+    controller.abort(new Error('client went away'));
+    await expect(waitingResult).rejects.toThrow('client went away');
+    running.finish();
+    await settle();
+    expect(started).toEqual(['running', 'after']);
+    after.finish();
+    await expect(Promise.all([runningResult, afterResult])).resolves.toEqual(['running', 'after']);
+  });
+
+  it('refuses a task whose signal has already aborted', async () => {
+    const slots = new CpuSlots(1);
+    const started: string[] = [];
+    const task = deferredTask('task', started);
+    await expect(slots.run(task.task, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+    expect(started).toEqual([]);
+  });
+
+  it('does not abort a task that has already started', async () => {
+    const slots = new CpuSlots(1);
+    const started: string[] = [];
+    const task = deferredTask('task', started);
+    const controller = new AbortController();
+    const result = slots.run(task.task, controller.signal);
+    controller.abort();
+    task.finish();
+    await expect(result).resolves.toBe('task');
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])('rejects concurrency %s', (concurrency) => {
+    expect(() => new CpuSlots(concurrency)).toThrow(RangeError);
+  });
+});

@@ -90,6 +90,11 @@ export class Reporter {
     this.verbose(`${describeInput(input)}: request ${result.requestId}${limit === '' ? '' : `; ${limit}`}`);
   }
 
+  /** A line a person should read about the run as a whole (not with --json or --quiet), on stderr. */
+  notice(line: string): void {
+    if (!this.#options.json && !this.#options.quiet) this.#write(this.#options.stderr, `${line}\n`);
+  }
+
   /** --verbose detail (request ids, retries) on stderr. */
   verbose(line: string): void {
     if (this.#options.verbose && !this.#options.quiet) this.#write(this.#options.stderr, `${line}\n`);
@@ -192,10 +197,11 @@ export class Reporter {
   #printSkipped(item: ItemReport): void {
     if (this.#options.quiet) return;
     const style = this.#style(this.#options.stderr);
-    const why =
-      item.skip_reason === 'output_exists'
-        ? `skipped, ${describeOutput(item.outputs[0])} exists (--skip-existing)`
-        : "skipped, named like pdn's own output (name it alone, or pass --include-outputs)";
+    const why = {
+      output_exists: `skipped, ${describeOutput(item.outputs[0])} exists (--skip-existing)`,
+      pdn_output: "skipped, named like pdn's own output (name it alone, or pass --include-outputs)",
+      collected: 'skipped, done by the interrupted run (--resume)',
+    }[item.skip_reason ?? 'pdn_output'];
     this.#write(this.#options.stderr, `${style.dim('-')} ${describeInput(item.input)}: ${why}\n`);
   }
 

@@ -86,20 +86,7 @@ export function registerJobs(program: Command, io: Io): void {
     .summary("jobs' state, progress and outcome")
     .description('Show the state of each job, its progress, and its outcome once it ended.')
     .argument('<ids...>', 'job ids (job_…)')
-    .action(async (ids: string[], _flags: object, command: Command) => {
-      const ctx = CommandContext.of(command, io);
-      const client = await ctx.connect();
-      await runOperations(ctx, {
-        command: 'jobs get',
-        items: ids,
-        input: (id) => id,
-        execute: eachItem(ctx, async (id) => {
-          const job = await client.pdn.jobs.get(id, { signal: ctx.io.signal });
-          return { requestId: job.requestId, data: { ...job }, outputs: [], jobId: job.id };
-        }),
-        view: jobView(),
-      });
-    });
+    .action(eachJob(io, 'jobs get', (client, id, signal) => client.pdn.jobs.get(id, { signal })));
 
   jobs
     .command('wait')
@@ -142,20 +129,29 @@ export function registerJobs(program: Command, io: Io): void {
         'A job that already ended is left as it is.',
     )
     .argument('<ids...>', 'job ids (job_…)')
-    .action(async (ids: string[], _flags: object, command: Command) => {
-      const ctx = CommandContext.of(command, io);
-      const client = await ctx.connect();
-      await runOperations(ctx, {
-        command: 'jobs cancel',
-        items: ids,
-        input: (id) => id,
-        execute: eachItem(ctx, async (id) => {
-          const job = await client.pdn.jobs.cancel(id, { signal: ctx.io.signal });
-          return { requestId: job.requestId, data: { ...job }, outputs: [], jobId: job.id };
-        }),
-        view: jobView(),
-      });
+    .action(eachJob(io, 'jobs cancel', (client, id, signal) => client.pdn.jobs.cancel(id, { signal })));
+}
+
+/** The action of `jobs get` and `jobs cancel`: one call per id, the job it answers reported. */
+function eachJob(
+  io: Io,
+  name: string,
+  act: (client: Client, id: string, signal: AbortSignal) => Promise<Job>,
+) {
+  return async (ids: string[], _flags: object, command: Command): Promise<void> => {
+    const ctx = CommandContext.of(command, io);
+    const client = await ctx.connect();
+    await runOperations(ctx, {
+      command: name,
+      items: ids,
+      input: (id) => id,
+      execute: eachItem(ctx, async (id) => {
+        const job = await act(client, id, ctx.io.signal);
+        return { requestId: job.requestId, data: { ...job }, outputs: [], jobId: job.id };
+      }),
+      view: jobView,
     });
+  };
 }
 
 type AnyResult = OperationResults[keyof OperationResults];
@@ -209,12 +205,10 @@ const listView: HumanView = {
   },
 };
 
-function jobView(): HumanView {
-  return {
-    essential: true,
-    succeeded: (item, style) => jobLine(item.data as Job, style),
-  };
-}
+const jobView: HumanView = {
+  essential: true,
+  succeeded: (item, style) => jobLine(item.data as Job, style),
+};
 
 const waitView: HumanView = {
   essential: true,

@@ -71,6 +71,15 @@ export class RateLimitedError extends ApiError {
 }
 
 /**
+ * Too many unfinished jobs for the plan (openapi.yaml, "Jobs"; issue #13): a 429 of its own, since
+ * `rate_limited` names the hourly limit. Carries Retry-After like every 429.
+ */
+export class TooManyJobsError extends ApiError {
+  readonly code = 'too_many_jobs';
+  readonly status = 429;
+}
+
+/**
  * A tool failed on input that looked valid (a crash, a timeout, an unreadable output). Its message is
  * for the log only: clients see a generic `internal_error` text.
  */

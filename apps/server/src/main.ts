@@ -7,7 +7,7 @@ import type { Accounts } from './accounts/index.js';
 import { openSqliteAccounts } from './accounts/sqlite/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
-import { JobQueue } from './engines/job-queue.js';
+import { CpuSlots } from './engines/cpu-slots.js';
 import { createOcrEngine } from './engines/ocr/index.js';
 import { createPdfEngine } from './engines/pdf/index.js';
 import { detectTools } from './engines/tools.js';
@@ -15,7 +15,10 @@ import type { Engines } from './engines/types.js';
 import { createApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { createHttpServer } from './http/http-server.js';
+import { JobFiles } from './jobs/job-files.js';
+import { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
+import { createOperations } from './operations/index.js';
 import { openStorage } from './storage/index.js';
 
 export interface RunningServer {
@@ -50,14 +53,14 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
     pdftotext: tools.pdftotext?.version ?? 'absent',
     pdfimages: tools.pdfimages?.version ?? 'absent',
   });
-  const queue = new JobQueue(config.jobConcurrency);
-  const common = { tools, queue, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
+  const cpuSlots = new CpuSlots(config.jobConcurrency);
+  const common = { tools, cpuSlots, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
   const pdf = createPdfEngine({ ...common, choice: config.pdfEngine });
   const compress = createCompressEngine({ ...common, choice: config.compressEngine });
   const ocr = await createOcrEngine({
     choice: config.ocrEngine,
     tools,
-    queue,
+    cpuSlots,
     ...(config.tessdataDir === undefined ? {} : { tessdataDir: config.tessdataDir }),
     maxImagePixels: config.maxImagePixels,
     memoryBytes: config.ocrMemoryBytes,
@@ -142,9 +145,21 @@ export async function startServer(
     cleanups.push(() => storage.close());
     const engines = await buildEngines(config, log);
     cleanups.push(() => engines.ocr.close());
+    // The runner starts as many jobs at once as the engines have CPU slots, so the fair order it
+    // picks is the order work really starts in (issue #13).
+    const jobs = new JobRunner({
+      store: accounts.jobs,
+      operations: createOperations(engines),
+      files: await JobFiles.open(config.dataDir),
+      downloads: storage.downloads,
+      slots: config.jobConcurrency,
+      log,
+    });
+    await jobs.start();
+    cleanups.push(() => jobs.close());
 
     const drain = new Drain();
-    const server = createHttpServer(createApp({ config, accounts, storage, engines, log, drain }), log);
+    const server = createHttpServer(createApp({ config, accounts, storage, engines, jobs, log, drain }), log);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {

@@ -657,6 +657,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description A query parameter fails validation (code `invalid_input`), on a call that is not counted
+         *     against the hourly limit and so carries no rate-limit headers.
+         */
+        InvalidQuery: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_input",
+                 *         "message": "`limit` must be a whole number from 1 to 100; got \"0\"."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The API key is missing, malformed, unknown or revoked (code `unauthorized`). */
         Unauthorized: {
             headers: {
@@ -1523,7 +1547,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobListResponse"];
                 };
             };
-            400: components["responses"]["InvalidInput"];
+            400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

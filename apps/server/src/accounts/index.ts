@@ -2,6 +2,7 @@
 // limits, as async interfaces that expose no connection types (STYLE.md 14). The HTTP layer and the
 // admin command use only this; each backend (today SQLite, under sqlite/) supplies the stores, and
 // composeAccounts() puts the one policy of each (expiry, windows, token handling) above them.
+import type { JobStore } from '../jobs/job-store.js';
 import type { ApiKeyStore } from './api-keys.js';
 import { type RateEventStore, RateLimiter } from './rate-limiter.js';
 import { type SessionLimits, type SessionStore, Sessions } from './sessions.js';
@@ -42,6 +43,8 @@ export interface AccountStores {
   attempts: AttemptStore;
   signInLinks: SignInLinkStore;
   rateEvents: RateEventStore;
+  /** Jobs live in the same database (issue #13); the runner (jobs/runner.ts) holds their policy. */
+  jobs: JobStore;
   close(): Promise<void>;
 }
 
@@ -52,6 +55,7 @@ export interface Accounts {
   throttle: Throttle;
   signInLinks: SignInLinks;
   rateLimiter: RateLimiter;
+  jobs: JobStore;
   close(): Promise<void>;
 }
 
@@ -72,6 +76,7 @@ export function composeAccounts(stores: AccountStores, options: AccountsOptions 
     throttle: new Throttle(stores.attempts, now),
     signInLinks: new SignInLinks(stores.signInLinks, now),
     rateLimiter: new RateLimiter(stores.rateEvents, now),
+    jobs: stores.jobs,
     close: () => stores.close(),
   };
 }

@@ -6,10 +6,19 @@ const uploads = { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enter
 
 describe('planLimits', () => {
   const table: [Plan, PlanLimits][] = [
-    ['free', { requestsPerHour: 10, uploadBytes: 10 * MiB, pagesPerRequest: 2_000 }],
-    ['premium', { requestsPerHour: 1000, uploadBytes: 100 * MiB, pagesPerRequest: 10_000 }],
-    ['business', { requestsPerHour: 5000, uploadBytes: 250 * MiB, pagesPerRequest: 25_000 }],
-    ['enterprise', { requestsPerHour: null, uploadBytes: 1024 * MiB, pagesPerRequest: 100_000 }],
+    ['free', { requestsPerHour: 10, uploadBytes: 10 * MiB, pagesPerRequest: 2_000, unfinishedJobs: 5 }],
+    [
+      'premium',
+      { requestsPerHour: 1000, uploadBytes: 100 * MiB, pagesPerRequest: 10_000, unfinishedJobs: 100 },
+    ],
+    [
+      'business',
+      { requestsPerHour: 5000, uploadBytes: 250 * MiB, pagesPerRequest: 25_000, unfinishedJobs: 250 },
+    ],
+    [
+      'enterprise',
+      { requestsPerHour: null, uploadBytes: 1024 * MiB, pagesPerRequest: 100_000, unfinishedJobs: 1000 },
+    ],
   ];
   it.each(table)('%s', (plan, want) => {
     expect(planLimits(plan, uploads)).toEqual(want);

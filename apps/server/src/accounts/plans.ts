@@ -12,6 +12,8 @@ export interface PlanLimits {
   uploadBytes: number;
   /** Most pages one merge or split may write in all its outputs (engines/page-budget.ts). */
   pagesPerRequest: number;
+  /** Most queued and running jobs at once before `Prefer: respond-async` is refused (issue #13). */
+  unfinishedJobs: number;
 }
 
 const REQUESTS_PER_HOUR: Record<Plan, number | null> = {
@@ -31,6 +33,15 @@ const PAGES_PER_REQUEST: Record<Plan, number> = {
   enterprise: 100_000,
 };
 
+// Enough for a CI pipeline to hand over a batch (Premium: 100 files) without one user filling the
+// queue for everybody; Free stays small, as its hourly limit is 10 (openapi.yaml, "Jobs").
+const UNFINISHED_JOBS: Record<Plan, number> = {
+  free: 5,
+  premium: 100,
+  business: 250,
+  enterprise: 1000,
+};
+
 export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value);
 }
@@ -40,6 +51,7 @@ export function planLimits(plan: Plan, uploadLimits: UploadLimits): PlanLimits {
     requestsPerHour: REQUESTS_PER_HOUR[plan],
     uploadBytes: uploadLimits[plan],
     pagesPerRequest: PAGES_PER_REQUEST[plan],
+    unfinishedJobs: UNFINISHED_JOBS[plan],
   };
 }
 

@@ -1,53 +1,53 @@
 import { describe, expect, it } from 'vitest';
-import { JobQueue } from './job-queue.js';
+import { CpuSlots } from './cpu-slots.js';
 
-/** A job the test finishes by hand, recording when it started. */
-function deferredJob(name: string, started: string[]) {
+/** A task the test finishes by hand, recording when it started. */
+function deferredTask(name: string, started: string[]) {
   let finish!: (value: string) => void;
   let fail!: (error: Error) => void;
   const done = new Promise<string>((resolve, reject) => {
     finish = resolve;
     fail = reject;
   });
-  const job = () => {
+  const task = () => {
     started.push(name);
     return done;
   };
-  return { job, finish: () => finish(name), fail: (error: Error) => fail(error) };
+  return { task, finish: () => finish(name), fail: (error: Error) => fail(error) };
 }
 
 /** Lets queued promise callbacks run. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe('JobQueue', () => {
-  it('runs at most `concurrency` jobs at once and starts the rest in submission order', async () => {
-    const queue = new JobQueue(2);
+describe('CpuSlots', () => {
+  it('runs at most `concurrency` tasks at once and starts the rest in submission order', async () => {
+    const slots = new CpuSlots(2);
     const started: string[] = [];
-    const jobs = ['a', 'b', 'c', 'd'].map((name) => deferredJob(name, started));
-    const results = jobs.map((j) => queue.run(j.job));
+    const tasks = ['a', 'b', 'c', 'd'].map((name) => deferredTask(name, started));
+    const results = tasks.map((j) => slots.run(j.task));
     await settle();
     expect(started).toEqual(['a', 'b']);
 
-    jobs[1]?.finish();
+    tasks[1]?.finish();
     await settle();
     expect(started).toEqual(['a', 'b', 'c']);
 
-    jobs[0]?.finish();
+    tasks[0]?.finish();
     await settle();
     expect(started).toEqual(['a', 'b', 'c', 'd']);
 
-    jobs[2]?.finish();
-    jobs[3]?.finish();
+    tasks[2]?.finish();
+    tasks[3]?.finish();
     await expect(Promise.all(results)).resolves.toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it('frees the slot of a job that fails, and passes its error on', async () => {
-    const queue = new JobQueue(1);
+  it('frees the slot of a task that fails, and passes its error on', async () => {
+    const slots = new CpuSlots(1);
     const started: string[] = [];
-    const first = deferredJob('first', started);
-    const second = deferredJob('second', started);
-    const firstResult = queue.run(first.job);
-    const secondResult = queue.run(second.job);
+    const first = deferredTask('first', started);
+    const second = deferredTask('second', started);
+    const firstResult = slots.run(first.task);
+    const secondResult = slots.run(second.task);
     first.fail(new Error('tool crashed'));
     await expect(firstResult).rejects.toThrow('tool crashed');
     await settle();
@@ -56,25 +56,25 @@ describe('JobQueue', () => {
     await expect(secondResult).resolves.toBe('second');
   });
 
-  it('turns a job that throws synchronously into a rejection and keeps going', async () => {
-    const queue = new JobQueue(1);
-    const thrown = queue.run(() => {
+  it('turns a task that throws synchronously into a rejection and keeps going', async () => {
+    const slots = new CpuSlots(1);
+    const thrown = slots.run(() => {
       throw new Error('sync');
     });
     await expect(thrown).rejects.toThrow('sync');
-    await expect(queue.run(async () => 'next')).resolves.toBe('next');
+    await expect(slots.run(async () => 'next')).resolves.toBe('next');
   });
 
-  it('never starts a queued job whose signal aborts while it waits', async () => {
-    const queue = new JobQueue(1);
+  it('never starts a queued task whose signal aborts while it waits', async () => {
+    const slots = new CpuSlots(1);
     const started: string[] = [];
-    const running = deferredJob('running', started);
-    const waiting = deferredJob('waiting', started);
-    const after = deferredJob('after', started);
+    const running = deferredTask('running', started);
+    const waiting = deferredTask('waiting', started);
+    const after = deferredTask('after', started);
     const controller = new AbortController();
-    const runningResult = queue.run(running.job);
-    const waitingResult = queue.run(waiting.job, controller.signal);
-    const afterResult = queue.run(after.job);
+    const runningResult = slots.run(running.task);
+    const waitingResult = slots.run(waiting.task, controller.signal);
+    const afterResult = slots.run(after.task);
 
     controller.abort(new Error('client went away'));
     await expect(waitingResult).rejects.toThrow('client went away');
@@ -85,26 +85,26 @@ describe('JobQueue', () => {
     await expect(Promise.all([runningResult, afterResult])).resolves.toEqual(['running', 'after']);
   });
 
-  it('refuses a job whose signal has already aborted', async () => {
-    const queue = new JobQueue(1);
+  it('refuses a task whose signal has already aborted', async () => {
+    const slots = new CpuSlots(1);
     const started: string[] = [];
-    const job = deferredJob('job', started);
-    await expect(queue.run(job.job, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+    const task = deferredTask('task', started);
+    await expect(slots.run(task.task, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
     expect(started).toEqual([]);
   });
 
-  it('does not abort a job that has already started', async () => {
-    const queue = new JobQueue(1);
+  it('does not abort a task that has already started', async () => {
+    const slots = new CpuSlots(1);
     const started: string[] = [];
-    const job = deferredJob('job', started);
+    const task = deferredTask('task', started);
     const controller = new AbortController();
-    const result = queue.run(job.job, controller.signal);
+    const result = slots.run(task.task, controller.signal);
     controller.abort();
-    job.finish();
-    await expect(result).resolves.toBe('job');
+    task.finish();
+    await expect(result).resolves.toBe('task');
   });
 
   it.each([0, -1, 1.5, Number.NaN])('rejects concurrency %s', (concurrency) => {
-    expect(() => new JobQueue(concurrency)).toThrow(RangeError);
+    expect(() => new CpuSlots(concurrency)).toThrow(RangeError);
   });
 });

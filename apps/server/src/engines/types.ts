@@ -19,7 +19,7 @@ export interface InputFile {
 }
 
 /** Every engine call runs inside a per-request temp folder that the caller removes afterwards. */
-export interface JobContext {
+export interface WorkContext {
   workDir: string;
   /** Aborted when the client goes away: the engine kills its tools and stops. */
   signal: AbortSignal;
@@ -43,9 +43,9 @@ export interface SplitOutput extends PdfOutput {
 export interface PdfEngine {
   readonly info: EngineInfo;
   /** Joins `inputs` in order into one PDF inside `job.workDir`; more pages than `budget` is refused. */
-  merge(inputs: readonly InputFile[], job: JobContext, budget: PageBudget): Promise<PdfOutput>;
+  merge(inputs: readonly InputFile[], job: WorkContext, budget: PageBudget): Promise<PdfOutput>;
   /** `ranges` is the raw `ranges` form field; invalid ranges, or more pages than `budget`, are `InvalidInputError`. */
-  split(input: InputFile, ranges: string, job: JobContext, budget: PageBudget): Promise<SplitOutput[]>;
+  split(input: InputFile, ranges: string, job: WorkContext, budget: PageBudget): Promise<SplitOutput[]>;
 }
 
 export interface CompressOutput extends PdfOutput {
@@ -55,7 +55,7 @@ export interface CompressOutput extends PdfOutput {
 /** Compress (issue #3): Ghostscript + qpdf when installed, pdf-lib otherwise. */
 export interface CompressEngine {
   readonly info: EngineInfo;
-  compress(input: InputFile, level: CompressionLevel, job: JobContext): Promise<CompressOutput>;
+  compress(input: InputFile, level: CompressionLevel, job: WorkContext): Promise<CompressOutput>;
 }
 
 export interface OcrOutput {
@@ -70,7 +70,7 @@ export interface OcrEngine {
   readonly info: EngineInfo;
   languages(): readonly Language[];
   /** `language` is the raw form field (`"eng"`, `"eng+deu"`); unknown codes are `InvalidInputError`. */
-  recognize(image: InputFile, language: string, job: JobContext): Promise<OcrOutput>;
+  recognize(image: InputFile, language: string, job: WorkContext): Promise<OcrOutput>;
   /** Terminates pooled workers (server shutdown, tests). */
   close(): Promise<void>;
 }

@@ -13,12 +13,15 @@ import type { Accounts } from '../accounts/index.js';
 import { openSqliteAccounts } from '../accounts/sqlite/index.js';
 import { loadConfig } from '../config.js';
 import { createCompressEngine } from '../engines/compress/index.js';
-import { JobQueue } from '../engines/job-queue.js';
+import { CpuSlots } from '../engines/cpu-slots.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
 import { detectTools } from '../engines/tools.js';
 import type { OcrEngine } from '../engines/types.js';
+import { JobFiles } from '../jobs/job-files.js';
+import { JobRunner } from '../jobs/runner.js';
 import { createLogger } from '../logger.js';
+import { createOperations } from '../operations/index.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { createApp } from './app.js';
 import { Drain } from './drain.js';
@@ -35,6 +38,7 @@ describe('createApp', () => {
   let accounts: Accounts;
   let storage: Storage;
   let ocr: OcrEngine;
+  let jobs: JobRunner;
   let server: Server;
   let base: string;
   let key: string;
@@ -50,14 +54,14 @@ describe('createApp', () => {
     const log = createLogger('info', (line) => logLines.push(line));
     accounts = openSqliteAccounts(dataDir);
     storage = await openStorage({ dataDir, signingSecret: undefined, log });
-    const queue = new JobQueue(1);
-    const common = { tools: {}, queue, maxPages: 100, timeoutMs: 30_000, log };
+    const cpuSlots = new CpuSlots(1);
+    const common = { tools: {}, cpuSlots, maxPages: 100, timeoutMs: 30_000, log };
     const { prlimit } = await detectTools();
     ocr = await createOcrEngine({
       choice: 'tesseract.js',
       // OCR bounds its processes' memory with prlimit (issue #11); nothing else is needed here.
       tools: prlimit === undefined ? {} : { prlimit },
-      queue,
+      cpuSlots,
       maxImagePixels: 1_000_000,
       memoryBytes: 1024 * 1024 * 1024,
       poolSize: 1,
@@ -70,8 +74,17 @@ describe('createApp', () => {
       compress: createCompressEngine({ ...common, choice: 'pdf-lib' }),
       ocr,
     };
+    jobs = new JobRunner({
+      store: accounts.jobs,
+      operations: createOperations(engines),
+      files: await JobFiles.open(dataDir),
+      downloads: storage.downloads,
+      slots: 1,
+      log,
+    });
+    await jobs.start();
     server = createHttpServer(
-      createApp({ config, accounts, storage, engines, log, drain: new Drain() }),
+      createApp({ config, accounts, storage, engines, jobs, log, drain: new Drain() }),
       log,
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -81,6 +94,7 @@ describe('createApp', () => {
 
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
+    await jobs?.close();
     await ocr?.close();
     storage?.close();
     await accounts?.close();

@@ -14,6 +14,7 @@ import { auth } from './middleware/auth.js';
 import { cors } from './middleware/cors.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
 import { httpRules } from './middleware/http-rules.js';
+import { jobCap } from './middleware/job-cap.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { unmatched } from './middleware/unmatched.js';
@@ -24,6 +25,7 @@ import { compressParts, compressRoute } from './routes/compress.js';
 import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
 import { downloadRoute } from './routes/download.js';
 import { healthRoute } from './routes/health.js';
+import { cancelJobRoute, getJobRoute, listJobsRoute } from './routes/jobs.js';
 import { languagesRoute } from './routes/languages.js';
 import { mergeParts, mergeRoute } from './routes/merge.js';
 import { ocrParts, ocrRoute } from './routes/ocr.js';
@@ -34,7 +36,7 @@ import type { AppContext, AppState } from './state.js';
 export type { AppDeps } from './deps.js';
 
 export function createApp(deps: AppDeps): Koa<AppState> {
-  const { config, accounts, storage, engines, log, drain } = deps;
+  const { config, accounts, storage, engines, jobs, log, drain } = deps;
   const app = new Koa<AppState>();
   // PDN_TRUST_PROXY (issue #12): only then do X-Forwarded-For and -Proto say who the client is and
   // whether it came over https; Koa takes the address that many hops from the right.
@@ -45,32 +47,25 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const router = new Router<AppState>({ sensitive: true, strict: true });
 
   // Which operations spend the hourly quota is decided here, once (openapi.yaml, "Rate limits"):
-  // calls that do document work are `counted`; calls that only read facts are `uncounted`, so a Free
-  // user can list languages without spending a request (issue #19).
-  const authenticated: Middleware<AppState>[] = [auth(accounts), rateLimit(accounts, config.uploadLimits)];
+  // calls that do document work are `counted` (a job once, when submitted, after the cap on unfinished
+  // jobs); calls that only read facts are `uncounted`, so a Free user can list languages and poll
+  // jobs without spending a request (issues #13, #19).
+  const counted: Middleware<AppState>[] = [
+    auth(accounts),
+    jobCap(accounts, config.uploadLimits),
+    rateLimit(accounts, config.uploadLimits),
+  ];
   const uncounted: Middleware<AppState>[] = [auth(accounts)];
   const multipart = (parts: PartsSpec) =>
     uploads(parts, { workDirs: storage.workDirs, uploadLimits: config.uploadLimits });
 
-  router.post(
-    '/api/v1/compress',
-    ...authenticated,
-    multipart(compressParts),
-    compressRoute(engines.compress, storage.downloads),
-  );
-  router.post(
-    '/api/v1/merge',
-    ...authenticated,
-    multipart(mergeParts),
-    mergeRoute(engines.pdf, storage.downloads, config.uploadLimits),
-  );
-  router.post(
-    '/api/v1/split',
-    ...authenticated,
-    multipart(splitParts),
-    splitRoute(engines.pdf, storage.downloads, config.uploadLimits),
-  );
-  router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
+  router.post('/api/v1/compress', ...counted, multipart(compressParts), compressRoute(jobs));
+  router.post('/api/v1/merge', ...counted, multipart(mergeParts), mergeRoute(jobs, config.uploadLimits));
+  router.post('/api/v1/split', ...counted, multipart(splitParts), splitRoute(jobs, config.uploadLimits));
+  router.post('/api/v1/ocr', ...counted, multipart(ocrParts), ocrRoute(jobs));
+  router.get('/api/v1/jobs', ...uncounted, listJobsRoute(accounts, jobs));
+  router.get('/api/v1/jobs/:id', ...uncounted, getJobRoute(accounts, jobs));
+  router.delete('/api/v1/jobs/:id', ...uncounted, cancelJobRoute(accounts, jobs));
   router.get('/api/v1/languages', ...uncounted, languagesRoute(engines.ocr));
   // Asking what is left must not spend a request (issue #12).
   router.get('/api/v1/account', ...uncounted, accountRoute(accounts, config.uploadLimits));

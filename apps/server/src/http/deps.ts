@@ -2,6 +2,7 @@
 import type { Accounts } from '../accounts/index.js';
 import type { Config } from '../config.js';
 import type { Engines } from '../engines/types.js';
+import type { JobRunner } from '../jobs/runner.js';
 import type { Logger } from '../logger.js';
 import type { Storage } from '../storage/index.js';
 import type { Drain } from './drain.js';
@@ -11,6 +12,8 @@ export interface AppDeps {
   accounts: Accounts;
   storage: Storage;
   engines: Engines;
+  /** Runs every operation, synchronous or not (issue #13); main.ts starts and closes it. */
+  jobs: JobRunner;
   log: Logger;
   /** Shutdown state, shared with main.ts, which starts the drain and cuts it off. */
   drain: Drain;

@@ -1,7 +1,7 @@
 // A parsed multipart request, and the small typed accessors routes use to pull exactly the parts the
 // OpenAPI operation declares. Messages name the part, so a caller knows what to change.
 
-import type { JobContext } from '../engines/types.js';
+import type { WorkContext } from '../engines/types.js';
 import { InvalidInputError } from '../errors.js';
 
 export interface UploadedFile {
@@ -12,7 +12,7 @@ export interface UploadedFile {
   size: number;
 }
 
-export interface Upload extends JobContext {
+export interface Upload extends WorkContext {
   files: ReadonlyMap<string, readonly UploadedFile[]>;
   fields: ReadonlyMap<string, readonly string[]>;
 }

@@ -1,7 +1,9 @@
 // Turning stored outputs into signed download objects and back (v1 specification, Download object;
-// issue #2 decisions). A URL is valid for 900 seconds; the output is kept exactly that long.
+// issue #2 decisions). A URL is valid for 900 seconds; the output is kept as long as its job's
+// retention says (issue #13), and a URL never outlives it.
 import type { Download } from '@pdn/api-types';
 import { ExpiredError, ForbiddenError, NotFoundError } from '../errors.js';
+import { newOutputId } from './output-id.js';
 import type { OpenedOutput, OutputStore } from './output-store.js';
 import type { UrlSigner } from './url-signer.js';
 
@@ -15,18 +17,35 @@ export class Downloads {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Stores the file at `path` under `filename` and returns its signed download object. */
-  async publish(path: string, filename: string): Promise<Download> {
-    const exp = Math.floor(this.now() / 1000) + DOWNLOAD_TTL_SECONDS;
-    const output = await this.store.save(path, filename, exp * 1000);
-    const query = new URLSearchParams({
-      file: output.id,
-      exp: String(exp),
-      sig: this.signer.sign(output.id, exp),
-    });
+  /**
+   * Stores the file at `path` under `filename`, kept until `output.keepUntil` (Unix ms), and returns
+   * its signed download object. A job's outputs are kept for its retention (jobs/retention.ts).
+   */
+  async publish(
+    path: string,
+    filename: string,
+    output: { id: string; keepUntil: number } = {
+      id: newOutputId(),
+      keepUntil: this.now() + DOWNLOAD_TTL_SECONDS * 1000,
+    },
+  ): Promise<Download> {
+    const meta = await this.store.save(path, filename, output.keepUntil, output.id);
+    return this.sign(meta.id, output.keepUntil);
+  }
+
+  /** `download` signed afresh by this answer (a job's result, read later): 900 s, never past `keepUntil`. */
+  resign(download: Download, keepUntil: number): Download {
+    const id = new URLSearchParams(download.url.slice(download.url.indexOf('?') + 1)).get('file') ?? '';
+    return this.sign(id, keepUntil);
+  }
+
+  private sign(id: string, keepUntil: number): Download {
+    const now = Math.floor(this.now() / 1000);
+    const exp = Math.min(now + DOWNLOAD_TTL_SECONDS, Math.floor(keepUntil / 1000));
+    const query = new URLSearchParams({ file: id, exp: String(exp), sig: this.signer.sign(id, exp) });
     return {
       url: `${DOWNLOAD_PATH}?${query.toString()}`,
-      expires_in: DOWNLOAD_TTL_SECONDS,
+      expires_in: Math.max(0, exp - now),
       expires_at: new Date(exp * 1000).toISOString(),
     };
   }

@@ -10,6 +10,7 @@ import { WorkDirs } from './work-dirs.js';
 
 export { blameFullDisk, insufficientStorage, saysOutOfSpace } from './disk-space.js';
 export { DOWNLOAD_PATH, Downloads } from './downloads.js';
+export { outputIdFor } from './output-id.js';
 export type { OpenedOutput, OutputMeta } from './output-store.js';
 export { WorkDirs } from './work-dirs.js';
 

@@ -38,9 +38,13 @@ export class OutputStore {
     return new OutputStore(dir);
   }
 
-  /** Moves `sourcePath` (a file in a work folder on the same disk) into the store. */
-  async save(sourcePath: string, filename: string, expiresAt: number): Promise<OutputMeta> {
-    const id = newOutputId();
+  /** Moves `sourcePath` (a file in a work folder on the same disk) into the store, as `id` (replacing one there). */
+  async save(
+    sourcePath: string,
+    filename: string,
+    expiresAt: number,
+    id = newOutputId(),
+  ): Promise<OutputMeta> {
     const { size } = await stat(sourcePath);
     const meta: OutputMeta = { id, filename, size, expiresAt };
     const metaPath = join(this.dir, `${id}.json`);

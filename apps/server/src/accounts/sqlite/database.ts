@@ -71,6 +71,28 @@ const MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL
    );
    CREATE INDEX sign_in_links_user ON sign_in_links (user_id);`,
+  // Issue #13, jobs: one row per job from submission until it is forgotten. `seq` orders submissions;
+  // `start_seq` orders starts, so the fair pick can tell whose last job started longest ago.
+  `CREATE TABLE jobs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     operation TEXT NOT NULL,
+     mode TEXT NOT NULL CHECK (mode IN ('sync', 'async')),
+     status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', 'failed', 'canceled')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     input TEXT NOT NULL,
+     result TEXT,
+     error TEXT,
+     created_at INTEGER NOT NULL,
+     started_at INTEGER,
+     finished_at INTEGER,
+     start_seq INTEGER
+   );
+   CREATE INDEX jobs_user_seq ON jobs (user_id, seq);
+   CREATE INDEX jobs_status_seq ON jobs (status, seq);
+   CREATE INDEX jobs_user_start ON jobs (user_id, start_seq);
+   CREATE INDEX jobs_finished ON jobs (finished_at);`,
 ];
 
 function databasePath(dataDir: string): string {

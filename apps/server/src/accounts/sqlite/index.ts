@@ -4,6 +4,7 @@ import { type AccountStores, type Accounts, type AccountsOptions, composeAccount
 import { openDatabase } from './database.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAttempts } from './sqlite-attempts.js';
+import { SqliteJobs } from './sqlite-jobs.js';
 import { SqliteRateEvents } from './sqlite-rate-events.js';
 import { SqliteSessions } from './sqlite-sessions.js';
 import { SqliteSignInLinks } from './sqlite-sign-in-links.js';
@@ -21,6 +22,7 @@ export function openSqliteStores(dataDir: string, now: () => number = Date.now):
     attempts: new SqliteAttempts(db),
     signInLinks: new SqliteSignInLinks(db),
     rateEvents: new SqliteRateEvents(db),
+    jobs: new SqliteJobs(db),
     close: async () => {
       db.close();
     },

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jobStoreContract } from '../../jobs/job-store.contract.js';
 import { apiKeysContract } from '../api-keys.contract.js';
 import type { Backend } from '../contract-harness.js';
 import { rateLimiterContract } from '../rate-limiter.contract.js';
@@ -32,3 +33,4 @@ rateLimiterContract(sqlite);
 sessionsContract(sqlite);
 throttleContract(sqlite);
 signInLinksContract(sqlite);
+jobStoreContract(sqlite);

@@ -22,7 +22,7 @@ import {
 import { PDFDocument, PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../errors.js';
-import { JobQueue } from '../job-queue.js';
+import { CpuSlots } from '../cpu-slots.js';
 import { PDF_LIB_WORKER_URL } from '../pdf/run-pdf-lib-task.js';
 import { runTool, ToolAbortedError } from '../run-tool.js';
 import { detectTools } from '../tools.js';
@@ -50,7 +50,7 @@ const engineFor = (choice: 'ghostscript' | 'pdf-lib'): CompressEngine =>
   createCompressEngine({
     choice,
     tools,
-    queue: new JobQueue(2),
+    cpuSlots: new CpuSlots(2),
     maxPages: 5000,
     timeoutMs: 120_000,
     log: quietLog,

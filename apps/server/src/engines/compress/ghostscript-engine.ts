@@ -6,11 +6,11 @@
 // tidy-up issue #3 asks for). Each must be smaller than the input, have its page count and clear the
 // content check's floors; failing all, the answer is the input itself (`original`).
 import { stat } from 'node:fs/promises';
-import type { JobQueue } from '../job-queue.js';
+import type { CpuSlots } from '../cpu-slots.js';
 import type { QpdfRun } from '../pdf/run-qpdf.js';
 import { inspectPdf } from '../pdf-inspect.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
-import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, JobContext } from '../types.js';
+import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, WorkContext } from '../types.js';
 import { type Candidate, type Choice, candidate, keepOriginal } from './candidates.js';
 import { type ContentCheck, createContentCheck } from './content-check/content-check.js';
 import { readStructure } from './content-check/pdf-structure.js';
@@ -24,7 +24,7 @@ import { qpdfLosslessPass } from './qpdf-pass.js';
 export interface GhostscriptEngineOptions {
   gs: ToolInfo;
   tools: DetectedTools;
-  queue: JobQueue;
+  cpuSlots: CpuSlots;
   maxPages: number;
   timeoutMs: number;
 }
@@ -38,7 +38,7 @@ interface Attempt {
   pageCount: number;
   inputSize: number;
   level: CompressionLevel;
-  job: JobContext;
+  job: WorkContext;
   timer: PhaseTimer;
   interpreters: readonly PdfInterpreter[];
   qpdf: QpdfRun | undefined;
@@ -129,7 +129,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
   async function compress(
     input: InputFile,
     level: CompressionLevel,
-    job: JobContext,
+    job: WorkContext,
   ): Promise<CompressOutput> {
     const { timeoutMs } = o;
     const timer = new PhaseTimer();
@@ -207,6 +207,6 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
 
   return {
     info: { name: 'ghostscript', version: gs.version },
-    compress: (input, level, job) => o.queue.run(() => compress(input, level, job), job.signal),
+    compress: (input, level, job) => o.cpuSlots.run(() => compress(input, level, job), job.signal),
   };
 }

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
 import { runTool, ToolAbortedError } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
-import type { CompressionLevel, JobContext } from '../types.js';
+import type { CompressionLevel, WorkContext } from '../types.js';
 import { readGhostscriptMessages } from './ghostscript-messages.js';
 import { ghostscriptArgs, type PdfInterpreter } from './presets.js';
 
@@ -27,7 +27,7 @@ export interface GhostscriptOutcome {
  * that cannot start is an InternalError (the server's problem, not the file's). A non-zero exit and a
  * message admitting a loss are both a `failure`: that run's output is not to be used.
  */
-export async function runGhostscript(run: GhostscriptRun, job: JobContext): Promise<GhostscriptOutcome> {
+export async function runGhostscript(run: GhostscriptRun, job: WorkContext): Promise<GhostscriptOutcome> {
   let result: Awaited<ReturnType<typeof runTool>>;
   try {
     result = await runTool(run.gs.path, run.args, {
@@ -62,7 +62,7 @@ export interface RewriteRun {
 export type Rewrite = { path: string; notes: string } | { failure: string; notes: string };
 
 /** Rewrites the input with pdfwrite at the level's preset. */
-export async function rewriteWithGhostscript(run: RewriteRun, job: JobContext): Promise<Rewrite> {
+export async function rewriteWithGhostscript(run: RewriteRun, job: WorkContext): Promise<Rewrite> {
   const args = ghostscriptArgs(
     run.level,
     resolve(run.inputPath),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JobQueue } from '../job-queue.js';
+import { CpuSlots } from '../cpu-slots.js';
 import type { DetectedTools } from '../tools.js';
 import { createCompressEngine } from './index.js';
 
@@ -27,7 +27,7 @@ describe('createCompressEngine', () => {
     const lines: string[] = [];
     const log = { info: (message: string) => lines.push(message), warn: () => {} };
     const create = () =>
-      createCompressEngine({ choice, tools, queue: new JobQueue(1), maxPages: 10, timeoutMs: 1000, log });
+      createCompressEngine({ choice, tools, cpuSlots: new CpuSlots(1), maxPages: 10, timeoutMs: 1000, log });
     if (want instanceof RegExp) {
       expect(create).toThrow(want);
       return;

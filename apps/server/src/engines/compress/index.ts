@@ -1,6 +1,6 @@
 // Picks the compress engine at start-up (issue #3: Ghostscript + qpdf when installed, pdf-lib
 // otherwise; PDN_COMPRESS_ENGINE=auto|ghostscript|pdf-lib to force), and says which in the log.
-import type { JobQueue } from '../job-queue.js';
+import type { CpuSlots } from '../cpu-slots.js';
 import type { DetectedTools } from '../tools.js';
 import type { CompressEngine, EngineLog } from '../types.js';
 import { createGhostscriptEngine } from './ghostscript-engine.js';
@@ -9,7 +9,7 @@ import { createPdfLibCompressEngine } from './pdf-lib-engine.js';
 export interface CompressEngineOptions {
   choice: 'auto' | 'ghostscript' | 'pdf-lib';
   tools: DetectedTools;
-  queue: JobQueue;
+  cpuSlots: CpuSlots;
   maxPages: number;
   timeoutMs: number;
   log: EngineLog;
@@ -24,11 +24,11 @@ export function createCompressEngine(o: CompressEngineOptions): CompressEngine {
         'on PATH. Install Ghostscript, or set PDN_COMPRESS_ENGINE to auto or pdf-lib.',
     );
   }
-  const { queue, maxPages, timeoutMs } = o;
+  const { cpuSlots, maxPages, timeoutMs } = o;
   const engine =
     o.choice !== 'pdf-lib' && gs !== undefined
-      ? createGhostscriptEngine({ gs, tools: o.tools, queue, maxPages, timeoutMs })
-      : createPdfLibCompressEngine({ queue, maxPages, timeoutMs });
+      ? createGhostscriptEngine({ gs, tools: o.tools, cpuSlots, maxPages, timeoutMs })
+      : createPdfLibCompressEngine({ cpuSlots, maxPages, timeoutMs });
   o.log.info(`Compress engine: ${engine.info.name} ${engine.info.version}`, {
     choice: o.choice,
     engine: engine.info.name,

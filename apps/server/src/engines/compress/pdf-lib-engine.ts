@@ -2,16 +2,16 @@
 // in a worker thread and can only tidy losslessly, so on image-heavy files `original` is common.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { JobQueue } from '../job-queue.js';
+import type { CpuSlots } from '../cpu-slots.js';
 import { pdfFromHeader } from '../pdf/pdf-header.js';
 import { PDF_LIB_VERSION } from '../pdf/pdf-lib-engine.js';
 import { runPdfLibTask } from '../pdf/run-pdf-lib-task.js';
 import { checkPdfBytes } from '../pdf-inspect.js';
-import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, JobContext } from '../types.js';
+import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, WorkContext } from '../types.js';
 import { beatsInput, candidate, keepOriginal } from './candidates.js';
 
 export interface PdfLibCompressEngineOptions {
-  queue: JobQueue;
+  cpuSlots: CpuSlots;
   maxPages: number;
   timeoutMs: number;
 }
@@ -20,7 +20,7 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
   async function compress(
     input: InputFile,
     level: CompressionLevel,
-    job: JobContext,
+    job: WorkContext,
   ): Promise<CompressOutput> {
     // The bytes here; encryption, page count and the cap inside the worker as it loads the file
     // (pdf-lib-io.ts loadPdf), with the same verdicts as inspectPdf.
@@ -49,6 +49,6 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
 
   return {
     info: { name: 'pdf-lib', version: PDF_LIB_VERSION },
-    compress: (input, level, job) => o.queue.run(() => compress(input, level, job), job.signal),
+    compress: (input, level, job) => o.cpuSlots.run(() => compress(input, level, job), job.signal),
   };
 }

@@ -5,7 +5,7 @@ import { photoPdf, textPdf, writeFixture } from '@pdn/fixtures';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalError } from '../../errors.js';
-import { JobQueue } from '../job-queue.js';
+import { CpuSlots } from '../cpu-slots.js';
 import { detectTools, type ToolInfo } from '../tools.js';
 import { createCompressEngine } from './index.js';
 
@@ -95,7 +95,7 @@ function engineWith(gs: ToolInfo) {
   return createCompressEngine({
     choice: 'ghostscript',
     tools: { ghostscript: gs, ...(qpdf === undefined ? {} : { qpdf }) },
-    queue: new JobQueue(1),
+    cpuSlots: new CpuSlots(1),
     maxPages: 100,
     timeoutMs: 60_000,
     log: { info: () => {}, warn: () => {} },

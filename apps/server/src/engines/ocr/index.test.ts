@@ -23,9 +23,9 @@ import {
 } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalError, InvalidInputError } from '../../errors.js';
-import { JobQueue } from '../job-queue.js';
+import { CpuSlots } from '../cpu-slots.js';
 import { type DetectedTools, detectTools } from '../tools.js';
-import type { EngineLog, InputFile, JobContext, OcrEngine } from '../types.js';
+import type { EngineLog, InputFile, OcrEngine, WorkContext } from '../types.js';
 import { createOcrEngine, type OcrEngineOptions } from './index.js';
 import { loadLanguageRegistry } from './language-registry.js';
 
@@ -84,7 +84,7 @@ async function engineWith(options: Partial<OcrEngineOptions> = {}): Promise<OcrE
     choice: 'tesseract.js',
     tools,
     // Wider than any pool here, so these tests see the pools' own queueing.
-    queue: new JobQueue(4),
+    cpuSlots: new CpuSlots(4),
     maxImagePixels: 40_000_000,
     memoryBytes: 1024 * 2 ** 20,
     poolSize: 1,
@@ -105,7 +105,7 @@ async function sample(language: OcrLanguage, format: OcrFormat): Promise<InputFi
   return file((await ocrSample(language, format)).bytes, `${language}.${format}`);
 }
 
-function job(signal = new AbortController().signal): JobContext {
+function job(signal = new AbortController().signal): WorkContext {
   return { workDir: dir, signal };
 }
 

@@ -11,10 +11,10 @@
 // page, see native-tesseract.ts), tesseract.js for the rest; `tesseract.js`: never native;
 // `tesseract`: native only, so the accepted languages are the binary's (start-up error without it).
 import { ApiError, InternalError, InvalidInputError } from '../../errors.js';
-import type { JobQueue } from '../job-queue.js';
+import type { CpuSlots } from '../cpu-slots.js';
 import { type MemoryLimit, ToolTimeoutError } from '../run-tool.js';
 import type { DetectedTools } from '../tools.js';
-import type { EngineInfo, EngineLog, InputFile, JobContext, OcrEngine, OcrOutput } from '../types.js';
+import type { EngineInfo, EngineLog, InputFile, OcrEngine, OcrOutput, WorkContext } from '../types.js';
 import { checkPixelCap, type ImageHeader, MAX_IMAGE_SIDE, readImageHeader } from './image-header.js';
 import { type LanguageData, LanguageRegistry, loadLanguageRegistry } from './language-registry.js';
 import { NativeTesseract } from './native-tesseract.js';
@@ -27,7 +27,7 @@ export interface OcrEngineOptions {
   choice: 'auto' | 'tesseract' | 'tesseract.js';
   tools: DetectedTools;
   /** The server's bound on heavy jobs (issue #2): OCR shares it with the PDF engines. */
-  queue: JobQueue;
+  cpuSlots: CpuSlots;
   /** PDN_TESSDATA_DIR: extra plain `.traineddata` files (source `system`). */
   tessdataDir?: string;
   /** Pixels of all pages of one image together. */
@@ -151,7 +151,7 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
     image: InputFile,
     header: ImageHeader,
     languages: readonly LanguageData[],
-    job: JobContext,
+    job: WorkContext,
   ): Promise<RecognizedText> => {
     const codes = languages.map((language) => language.code).join('+');
     const pagesOf = (ocrProcess: OcrProcess) =>
@@ -179,14 +179,14 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
   return {
     info,
     languages: () => registry.list(),
-    async recognize(image: InputFile, language: string, job: JobContext): Promise<OcrOutput> {
+    async recognize(image: InputFile, language: string, job: WorkContext): Promise<OcrOutput> {
       const languages = registry.select(language);
       const header = await readImageHeader(image);
       checkPixelCap(header.pages, o.maxImagePixels, image.label);
       try {
-        // The shared queue bounds OCR together with compress/merge/split, so the CPUs are never
+        // The shared CPU slots bound OCR together with compress/merge/split, so the CPUs are never
         // oversubscribed whatever mix of languages and operations arrives.
-        const { text, confidence } = await o.queue.run(
+        const { text, confidence } = await o.cpuSlots.run(
           () => recognizeWith(image, header, languages, job),
           job.signal,
         );

@@ -1,6 +1,6 @@
 // Picks the merge/split engine at start-up (issue #2: "qpdf when it is installed and pdf-lib when it is
 // not; ... overridable by PDN_PDF_ENGINE=auto|qpdf|pdf-lib, and visible in logs").
-import type { JobQueue } from '../job-queue.js';
+import type { CpuSlots } from '../cpu-slots.js';
 import type { DetectedTools } from '../tools.js';
 import type { EngineLog, PdfEngine } from '../types.js';
 import { createPdfLibEngine } from './pdf-lib-engine.js';
@@ -9,7 +9,7 @@ import { createQpdfEngine } from './qpdf-engine.js';
 export interface PdfEngineOptions {
   choice: 'auto' | 'qpdf' | 'pdf-lib';
   tools: DetectedTools;
-  queue: JobQueue;
+  cpuSlots: CpuSlots;
   maxPages: number;
   timeoutMs: number;
   log: EngineLog;
@@ -29,11 +29,11 @@ export function createPdfEngine(o: PdfEngineOptions): PdfEngine {
       ? createQpdfEngine({
           qpdf,
           tools: o.tools,
-          queue: o.queue,
+          cpuSlots: o.cpuSlots,
           maxPages: o.maxPages,
           timeoutMs: o.timeoutMs,
         })
-      : createPdfLibEngine({ queue: o.queue, maxPages: o.maxPages, timeoutMs: o.timeoutMs });
+      : createPdfLibEngine({ cpuSlots: o.cpuSlots, maxPages: o.maxPages, timeoutMs: o.timeoutMs });
   o.log.info(`PDF engine: ${engine.info.name} ${engine.info.version}`, {
     choice: o.choice,
     engine: engine.info.name,

@@ -21,10 +21,10 @@ import {
 } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InternalError, InvalidInputError } from '../../errors.js';
-import { JobQueue } from '../job-queue.js';
+import { CpuSlots } from '../cpu-slots.js';
 import { ToolAbortedError } from '../run-tool.js';
 import { detectTools } from '../tools.js';
-import type { EngineLog, InputFile, JobContext, PageBudget, PdfEngine } from '../types.js';
+import type { EngineLog, InputFile, PageBudget, PdfEngine, WorkContext } from '../types.js';
 import { createPdfEngine, type PdfEngineOptions } from './index.js';
 
 // pdf-lib needs seconds to parse the 100,000-page file, more when test files run in parallel: this
@@ -62,11 +62,11 @@ async function upload(
   return { path: await writeFixture(join(dir, 'uploads'), name, await bytes), label };
 }
 
-async function newJob(signal = new AbortController().signal): Promise<JobContext> {
+async function newJob(signal = new AbortController().signal): Promise<WorkContext> {
   return { workDir: await mkdtemp(join(dir, 'job-')), signal };
 }
 
-/** An engine with its own one-slot queue; `changes` replaces the options a test is about. */
+/** An engine with its own single CPU slot; `changes` replaces the options a test is about. */
 function engineFor(
   choice: PdfEngineOptions['choice'],
   changes: Partial<Omit<PdfEngineOptions, 'choice'>> = {},
@@ -74,7 +74,7 @@ function engineFor(
   return createPdfEngine({
     choice,
     tools,
-    queue: new JobQueue(1),
+    cpuSlots: new CpuSlots(1),
     maxPages: MAX_PAGES,
     timeoutMs: 60_000,
     log: silent,
@@ -85,7 +85,7 @@ function engineFor(
 describe.each(engines)('%s engine', (choice, skip) => {
   let engine: PdfEngine;
   beforeAll(() => {
-    engine = engineFor(choice, { queue: new JobQueue(2) });
+    engine = engineFor(choice, { cpuSlots: new CpuSlots(2) });
   });
 
   it.skipIf(skip)('names itself', () => {
@@ -270,7 +270,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
     ];
     const controller = new AbortController();
     const job = await newJob(controller.signal);
-    // The job has started (the queue has a free slot) and is reading its first file when this aborts.
+    // The job has started (a CPU slot was free) and is reading its first file when this aborts.
     const result = engine.merge(inputs, job, BUDGET);
     controller.abort();
     await expect(result).rejects.toBeInstanceOf(ToolAbortedError);

@@ -1,14 +1,14 @@
 // Merge and split with pdf-lib, for machines without qpdf. All PDF work happens in worker threads
 // (run-pdf-lib-task.ts); this side only checks the bytes of each upload and describes the outputs.
 import { createRequire } from 'node:module';
-import type { JobQueue } from '../job-queue.js';
+import type { CpuSlots } from '../cpu-slots.js';
 import { checkPdfBytes } from '../pdf-inspect.js';
-import type { InputFile, JobContext, PageBudget, PdfEngine, PdfOutput, SplitOutput } from '../types.js';
+import type { InputFile, PageBudget, PdfEngine, PdfOutput, SplitOutput, WorkContext } from '../types.js';
 import { describeOutput, mergedPath } from './outputs.js';
 import { runPdfLibTask } from './run-pdf-lib-task.js';
 
 export interface PdfLibEngineOptions {
-  queue: JobQueue;
+  cpuSlots: CpuSlots;
   maxPages: number;
   timeoutMs: number;
 }
@@ -19,7 +19,7 @@ export const PDF_LIB_VERSION: string = createRequire(import.meta.url)('pdf-lib/p
 export function createPdfLibEngine(o: PdfLibEngineOptions): PdfEngine {
   async function merge(
     inputs: readonly InputFile[],
-    job: JobContext,
+    job: WorkContext,
     budget: PageBudget,
   ): Promise<PdfOutput> {
     for (const input of inputs) await checkPdfBytes(input);
@@ -35,7 +35,7 @@ export function createPdfLibEngine(o: PdfLibEngineOptions): PdfEngine {
   async function split(
     input: InputFile,
     ranges: string,
-    job: JobContext,
+    job: WorkContext,
     budget: PageBudget,
   ): Promise<SplitOutput[]> {
     await checkPdfBytes(input);
@@ -54,7 +54,8 @@ export function createPdfLibEngine(o: PdfLibEngineOptions): PdfEngine {
 
   return {
     info: { name: 'pdf-lib', version: PDF_LIB_VERSION },
-    merge: (inputs, job, budget) => o.queue.run(() => merge(inputs, job, budget), job.signal),
-    split: (input, ranges, job, budget) => o.queue.run(() => split(input, ranges, job, budget), job.signal),
+    merge: (inputs, job, budget) => o.cpuSlots.run(() => merge(inputs, job, budget), job.signal),
+    split: (input, ranges, job, budget) =>
+      o.cpuSlots.run(() => split(input, ranges, job, budget), job.signal),
   };
 }

@@ -11,13 +11,13 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
-import type { JobQueue } from '../job-queue.js';
+import type { CpuSlots } from '../cpu-slots.js';
 import { checkMergeBudget } from '../page-budget.js';
 import { parsePageRanges } from '../page-ranges.js';
 import { inspectPdf, type PdfInspection } from '../pdf-inspect.js';
 import type { ToolResult } from '../run-tool.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
-import type { InputFile, JobContext, PageBudget, PdfEngine, PdfOutput, SplitOutput } from '../types.js';
+import type { InputFile, PageBudget, PdfEngine, PdfOutput, SplitOutput, WorkContext } from '../types.js';
 import { describeOutput, mergedPath, partPath } from './outputs.js';
 import { damaged, unprocessable } from './pdf-input-errors.js';
 import { type QpdfRun, qpdfSucceeded, runQpdf, verifyQpdfOutput } from './run-qpdf.js';
@@ -25,7 +25,7 @@ import { type QpdfRun, qpdfSucceeded, runQpdf, verifyQpdfOutput } from './run-qp
 export interface QpdfEngineOptions {
   qpdf: ToolInfo;
   tools: DetectedTools;
-  queue: JobQueue;
+  cpuSlots: CpuSlots;
   maxPages: number;
   timeoutMs: number;
 }
@@ -52,13 +52,13 @@ function namedInError(result: ToolResult, inputs: readonly InputFile[]): InputFi
 }
 
 export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
-  const runFor = (job: JobContext): QpdfRun => ({
+  const runFor = (job: WorkContext): QpdfRun => ({
     qpdf: o.qpdf,
     cwd: job.workDir,
     timeoutMs: o.timeoutMs,
     signal: job.signal,
   });
-  const inspect = (input: InputFile, job: JobContext) =>
+  const inspect = (input: InputFile, job: WorkContext) =>
     inspectPdf(input, { maxPages: o.maxPages, tools: o.tools, timeoutMs: o.timeoutMs, signal: job.signal });
 
   /**
@@ -67,7 +67,7 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
    * sequence, 120-165 ms four at a time, 100-110 ms all at once). Merge takes at most 20 files, which
    * bounds the processes. The error reported is that of the first bad file in upload order.
    */
-  async function inspectAll(inputs: readonly InputFile[], job: JobContext): Promise<Inspected[]> {
+  async function inspectAll(inputs: readonly InputFile[], job: WorkContext): Promise<Inspected[]> {
     const inspected: Inspected[] = [];
     const outcomes = await Promise.allSettled(inputs.map((input) => inspect(input, job)));
     for (const [index, outcome] of outcomes.entries()) {
@@ -81,7 +81,7 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
    * Explains a failed qpdf run over inputs that passed inspection. A crash names no file, so each
    * input is tried alone (copying its first page) until one crashes too: the rare path pays for it.
    */
-  async function failure(result: ToolResult, inputs: readonly InputFile[], job: JobContext): Promise<Error> {
+  async function failure(result: ToolResult, inputs: readonly InputFile[], job: WorkContext): Promise<Error> {
     const named = namedInError(result, inputs);
     if (named !== undefined) return damaged(named.label);
     if (crashed(result)) {
@@ -97,7 +97,7 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
 
   async function merge(
     inputs: readonly InputFile[],
-    job: JobContext,
+    job: WorkContext,
     budget: PageBudget,
   ): Promise<PdfOutput> {
     const sources = await inspectAll(inputs, job);
@@ -114,7 +114,7 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
   async function split(
     input: InputFile,
     ranges: string,
-    job: JobContext,
+    job: WorkContext,
     budget: PageBudget,
   ): Promise<SplitOutput[]> {
     const source = readable(input, await inspect(input, job));
@@ -133,7 +133,8 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
 
   return {
     info: { name: 'qpdf', version: o.qpdf.version },
-    merge: (inputs, job, budget) => o.queue.run(() => merge(inputs, job, budget), job.signal),
-    split: (input, ranges, job, budget) => o.queue.run(() => split(input, ranges, job, budget), job.signal),
+    merge: (inputs, job, budget) => o.cpuSlots.run(() => merge(inputs, job, budget), job.signal),
+    split: (input, ranges, job, budget) =>
+      o.cpuSlots.run(() => split(input, ranges, job, budget), job.signal),
   };
 }

@@ -73,8 +73,8 @@ describe('CORS with listed origins', () => {
     expect(response.status).toBe(204);
     expect(Object.fromEntries(response.headers)).toMatchObject({
       'access-control-allow-origin': page,
-      'access-control-allow-methods': 'GET, HEAD, POST',
-      'access-control-allow-headers': 'Authorization, Content-Type, X-Request-Id',
+      'access-control-allow-methods': 'GET, HEAD, POST, DELETE',
+      'access-control-allow-headers': 'Authorization, Content-Type, X-Request-Id, Prefer, Idempotency-Key',
       'access-control-max-age': '600',
       vary: 'Origin',
     });
@@ -102,6 +102,7 @@ describe('CORS with listed origins', () => {
     for (const name of ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
       expect(exposed).toContain(name);
     expect(exposed).toContain('Retry-After');
+    expect(exposed).toEqual(expect.arrayContaining(['Location', 'Preference-Applied']));
   });
 
   it('says nothing to an origin it does not list: the preflight is the usual 405', async () => {

@@ -8,10 +8,10 @@ import type { CorsOrigins } from '../../config.js';
 import type { AppState } from '../state.js';
 
 /** The methods the API offers (GET answers HEAD too). */
-export const CORS_METHODS = 'GET, HEAD, POST';
-/** Request headers a page may send beyond the CORS-safelisted ones; X-Request-Id is kept (request-id.ts). */
-export const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, X-Request-Id';
-/** Response headers a page may read beyond the safelisted ones: ids, rate limits, download names. */
+export const CORS_METHODS = 'GET, HEAD, POST, DELETE';
+/** Request headers a page may send beyond the CORS-safelisted ones: X-Request-Id is kept (request-id.ts), Prefer asks for a job and Idempotency-Key makes a submission safe to repeat (issue #13). */
+export const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, X-Request-Id, Prefer, Idempotency-Key';
+/** Response headers a page may read beyond the safelisted ones: ids, rate limits, download names, where a job is. */
 export const CORS_EXPOSED_HEADERS = [
   'X-Request-Id',
   'X-RateLimit-Limit',
@@ -21,6 +21,8 @@ export const CORS_EXPOSED_HEADERS = [
   'RateLimit',
   'Retry-After',
   'Content-Disposition',
+  'Location',
+  'Preference-Applied',
 ].join(', ');
 /** Seconds a browser may reuse a preflight's answer (Chromium caps it at 7200). */
 const PREFLIGHT_MAX_AGE = '600';

@@ -5,42 +5,27 @@
 // gone nobody reads the answer, so that is logged as an abort, not as a bug.
 import type { ErrorResponse } from '@pdn/api-types';
 import type { Middleware } from 'koa';
-import { ApiError } from '../../errors.js';
-import { insufficientStorage, saysOutOfSpace } from '../../storage/index.js';
+import { publicError } from '../../public-error.js';
 import { clientGone } from '../client-gone.js';
 import type { AppState } from '../state.js';
-
-const GENERIC_500 = 'The server hit an unexpected error; it is safe to retry with backoff.';
 
 export function errorEnvelope(): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      // A full disk or database is never the client's fault, whatever was thrown on the way (issue #11).
-      const known = saysOutOfSpace(error)
-        ? insufficientStorage(error)
-        : error instanceof ApiError
-          ? error
-          : undefined;
+      const { known, status, body: answer } = publicError(error);
       if (clientGone(ctx)) {
         ctx.state.log.info('client went away before the answer', { reason: (error as Error).message });
       } else if (!known || known.status >= 500) {
         ctx.state.log.error('request failed', { error, cause: known?.cause });
       }
-      const body: ErrorResponse = {
-        error: {
-          code: known?.code ?? 'internal_error',
-          message: known?.status === 500 ? GENERIC_500 : (known?.message ?? GENERIC_500),
-          ...(known?.retryAfterSeconds === undefined ? {} : { retry_after_seconds: known.retryAfterSeconds }),
-        },
-        meta: { request_id: ctx.state.requestId },
-      };
+      const body: ErrorResponse = { error: answer, meta: { request_id: ctx.state.requestId } };
       // Headers already set for this request (X-Request-Id, rate limits) stay; a half-prepared download's don't.
       ctx.remove('Content-Disposition');
       ctx.remove('Cache-Control');
       ctx.remove('X-Content-Type-Options');
-      ctx.status = known?.status ?? 500;
+      ctx.status = status;
       ctx.set(known?.headers ?? {});
       ctx.body = body;
     }

@@ -1,8 +1,8 @@
 // GET /api/get-pdf.php (openapi.yaml operation `downloadPdf`; issue #2): no Authorization, not rate
 // limited; the signature is the credential. Streams the stored PDF as an attachment under its name.
 import type { Middleware } from 'koa';
+import { asciiName, withoutControls } from '../../operations/output-names.js';
 import type { Downloads } from '../../storage/index.js';
-import { asciiName, withoutControls } from '../output-names.js';
 import type { AppState } from '../state.js';
 
 export function downloadRoute(downloads: Downloads): Middleware<AppState> {

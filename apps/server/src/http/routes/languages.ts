@@ -2,9 +2,9 @@
 import type { LanguagesResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
 import type { OcrEngine } from '../../engines/types.js';
+import { DEFAULT_LANGUAGE } from '../../operations/index.js';
 import { sendData } from '../respond.js';
 import type { AppState } from '../state.js';
-import { DEFAULT_LANGUAGE } from './ocr.js';
 
 export function languagesRoute(engine: OcrEngine): Middleware<AppState> {
   return (ctx) => {

@@ -1,18 +1,13 @@
 // POST /api/v1/ocr (openapi.yaml operation `ocr`; issue #3): one image in `image`, optional
-// `language` defaulting to `eng`. The engine checks the image's bytes, its pixel count and the
-// language codes (and answers the set as it read it: sorted, each code once); the route only gathers
-// the parts.
-import type { OcrResult } from '@pdn/api-types';
+// `language` (operations/ocr.ts does the work; the engine checks the image and the codes).
 import type { Middleware } from 'koa';
-import type { OcrEngine } from '../../engines/types.js';
+import type { JobRunner } from '../../jobs/runner.js';
+import { DEFAULT_LANGUAGE, type OcrParams } from '../../operations/index.js';
 import type { PartsSpec } from '../middleware/uploads.js';
-import { sendData } from '../respond.js';
 import type { AppState } from '../state.js';
 import { optionalField, singleFile } from '../upload.js';
-import { inputFile, jobOf, uploadOf } from './job.js';
-
-/** openapi.yaml `ocr` `language` default; GET /api/v1/languages reports it too. */
-export const DEFAULT_LANGUAGE = 'eng';
+import { submitOrRun } from './submit.js';
+import { uploadOf } from './upload-inputs.js';
 
 export const ocrParts: PartsSpec = {
   summary:
@@ -21,12 +16,11 @@ export const ocrParts: PartsSpec = {
   fields: ['language'],
 };
 
-export function ocrRoute(engine: OcrEngine): Middleware<AppState> {
+export function ocrRoute(jobs: JobRunner): Middleware<AppState> {
   return async (ctx) => {
     const upload = uploadOf(ctx);
     const image = singleFile(upload, 'image', 'the image to read');
-    const language = optionalField(upload, 'language') ?? DEFAULT_LANGUAGE;
-    const result = await engine.recognize(inputFile(image), language, jobOf(upload));
-    sendData<OcrResult>(ctx, { text: result.text, language: result.language, confidence: result.confidence });
+    const params: OcrParams = { language: optionalField(upload, 'language') ?? DEFAULT_LANGUAGE };
+    await submitOrRun(ctx, jobs, { operation: 'ocr', files: [image], params });
   };
 }

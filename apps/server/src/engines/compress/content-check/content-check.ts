@@ -12,7 +12,7 @@
 // are read side by side.
 import type { QpdfRun } from '../../pdf/run-qpdf.js';
 import type { ToolInfo } from '../../tools.js';
-import type { JobContext } from '../../types.js';
+import type { WorkContext } from '../../types.js';
 import type { PdfInterpreter } from '../presets.js';
 import { drawnImages } from './drawn-images.js';
 import {
@@ -89,7 +89,7 @@ export function createContentCheck(
   inputPath: string,
   pageCount: number,
   o: ContentCheckOptions,
-  job: JobContext,
+  job: WorkContext,
 ): ContentCheck {
   const pages = samplePages(pageCount);
   const renderers: PageRenderer[] = [

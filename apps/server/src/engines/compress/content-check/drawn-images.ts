@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { runTool, ToolAbortedError } from '../../run-tool.js';
 import type { ToolInfo } from '../../tools.js';
-import type { JobContext } from '../../types.js';
+import type { WorkContext } from '../../types.js';
 import type { Result, SnapshotTarget } from './render.js';
 import { pdftotextRanges } from './word-readers.js';
 
@@ -30,7 +30,7 @@ export async function drawnImages(
   pdfimages: ToolInfo,
   target: SnapshotTarget,
   timeoutMs: number,
-  job: JobContext,
+  job: WorkContext,
 ): Promise<Result<Map<number, number>>> {
   let list = '';
   for (const [from, to] of pdftotextRanges(target.pages)) {

@@ -5,7 +5,7 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ToolInfo } from '../../tools.js';
-import type { JobContext } from '../../types.js';
+import type { WorkContext } from '../../types.js';
 import { runGhostscript } from '../ghostscript.js';
 import { ghostscriptCommonArgs, type PdfInterpreter, pdfInterpreterInput } from '../presets.js';
 import { longestSides, type RenderBounds } from './page-sizes.js';
@@ -27,7 +27,7 @@ const RENDER_SIDE_PX = { min: 200, max: 2000 } as const;
 export interface PageRenderer {
   /** For file names and refusals: `pdftoppm`, `default`, `legacy`. */
   name: string;
-  render(target: SnapshotTarget, dpi: number, job: JobContext): Promise<Result<string[]>>;
+  render(target: SnapshotTarget, dpi: number, job: WorkContext): Promise<Result<string[]>>;
 }
 
 /** `pages` of the PDF at `path`; `name` prefixes the files left in the job's folder. */
@@ -59,7 +59,7 @@ export const RENDER_BOUNDS: RenderBounds = {
 export async function ghostscriptPageSides(
   target: SnapshotTarget,
   run: { gs: ToolInfo; timeoutMs: number },
-  job: JobContext,
+  job: WorkContext,
 ): Promise<Map<number, number>> {
   const args = [
     ...sampledPagesArgs(target, 'default'),

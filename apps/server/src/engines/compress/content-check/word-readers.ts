@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { InternalError } from '../../../errors.js';
 import { runTool, ToolAbortedError } from '../../run-tool.js';
 import type { ToolInfo } from '../../tools.js';
-import type { JobContext } from '../../types.js';
+import type { WorkContext } from '../../types.js';
 import { runGhostscript } from '../ghostscript.js';
 import { type PdfInterpreter, pdfInterpreterInput } from '../presets.js';
 import { type Result, type SnapshotTarget, sampledPagesArgs } from './render.js';
@@ -22,7 +22,7 @@ const MAX_TEXT_BYTES = 4 * 1024 * 1024;
 export interface WordReader {
   /** For file names and log lines: `pdftotext`, `default`, `legacy`. */
   name: string;
-  read(target: SnapshotTarget, job: JobContext): Promise<Result<TextSample>>;
+  read(target: SnapshotTarget, job: WorkContext): Promise<Result<TextSample>>;
 }
 
 async function readStart(path: string, limit: number): Promise<string> {

@@ -1,0 +1,32 @@
+// The per-plan cap on unfinished jobs (openapi.yaml, "Jobs"; issue #13). Runs after auth and before
+// the hourly limit and the body, on asynchronous submissions only: a refused submission costs no
+// upload and is not counted. The answer carries Retry-After, like every 429, and the rate-limit
+// headers as they stand, as the contract's 429 does.
+import type { Middleware } from 'koa';
+import { type Accounts, planLimits, planTitle } from '../../accounts/index.js';
+import type { UploadLimits } from '../../config.js';
+import { TooManyJobsError } from '../../errors.js';
+import { POLL_AFTER_SECONDS } from '../../jobs/retention.js';
+import { asksForJob } from '../prefer.js';
+import type { AppState } from '../state.js';
+import { usageHeaders } from './rate-limit.js';
+
+export function jobCap(accounts: Accounts, uploadLimits: UploadLimits): Middleware<AppState> {
+  return async (ctx, next) => {
+    const principal = ctx.state.principal;
+    if (!principal) throw new Error('jobCap needs the auth middleware in front of it');
+    if (!asksForJob(ctx)) return next();
+    const { unfinishedJobs, requestsPerHour } = planLimits(principal.plan, uploadLimits);
+    const unfinished = await accounts.jobs.countUnfinished(principal.userId);
+    if (unfinished >= unfinishedJobs) {
+      ctx.set(usageHeaders(await accounts.rateLimiter.usage(principal.userId, requestsPerHour), Date.now()));
+      throw new TooManyJobsError(
+        `You have ${unfinished} unfinished jobs; the ${planTitle(principal.plan)} plan allows ${unfinishedJobs} at once. ` +
+          'Wait for some to finish (or cancel some), then submit again.',
+        // A job ends no sooner than a poll would notice: the poll interval is the soonest worth trying.
+        { headers: { 'Retry-After': String(POLL_AFTER_SECONDS) } },
+      );
+    }
+    await next();
+  };
+}

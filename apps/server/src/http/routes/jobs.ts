@@ -1,0 +1,82 @@
+// GET /api/v1/jobs, GET and DELETE /api/v1/jobs/{id} (openapi.yaml operations `listJobs`, `getJob`,
+// `cancelJob`; issue #13). A job is its owner's alone: anyone else's is answered as missing (404),
+// so ids cannot be probed. None of these is counted against the hourly limit (app.ts `uncounted`).
+import type { JobList, JobStatus } from '@pdn/api-types';
+import type { Middleware } from 'koa';
+import type { Accounts } from '../../accounts/index.js';
+import { InvalidInputError, NotFoundError } from '../../errors.js';
+import type { JobRecord } from '../../jobs/job-store.js';
+import type { JobRunner } from '../../jobs/runner.js';
+import { sendData } from '../respond.js';
+import type { AppContext, AppState } from '../state.js';
+import { principalOf } from './upload-inputs.js';
+
+const STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
+/** openapi.yaml `listJobs` `limit`. */
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
+const MAX_CURSOR_LENGTH = 200;
+
+async function ownJob(ctx: AppContext, accounts: Accounts): Promise<JobRecord> {
+  const id = String(ctx.params.id);
+  const job = await accounts.jobs.get(id);
+  if (!job || job.userId !== principalOf(ctx).userId) {
+    throw new NotFoundError(`There is no job ${id} among yours; jobs are kept 24 hours after they finish.`);
+  }
+  return job;
+}
+
+/** The query parameter `name`, sent at most once. */
+function queryValue(ctx: AppContext, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw new InvalidInputError(`Send the query parameter \`${name}\` at most once.`);
+  return value;
+}
+
+function parseStatus(raw: string | undefined): JobStatus | undefined {
+  if (raw === undefined) return undefined;
+  const status = STATUSES.find((candidate) => candidate === raw);
+  if (!status) throw new InvalidInputError(`\`status\` must be one of ${STATUSES.join(', ')}; got "${raw}".`);
+  return status;
+}
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_LIMIT;
+  const limit = /^[1-9][0-9]{0,2}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(limit <= MAX_LIMIT))
+    throw new InvalidInputError(`\`limit\` must be a whole number from 1 to ${MAX_LIMIT}; got "${raw}".`);
+  return limit;
+}
+
+export function listJobsRoute(accounts: Accounts, jobs: JobRunner): Middleware<AppState> {
+  return async (ctx) => {
+    const cursor = queryValue(ctx, 'cursor');
+    const query = {
+      status: parseStatus(queryValue(ctx, 'status')),
+      limit: parseLimit(queryValue(ctx, 'limit')),
+      cursor,
+    };
+    const page =
+      cursor !== undefined && (cursor === '' || cursor.length > MAX_CURSOR_LENGTH)
+        ? undefined
+        : await accounts.jobs.list(principalOf(ctx).userId, query);
+    if (!page)
+      throw new InvalidInputError(
+        '`cursor` is not one this server gave; pass `data.next_cursor` of the previous page.',
+      );
+    sendData<JobList>(ctx, { jobs: page.jobs.map((job) => jobs.view(job)), next_cursor: page.next });
+  };
+}
+
+export function getJobRoute(accounts: Accounts, jobs: JobRunner): Middleware<AppState> {
+  return async (ctx) => {
+    sendData(ctx, jobs.view(await ownJob(ctx, accounts)));
+  };
+}
+
+export function cancelJobRoute(accounts: Accounts, jobs: JobRunner): Middleware<AppState> {
+  return async (ctx) => {
+    const job = await ownJob(ctx, accounts);
+    sendData(ctx, jobs.view((await jobs.cancel(job.id)) ?? job));
+  };
+}

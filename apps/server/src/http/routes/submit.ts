@@ -1,0 +1,29 @@
+// How the four operation routes answer once they have parsed their request (issue #13): with
+// `Prefer: respond-async`, the job is stored and answered `202` at once with where to poll it
+// (openapi.yaml, "Jobs"); without, the same job runs while the request waits, and the answer is the
+// operation's `data` or its error, as before jobs.
+import type { JobOperation } from '@pdn/api-types';
+import type { JobRunner } from '../../jobs/runner.js';
+import type { OperationInput } from '../../operations/index.js';
+import { asksForJob } from '../prefer.js';
+import { sendData } from '../respond.js';
+import type { AppContext } from '../state.js';
+import { principalOf, uploadOf } from './upload-inputs.js';
+
+export async function submitOrRun(
+  ctx: AppContext,
+  jobs: JobRunner,
+  request: { operation: JobOperation; files: readonly OperationInput[]; params: unknown },
+): Promise<void> {
+  const upload = uploadOf(ctx);
+  const submission = { ...request, userId: principalOf(ctx).userId };
+  if (!asksForJob(ctx)) {
+    sendData(ctx, await jobs.run({ ...submission, mode: 'sync' }, upload.signal, upload.log));
+    return;
+  }
+  const job = await jobs.submit({ ...submission, mode: 'async' });
+  sendData(ctx, jobs.view(job));
+  ctx.status = 202;
+  ctx.set('Location', `/api/v1/jobs/${job.id}`);
+  ctx.set('Preference-Applied', 'respond-async');
+}

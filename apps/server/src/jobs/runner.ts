@@ -1,0 +1,281 @@
+// The one job runner (issue #13): every operation, synchronous call or `Prefer: respond-async` job,
+// is stored in the job store and run from there, at most `slots` at once (the CPU bound of
+// PDN_JOB_CONCURRENCY, as before jobs). The store's claimNext() decides the fair order; this class
+// holds what only the running process knows: which jobs it runs (to cancel them), who waits on
+// them (synchronous calls get the operation's own result or error back), and the restart rules.
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import type { Job } from '@pdn/api-types';
+import type { EngineLog } from '../engines/types.js';
+import type { Logger } from '../logger.js';
+import type { OperationInput, Operations } from '../operations/index.js';
+import { publicError } from '../public-error.js';
+import { type Downloads, outputIdFor } from '../storage/index.js';
+import type { JobFiles } from './job-files.js';
+import type { JobError, JobMode, JobOperation, JobOutcome, JobRecord, JobStore } from './job-store.js';
+import { jobView } from './job-view.js';
+import { MAX_ATTEMPTS, OUTPUT_KEEP_MS, RECORD_RETENTION_MS } from './retention.js';
+
+export interface Submission {
+  userId: number;
+  operation: JobOperation;
+  mode: JobMode;
+  /** The uploads, in the operation's order; moved into the job's folder. */
+  files: readonly OperationInput[];
+  /** The operation's params, already checked by the route (stored as JSON). */
+  params: unknown;
+}
+
+/** How a job ended, as the waiting synchronous call needs it. */
+interface Settled {
+  record: JobRecord | undefined;
+  result?: unknown;
+  error?: unknown;
+}
+
+interface Running {
+  controller: AbortController;
+  canceled: boolean;
+  done: Promise<void>;
+}
+
+/** Shown for a job a restart interrupted on its last attempt (openapi.yaml, "Jobs"). */
+export const INTERRUPTED: JobError = {
+  code: 'internal_error',
+  message: `The server stopped while running this job, ${MAX_ATTEMPTS} times; it was not run again. Submit it again.`,
+};
+
+/** Listeners one job's engines may hold on its signal at once (20 merge inputs + margin). */
+const ENGINE_LISTENERS = 32;
+/** How often forgotten jobs are looked for. */
+const FORGET_INTERVAL_MS = 60_000;
+
+export function newJobId(): string {
+  return `job_${randomBytes(16).toString('base64url')}`;
+}
+
+export interface RunnerDeps {
+  store: JobStore;
+  operations: Operations;
+  files: JobFiles;
+  downloads: Downloads;
+  slots: number;
+  log: Logger;
+  now?: () => number;
+}
+
+export class JobRunner {
+  readonly #deps: RunnerDeps;
+  readonly #now: () => number;
+  readonly #running = new Map<string, Running>();
+  readonly #waiters = new Map<string, (settled: Settled) => void>();
+  /** The request log of a synchronous job, so its engine lines carry the request id. */
+  readonly #logs = new Map<string, EngineLog>();
+  #pumping = false;
+  #pumpAgain = false;
+  #closed = false;
+  #forgetTimer: NodeJS.Timeout | undefined;
+
+  constructor(deps: RunnerDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  /** Takes over what a stopped process left (openapi.yaml, "Jobs", Restarts), then starts running. */
+  async start(): Promise<void> {
+    const { store, files, log } = this.#deps;
+    const recovery = await store.recover(MAX_ATTEMPTS, INTERRUPTED, this.#now());
+    if (recovery.requeued.length + recovery.failed.length + recovery.canceled.length > 0)
+      log.info('jobs taken over after a restart', {
+        requeued: recovery.requeued.length,
+        failed: recovery.failed.length,
+        canceled: recovery.canceled.length,
+      });
+    await files.prune(new Set(await store.unfinishedIds()));
+    this.#forgetTimer = setInterval(() => this.#forget(), FORGET_INTERVAL_MS);
+    this.#forgetTimer.unref();
+    this.#pump();
+  }
+
+  /** The job as the API shows it, download URLs signed by this answer. */
+  view(record: JobRecord): Job {
+    const { operations, downloads } = this.#deps;
+    return jobView(
+      record,
+      operations,
+      (download, keepUntil) => downloads.resign(download, keepUntil),
+      this.#now(),
+    );
+  }
+
+  /** Stores a job (`Prefer: respond-async`) and returns it queued. */
+  async submit(submission: Submission): Promise<JobRecord> {
+    return (await this.#enqueue(submission)).record;
+  }
+
+  /**
+   * The synchronous path: submits, waits and answers the operation's own result, or throws its own
+   * error. When `signal` aborts (the client went away, the server gave up on the request), the job
+   * is canceled and the signal's reason thrown, as before jobs.
+   */
+  async run(submission: Submission, signal: AbortSignal, log?: EngineLog): Promise<unknown> {
+    signal.throwIfAborted();
+    const { record, settled } = await this.#enqueue(submission, log);
+    const onAbort = () => void this.cancel(record.id);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const outcome = await settled;
+      if (outcome.record?.status === 'succeeded') return outcome.result;
+      signal.throwIfAborted();
+      throw outcome.error;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Cancels a queued or running job and answers it as it is afterwards (unchanged when it had ended). */
+  async cancel(id: string): Promise<JobRecord | undefined> {
+    const running = this.#running.get(id);
+    if (running) {
+      running.canceled = true;
+      running.controller.abort(new Error('job canceled'));
+      await running.done;
+    } else {
+      const ended = await this.#deps.store.finish(id, { status: 'canceled' }, this.#now());
+      if (ended) await this.#ended(id, { record: ended, error: new Error('job canceled') });
+    }
+    return this.#deps.store.get(id);
+  }
+
+  /** Stops starting jobs and interrupts the running ones, which go back to the queue for the next start. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#forgetTimer);
+    const running = [...this.#running.values()];
+    for (const job of running) job.controller.abort(new Error('server stopping'));
+    await Promise.all(running.map((job) => job.done));
+  }
+
+  async #enqueue(submission: Submission, log?: EngineLog) {
+    const { store, files } = this.#deps;
+    const id = newJobId();
+    const kept = await files.keep(id, submission.files);
+    const settled =
+      submission.mode === 'sync'
+        ? new Promise<Settled>((resolve) => this.#waiters.set(id, resolve))
+        : Promise.resolve<Settled>({ record: undefined });
+    if (log) this.#logs.set(id, log);
+    let record: JobRecord;
+    try {
+      record = await store.create(
+        {
+          id,
+          userId: submission.userId,
+          operation: submission.operation,
+          mode: submission.mode,
+          input: { files: kept, params: submission.params },
+        },
+        this.#now(),
+      );
+    } catch (error) {
+      this.#waiters.delete(id);
+      this.#logs.delete(id);
+      await files.remove(id);
+      throw error;
+    }
+    this.#pump();
+    return { record, settled };
+  }
+
+  /** Starts queued jobs while slots are free; one pump at a time, re-run when asked meanwhile. */
+  #pump(): void {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = true;
+    (async () => {
+      do {
+        this.#pumpAgain = false;
+        while (!this.#closed && this.#running.size < this.#deps.slots) {
+          const job = await this.#deps.store.claimNext(this.#now());
+          if (!job) break;
+          this.#launch(job);
+        }
+      } while (this.#pumpAgain && !this.#closed);
+    })()
+      .catch((error: unknown) => this.#deps.log.error('starting jobs failed', { error }))
+      .finally(() => {
+        this.#pumping = false;
+      });
+  }
+
+  #launch(job: JobRecord): void {
+    const controller = new AbortController();
+    setMaxListeners(ENGINE_LISTENERS, controller.signal);
+    const running: Running = { controller, canceled: false, done: Promise.resolve() };
+    this.#running.set(job.id, running);
+    running.done = this.#attempt(job, running).finally(() => {
+      this.#running.delete(job.id);
+      this.#pump();
+    });
+  }
+
+  async #attempt(job: JobRecord, running: Running): Promise<void> {
+    const { operations, files, downloads, store, log } = this.#deps;
+    const signal = running.controller.signal;
+    const jobLog = this.#logs.get(job.id) ?? log.child({ job_id: job.id });
+    let settled: Settled;
+    let outcome: JobOutcome;
+    try {
+      const workDir = await files.freshWorkDir(job.id);
+      const keepUntil = this.#now() + OUTPUT_KEEP_MS;
+      let made = 0;
+      const outputs = {
+        publish: (path: string, filename: string) =>
+          downloads.publish(path, filename, { id: outputIdFor(job.id, made++), keepUntil }),
+      };
+      const result = await operations[job.operation].run(
+        files.inputsOf(job.id, job.input.files),
+        job.input.params,
+        { workDir, signal, log: jobLog },
+        outputs,
+      );
+      outcome = { status: 'succeeded', result };
+      settled = { record: undefined, result };
+    } catch (error) {
+      if (this.#closed && !running.canceled) {
+        // Interrupted by a shutdown, not by its owner: the next start runs it again (the attempt does not count).
+        await store.release(job.id);
+        this.#settle(job.id, { record: undefined, error });
+        return;
+      }
+      const shown = publicError(error);
+      // A synchronous call's error is logged by the error envelope it is answered with; a job's here.
+      if (job.mode === 'async' && !running.canceled && shown.status >= 500)
+        log.error('job failed', { job_id: job.id, error, cause: shown.known?.cause });
+      outcome = running.canceled ? { status: 'canceled' } : { status: 'failed', error: shown.body };
+      settled = { record: undefined, error };
+    }
+    const ended = await store.finish(job.id, outcome, this.#now());
+    await this.#ended(job.id, { ...settled, record: ended ?? (await store.get(job.id)) });
+  }
+
+  async #ended(id: string, settled: Settled): Promise<void> {
+    await this.#deps.files.remove(id);
+    this.#settle(id, settled);
+  }
+
+  #settle(id: string, settled: Settled): void {
+    this.#logs.delete(id);
+    const waiter = this.#waiters.get(id);
+    this.#waiters.delete(id);
+    waiter?.(settled);
+  }
+
+  #forget(): void {
+    this.#deps.store
+      .forget(this.#now() - RECORD_RETENTION_MS)
+      .catch((error: unknown) => this.#deps.log.warn('forgetting old jobs failed', { error }));
+  }
+}

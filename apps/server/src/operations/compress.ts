@@ -1,0 +1,49 @@
+// Compress (openapi.yaml operation `compress`; issue #3): one PDF at a `level`, `medium` by default.
+// The engine guarantees the output is never larger than the input.
+import type { CompressionLevel, CompressResult } from '@pdn/api-types';
+import type { CompressEngine } from '../engines/types.js';
+import { InvalidInputError } from '../errors.js';
+import { compressedName } from './output-names.js';
+import { labelled, type Operation, onlyInput } from './types.js';
+
+const LEVELS: readonly CompressionLevel[] = ['low', 'medium', 'high'];
+
+export interface CompressParams {
+  level: CompressionLevel;
+}
+
+/** The `level` field as sent (or absent), checked. */
+export function parseLevel(raw: string | undefined): CompressionLevel {
+  if (raw === undefined) return 'medium';
+  const level = LEVELS.find((candidate) => candidate === raw);
+  if (!level) throw new InvalidInputError(`\`level\` must be one of ${LEVELS.join(', ')}; got "${raw}".`);
+  return level;
+}
+
+/** (original - compressed) / original x 100 to 2 decimals, never negative (openapi.yaml CompressResult). */
+function savingsPercent(original: number, compressed: number): number {
+  if (original <= 0 || compressed >= original) return 0;
+  return Math.round(((original - compressed) / original) * 10_000) / 100;
+}
+
+export function compressOperation(engine: CompressEngine): Operation<CompressParams, CompressResult> {
+  return {
+    name: 'compress',
+    async run(inputs, { level }, work, outputs) {
+      const file = onlyInput(inputs);
+      const output = await engine.compress(labelled(file), level, work);
+      const filename = compressedName(file.name);
+      return {
+        filename,
+        original_size: file.size,
+        compressed_size: output.size,
+        savings_percent: output.method === 'original' ? 0 : savingsPercent(file.size, output.size),
+        method: output.method,
+        level,
+        page_count: output.pageCount,
+        download: await outputs.publish(output.path, filename),
+      };
+    },
+    resign: (result, fresh) => ({ ...result, download: fresh(result.download) }),
+  };
+}

@@ -1,0 +1,26 @@
+// The operations door: one Operation per JobOperation over the engines, built once by main.ts.
+import type { JobOperation } from '@pdn/api-types';
+import type { Engines } from '../engines/types.js';
+import { compressOperation } from './compress.js';
+import { mergeOperation } from './merge.js';
+import { ocrOperation } from './ocr.js';
+import { splitOperation } from './split.js';
+import type { Operation } from './types.js';
+
+export { type CompressParams, parseLevel } from './compress.js';
+export { checkMergeCount, MERGE_PART, type MergeParams } from './merge.js';
+export { DEFAULT_LANGUAGE, type OcrParams } from './ocr.js';
+export { checkRangesLength, type SplitParams } from './split.js';
+export type { Operation, OperationInput, OutputPublisher } from './types.js';
+
+export type Operations = Readonly<Record<JobOperation, Operation>>;
+
+export function createOperations(engines: Engines): Operations {
+  // Each operation checks its own params' shape at the route; the runner hands them back as stored.
+  return {
+    compress: compressOperation(engines.compress) as Operation,
+    merge: mergeOperation(engines.pdf) as Operation,
+    split: splitOperation(engines.pdf) as Operation,
+    ocr: ocrOperation(engines.ocr) as Operation,
+  };
+}

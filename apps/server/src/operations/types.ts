@@ -1,0 +1,43 @@
+// An operation is one of the API's four kinds of document work (compress, merge, split, ocr) apart
+// from HTTP (STYLE.md 17, issue #13): inputs on disk, checked params and a work context in, the
+// operation's `data` out. The job runner (jobs/runner.ts) calls them, for synchronous calls and jobs
+// alike; routes only parse the request and submit. Engines stay files in, files out.
+import type { Download, JobOperation } from '@pdn/api-types';
+import type { InputFile, WorkContext } from '../engines/types.js';
+
+/** An uploaded file as an operation sees it: where it is, the name the client gave it, its size. */
+export interface OperationInput {
+  path: string;
+  /** `""` when the client sent no file name. */
+  name: string;
+  size: number;
+}
+
+/** Where an operation leaves its output files: moved into the output store, answered as a download. */
+export interface OutputPublisher {
+  publish(path: string, filename: string): Promise<Download>;
+}
+
+export interface Operation<Params = unknown, Result = unknown> {
+  readonly name: JobOperation;
+  run(
+    inputs: readonly OperationInput[],
+    params: Params,
+    work: WorkContext,
+    outputs: OutputPublisher,
+  ): Promise<Result>;
+  /** `result` with each download replaced by `fresh(download)` (a job's URLs are signed per answer). */
+  resign(result: Result, fresh: (download: Download) => Download): Result;
+}
+
+/** `"report.pdf"`, or `"the uploaded file"` when the client sent no name (engines/types.ts InputFile). */
+export function labelled(input: OperationInput): InputFile {
+  return { path: input.path, label: input.name === '' ? 'the uploaded file' : `"${input.name}"` };
+}
+
+/** The one input of a single-file operation; the route has already checked there is exactly one. */
+export function onlyInput(inputs: readonly OperationInput[]): OperationInput {
+  const [input] = inputs;
+  if (input === undefined || inputs.length !== 1) throw new Error(`expected one input, got ${inputs.length}`);
+  return input;
+}

@@ -1,0 +1,39 @@
+// Jobs through the real API (issue #13): submit with `Prefer: respond-async`, read, and wait for a
+// job to reach a status by polling at the server's suggested interval. Every call goes through the
+// contract check of ctx.call().
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Job, JobResponse } from '@pdn/api-types';
+import type { ServerContext } from './use-server.js';
+
+export const FINAL: readonly Job['status'][] = ['succeeded', 'failed', 'canceled'];
+
+export async function submitJob(ctx: ServerContext, key: string, path: string, body: FormData): Promise<Job> {
+  const res = await ctx.call<JobResponse>(path, { key, body, headers: { Prefer: 'respond-async' } });
+  if (res.status !== 202)
+    throw new Error(`${path} answered ${res.status}: ${new TextDecoder().decode(res.body)}`);
+  return res.json.data;
+}
+
+export async function getJob(ctx: ServerContext, key: string, id: string): Promise<Job> {
+  const res = await ctx.call<JobResponse>(`/api/v1/jobs/${id}`, { key });
+  if (res.status !== 200) throw new Error(`GET job ${id} answered ${res.status}`);
+  return res.json.data;
+}
+
+/** Polls until the job's status is one of `statuses` (a final one by default). */
+export async function waitForJob(
+  ctx: ServerContext,
+  key: string,
+  id: string,
+  statuses: readonly Job['status'][] = FINAL,
+): Promise<Job> {
+  for (;;) {
+    const job = await getJob(ctx, key, id);
+    if (statuses.includes(job.status)) return job;
+    if (FINAL.includes(job.status))
+      throw new Error(`job ${id} ended ${job.status}, not ${statuses.join('/')}`);
+    // Faster than the suggested interval: the tests wait on state, never on time.
+    await sleep(Math.min(100, (job.poll_after_seconds ?? 1) * 1000));
+  }
+}

@@ -45,7 +45,7 @@ describe('submit and wait', () => {
     expect(await pageCount(await pdn.download(result.download))).toBe(3);
   });
 
-  it('merge, split and ocr jobs end with their own results', async () => {
+  it('merge and split jobs end with their own results', async () => {
     const pdn = client();
     const [merge, split] = await Promise.all([
       pdn.jobs.submit('merge', { files: [await labelledPdf('A', 1), await labelledPdf('B', 2)] }),

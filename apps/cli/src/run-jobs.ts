@@ -146,6 +146,7 @@ function submitThenCollect<I, O extends Operation>(
           if (job === undefined) {
             await steps.prepare?.(item);
             job = await submit(ctx, client, steps, item, unfinished, progress);
+            ctx.reporter.answered(key, job);
             await state.record(key, job.id);
           }
           jobs.set(item, job);
@@ -269,7 +270,7 @@ async function closeState(
 }
 
 /** How `--async` shows a submitted job: its id, to give `pdn jobs wait`. */
-export const submittedView: HumanView = {
+const submittedView: HumanView = {
   essential: true,
   succeeded(item, style) {
     const job = item.data as Job;

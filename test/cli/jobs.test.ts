@@ -1,11 +1,13 @@
 // The CLI on jobs (issue #13): `--async` prints job ids and collects nothing, `pdn jobs
 // list|get|wait|cancel` finds them again, a batch leaves no run-state file once done, and a batch
-// killed (SIGKILL) after submitting is collected by `--resume` without a job submitted twice,
-// counted in the server's own jobs list.
+// cut short after submitting, by a SIGKILL of pdn or of the server, is collected by `--resume`
+// without a job submitted twice, counted in the server's own jobs list.
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../src/contract/checked-fetch.js';
+import { startServer } from '../src/harness/server.js';
 import { useServer } from '../src/harness/use-server.js';
 import { exportedPdn, jsonOf, PDN_BIN } from './run-pdn.js';
 import { useWorkspace } from './workspace.js';
@@ -107,6 +109,20 @@ describe('--async and pdn jobs', () => {
   });
 });
 
+/** The run-state file's jobs once it names `count` of them (polled as the CLI writes it). */
+async function recordedJobs(folder: string, count: number): Promise<Record<string, { job: string }>> {
+  let recorded: Record<string, { job: string }> = {};
+  for (let tries = 0; tries < 3000 && Object.keys(recorded).length < count; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const names = await readdir(ws.path(folder)).catch(() => []);
+    const state = names.find((name) => name.startsWith('.pdn-run-'));
+    if (state === undefined) continue;
+    const text = await readFile(ws.path(folder, state), 'utf8').catch(() => '{}');
+    recorded = (JSON.parse(text) as { jobs?: typeof recorded }).jobs ?? {};
+  }
+  return recorded;
+}
+
 describe('--resume', () => {
   it('a batch killed after submitting is collected by --resume, no job submitted twice', async () => {
     const resumeKey = await ctx.server.createKey({ user: 'cli-resume', plan: 'enterprise' });
@@ -119,17 +135,7 @@ describe('--resume', () => {
     );
 
     // Kill it once its run-state file names all six jobs: every upload is the server's by then.
-    let recorded: Record<string, { job: string }> = {};
-    for (let tries = 0; tries < 3000 && Object.keys(recorded).length < 6; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const state = (await readdir(ws.path('killed-out')).catch(() => [])).find((name) =>
-        name.startsWith('.pdn-run-'),
-      );
-      if (state === undefined) continue;
-      recorded = (
-        JSON.parse(await readFile(ws.path('killed-out', state), 'utf8')) as { jobs: typeof recorded }
-      ).jobs;
-    }
+    const recorded = await recordedJobs('killed-out', 6);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     expect(Object.keys(recorded)).toHaveLength(6);
@@ -152,5 +158,51 @@ describe('--resume', () => {
       [0, 1, 2, 3, 4, 5].map((i) => `doc${i}.compressed.pdf`),
     );
     expect(left.filter((name) => name.startsWith('.pdn-run-'))).toEqual([]);
+  });
+
+  it('a server lost mid-collection (exit 6) keeps the run; --resume collects it once the server is back', async () => {
+    const server = await startServer();
+    try {
+      const lostKey = await server.createKey({ user: 'cli-lost', plan: 'enterprise' });
+      const files = await pdfs('lost', 4, 40);
+      const args = ['compress', ...files, '-o', 'lost-out', '--level', 'high', '-c', '1', '--json'];
+      const env = { PATH: process.env.PATH ?? '', PDN_API_KEY: lostKey, PDN_BASE_URL: server.baseUrl };
+      const child = spawn(process.execPath, [PDN_BIN, ...args], {
+        cwd: ws.dir,
+        env,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+      expect(Object.keys(await recordedJobs('lost-out', 4))).toHaveLength(4);
+      await server.signal('SIGKILL');
+      expect(await exited).toBe(6);
+      const stopped = JSON.parse(stdout) as { summary: { succeeded: number } };
+      expect(stopped.summary.succeeded).toBeLessThan(4);
+      expect((await readdir(ws.path('lost-out'))).some((name) => name.startsWith('.pdn-run-'))).toBe(true);
+
+      // The same server on the same data folder (another port): its jobs are still there.
+      await server.restart();
+      const resumed = await pdn([...args, '--resume'], {
+        key: lostKey,
+        env: { PDN_BASE_URL: server.baseUrl },
+      });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const report = jsonOf(resumed);
+      expect(report.summary.succeeded + report.summary.skipped).toBe(4);
+      expect(report.summary.skipped).toBe(stopped.summary.succeeded);
+      const listed = await call<{ data: { jobs: unknown[] } }>(server.baseUrl, '/api/v1/jobs?limit=100', {
+        key: lostKey,
+      });
+      expect(listed.json.data.jobs).toHaveLength(4);
+      const left = await readdir(ws.path('lost-out'));
+      expect(left.filter((name) => name.endsWith('.compressed.pdf'))).toHaveLength(4);
+      expect(left.filter((name) => name.startsWith('.pdn-run-'))).toEqual([]);
+    } finally {
+      await server.stop();
+    }
   });
 });

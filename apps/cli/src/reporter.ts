@@ -84,10 +84,13 @@ export class Reporter {
     if (!this.#spinner.isSpinning) this.#spinner.start();
   }
 
-  /** --verbose: which request served an item, and how much of the hourly limit is left. */
-  answered(input: ItemReport['input'], result: WithMeta): void {
+  /** --verbose: which request (and job) served an item, and how much of the hourly limit is left. */
+  answered(input: ItemReport['input'], result: WithMeta & { id?: string }): void {
     const limit = describeRateLimit(result.rateLimit);
-    this.verbose(`${describeInput(input)}: request ${result.requestId}${limit === '' ? '' : `; ${limit}`}`);
+    const job = result.id === undefined ? '' : `, job ${result.id}`;
+    this.verbose(
+      `${describeInput(input)}: request ${result.requestId}${job}${limit === '' ? '' : `; ${limit}`}`,
+    );
   }
 
   /** A line a person should read about the run as a whole (not with --json or --quiet), on stderr. */

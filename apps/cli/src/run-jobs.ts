@@ -65,13 +65,12 @@ export async function runJobs<I, O extends Operation>(
       items,
       input,
       ...(skip === undefined ? {} : { skip }),
-      execute: submitOnly(ctx, client, run.steps),
+      execute: submitOnly(ctx, client, run),
       view: submittedView,
     });
   }
   const state = RunState.for(run.stateFolder, {
     command,
-    baseUrl: client.pdn.baseUrl,
     inputs: items.map((item) => input(item) ?? ''),
     options: run.options,
   });
@@ -114,10 +113,11 @@ async function submit<I, O extends Operation>(
 function submitOnly<I, O extends Operation>(
   ctx: CommandContext,
   client: Client,
-  steps: JobSteps<I, O>,
+  { input, steps }: JobRun<I, O>,
 ): Operations<I>['execute'] {
   return eachItem(ctx, async (item, progress) => {
     const job = await submit(ctx, client, steps, item, [], progress);
+    ctx.reporter.answered(input(item), job);
     return { requestId: job.requestId, data: { ...job }, outputs: [], jobId: job.id };
   });
 }

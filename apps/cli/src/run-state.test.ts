@@ -6,7 +6,6 @@ import { type RunIdentity, RunState } from './run-state.js';
 
 const identity: RunIdentity = {
   command: 'compress',
-  baseUrl: 'http://127.0.0.1:3000',
   inputs: ['a.pdf', 'b.pdf'],
   options: { level: 'high' },
 };
@@ -21,7 +20,6 @@ describe('RunState.for: one file per run', () => {
     ],
     ['another level', { given: { options: { level: 'low' } }, same: false }],
     ['other inputs', { given: { inputs: ['a.pdf'] }, same: false }],
-    ['another server', { given: { baseUrl: 'https://pdn.example.com' }, same: false }],
     ['another command', { given: { command: 'ocr' }, same: false }],
   ];
   it.each(cases)('%s', (_name, { given, same }) => {

@@ -8,10 +8,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-/** What names a run: the command, its inputs and every option that changes what the jobs make. */
+/**
+ * What names a run: the command, its inputs and every option that changes what the jobs make. Not
+ * the server's URL: the same server may come back on another address, and a job another server
+ * does not know is simply submitted again (run-jobs.ts, `reattach`).
+ */
 export interface RunIdentity {
   command: string;
-  baseUrl: string;
   inputs: readonly (string | readonly string[])[];
   options: Record<string, unknown>;
 }

@@ -99,7 +99,6 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
         };
       },
       deliver: async (file, result, progress) => {
-        ctx.reporter.answered(file, result);
         const path = flags.download ? paths.get(file) : undefined;
         return [await deliver(ctx, client, result.download, path, flags.force === true, progress)];
       },

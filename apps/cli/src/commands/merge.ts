@@ -73,8 +73,7 @@ async function merge(ctx: CommandContext, files: string[], flags: MergeFlags): P
         progress('uploading');
         return { files, onUploadProgress: uploadProgress(progress, 'submitting') };
       },
-      deliver: async (inputs, result, progress) => {
-        ctx.reporter.answered(inputs, result);
+      deliver: async (_inputs, result, progress) => {
         return [await deliver(ctx, client, result.download, path, flags.force === true, progress)];
       },
     },

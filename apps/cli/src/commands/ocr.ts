@@ -96,7 +96,6 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
         };
       },
       deliver: async (image, result) => {
-        ctx.reporter.answered(image, result);
         const path = outputPath(target, image, ocrTextName(image));
         if (path === STDIO) return [{ kind: 'stdout', bytes: Buffer.byteLength(result.text) }];
         const bytes = await writeOutput(path, result.text, {

@@ -79,7 +79,6 @@ async function split(ctx: CommandContext, file: string, flags: SplitFlags): Prom
         };
       },
       deliver: async (input, result, progress) => {
-        ctx.reporter.answered(input, result);
         const paths = result.parts.map((part) =>
           flags.download ? outputPath(target, input, splitPartName(input, part.pages)) : undefined,
         );

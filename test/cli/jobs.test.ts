@@ -115,7 +115,8 @@ async function recordedJobs(folder: string, count: number): Promise<Record<strin
   for (let tries = 0; tries < 3000 && Object.keys(recorded).length < count; tries++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
     const names = await readdir(ws.path(folder)).catch(() => []);
-    const state = names.find((name) => name.startsWith('.pdn-run-'));
+    // The file itself, not the temp file it is being written to.
+    const state = names.find((name) => /^\.pdn-run-.*\.json$/.test(name));
     if (state === undefined) continue;
     const text = await readFile(ws.path(folder, state), 'utf8').catch(() => '{}');
     recorded = (JSON.parse(text) as { jobs?: typeof recorded }).jobs ?? {};

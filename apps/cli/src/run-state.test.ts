@@ -76,6 +76,8 @@ describe('RunState', () => {
     expect(Object.keys(saved.jobs)).toHaveLength(4);
     await run.forget('a.pdf');
     expect(run.left).toBe(3);
+    // A run killed mid-write leaves a temp file beside the state; the run that ends removes it too.
+    await writeFile(`${run.path}.dead.tmp`, '{"ver');
     await run.clear();
     expect(await readdir(dir)).toEqual([]);
   });

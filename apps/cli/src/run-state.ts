@@ -5,8 +5,8 @@
 // current folder, named after what the run does, so two different batches never share one; it is
 // removed once no job of the run is left to collect (README, "Jobs and --resume").
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /**
  * What names a run: the command, its inputs and every option that changes what the jobs make. Not
@@ -113,11 +113,17 @@ export class RunState {
     return this.#save();
   }
 
-  /** The run has nothing left to collect: the file goes. */
+  /** The run has nothing left to collect: the file goes, with any temp file a killed run left. */
   async clear(): Promise<void> {
     this.#jobs = {};
     await this.#writing;
-    await rm(this.path, { force: true });
+    const folder = dirname(this.path);
+    const temps = (await readdir(folder).catch(() => [])).filter(
+      (name) => name.startsWith(`${basename(this.path)}.`) && name.endsWith('.tmp'),
+    );
+    await Promise.all(
+      [this.path, ...temps.map((name) => join(folder, name))].map((path) => rm(path, { force: true })),
+    );
   }
 
   #save(): Promise<void> {

@@ -15,6 +15,7 @@ import { describeMachine } from './machine.js';
 import { FULL, QUICK } from './profile.js';
 import { type Results, toMarkdown, writeResults } from './report.js';
 import { compressionScenarios } from './scenarios/compression.js';
+import { jobsScenario } from './scenarios/jobs.js';
 import { memoryScenario, ocrSoakScenario } from './scenarios/memory.js';
 import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { ocrScenario } from './scenarios/ocr.js';
@@ -27,6 +28,7 @@ const SCENARIOS: Scenario[] = [
   responsivenessScenario,
   memoryScenario,
   ocrSoakScenario,
+  jobsScenario,
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });

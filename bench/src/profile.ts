@@ -20,6 +20,8 @@ export interface Profile {
   loadSeconds: number;
   autocannonSeconds: number;
   memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number; ocrSoakRequests: number };
+  /** Small merges timed each way (job path, synchronous path) for the job overhead (issue #13). */
+  jobRuns: number;
 }
 
 export const FULL: Profile = {
@@ -39,6 +41,8 @@ export const FULL: Profile = {
   loadSeconds: 15,
   autocannonSeconds: 5,
   memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500, ocrSoakRequests: 120 },
+  // Enough for a p99 that is not the single worst run.
+  jobRuns: 300,
 };
 
 export const QUICK: Profile = {
@@ -57,4 +61,5 @@ export const QUICK: Profile = {
   loadSeconds: 2,
   autocannonSeconds: 1,
   memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20, ocrSoakRequests: 8 },
+  jobRuns: 3,
 };

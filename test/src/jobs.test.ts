@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { download } from './harness/download.js';
 import { file, form } from './harness/form.js';
 import { getJob, submitJob, waitForJob } from './harness/jobs.js';
+import { processesMentioning } from './harness/processes.js';
 import { missing } from './harness/tools.js';
 import { type ServerContext, useServer } from './harness/use-server.js';
 
@@ -168,6 +169,7 @@ describe.skipIf(missing('ghostscript', 'the job cancel and cap tests'))('jobs be
     });
     expect(canceledRunning.json.data).toMatchObject({ status: 'canceled', attempts: 1 });
     expect(canceledRunning.json.data.result).toBeUndefined();
+    expect(await processesMentioning(ctx.server.dataDir)).toEqual([]);
     expect(await jobFolders(ctx)).toEqual([]);
     // Cancelling again changes nothing.
     const again = await ctx.call<JobResponse>(`/api/v1/jobs/${running.id}`, { key, method: 'DELETE' });

@@ -2,24 +2,13 @@
 // embedded font): the request is a 500 internal_error with a generic message, the tool's whole process
 // group is gone, nothing is left on disk, and the server goes on serving. The budget is set to the
 // 1 s minimum so the overrun is certain, not a race.
-import { readdir, readFile } from 'node:fs/promises';
 import { embeddedFontPdf, labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { field, file, form } from './harness/form.js';
 import { filesLeftSince, listFiles } from './harness/leftovers.js';
+import { processesMentioning } from './harness/processes.js';
 import { missing } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
-
-/** Command lines of running processes that mention `text` (Linux /proc; empty elsewhere). */
-async function processesMentioning(text: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const pid of await readdir('/proc').catch(() => [])) {
-    if (!/^\d+$/.test(pid)) continue;
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.includes(text)) found.push(cmdline.replaceAll('\0', ' '));
-  }
-  return found;
-}
 
 describe.skipIf(missing('ghostscript', 'the tool-timeout test'))('a Ghostscript run past its timeout', () => {
   const ctx = useServer({ env: { PDN_COMPRESS_ENGINE: 'ghostscript', PDN_TOOL_TIMEOUT_MS: '1000' } });

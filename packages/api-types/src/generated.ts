@@ -187,7 +187,8 @@ export interface paths {
         };
         /**
          * One job's status, progress and outcome
-         * @description Poll it every `poll_after_seconds` until `status` is `succeeded`, `failed` or `canceled`. Each
+         * @description Poll it every `poll_after_seconds` until `status` is `succeeded`, `failed` or `canceled`, or
+         *     send `Prefer: wait=N` to have the answer held until the job ends (at most N seconds). Each
          *     answer signs the result's download URLs afresh (valid 900 seconds, never past
          *     `retained_until`). Another user's job, or one forgotten after 24 hours, is `404 not_found`.
          *     Not counted against the hourly rate limit; no rate-limit headers.
@@ -931,6 +932,12 @@ export interface components {
          *     `respond-async` the call answers when the work is done, as it always has.
          */
         Prefer: string;
+        /**
+         * @description `wait=N` (RFC 7240 section 4.3): hold the answer until the job has ended or N seconds have
+         *     passed, whichever comes first (N at most 10; more counts as 10). Without it, or with `wait=0`,
+         *     the job is answered as it is now. Either way the answer is the job, in whatever status.
+         */
+        PreferWait: string;
         /** @description The job's id, as `data.id` of the `202` answer and the last segment of its `Location`. */
         JobId: components["schemas"]["JobId"];
     };
@@ -1576,7 +1583,14 @@ export interface operations {
     getJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `wait=N` (RFC 7240 section 4.3): hold the answer until the job has ended or N seconds have
+                 *     passed, whichever comes first (N at most 10; more counts as 10). Without it, or with `wait=0`,
+                 *     the job is answered as it is now. Either way the answer is the job, in whatever status.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
+            };
             path: {
                 /** @description The job's id, as `data.id` of the `202` answer and the last segment of its `Location`. */
                 id: components["parameters"]["JobId"];

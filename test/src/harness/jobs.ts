@@ -10,13 +10,17 @@ export const FINAL: readonly Job['status'][] = ['succeeded', 'failed', 'canceled
 
 export async function submitJob(ctx: ServerContext, key: string, path: string, body: FormData): Promise<Job> {
   const res = await ctx.call<JobResponse>(path, { key, body, headers: { Prefer: 'respond-async' } });
-  if (res.status !== 202)
-    throw new Error(`${path} answered ${res.status}: ${new TextDecoder().decode(res.body)}`);
+  if (res.status !== 202) throw new Error(`${path} answered ${res.status}: ${res.bytes.toString('utf8')}`);
   return res.json.data;
 }
 
-export async function getJob(ctx: ServerContext, key: string, id: string): Promise<Job> {
-  const res = await ctx.call<JobResponse>(`/api/v1/jobs/${id}`, { key });
+export async function getJob(
+  ctx: ServerContext,
+  key: string,
+  id: string,
+  headers?: Record<string, string>,
+): Promise<Job> {
+  const res = await ctx.call<JobResponse>(`/api/v1/jobs/${id}`, { key, ...(headers ? { headers } : {}) });
   if (res.status !== 200) throw new Error(`GET job ${id} answered ${res.status}`);
   return res.json.data;
 }
@@ -28,8 +32,10 @@ export async function waitForJob(
   id: string,
   statuses: readonly Job['status'][] = FINAL,
 ): Promise<Job> {
+  // Waiting for an end, the server holds each answer until then (Prefer: wait); for a start, poll.
+  const headers = statuses.every((status) => FINAL.includes(status)) ? { Prefer: 'wait=10' } : undefined;
   for (;;) {
-    const job = await getJob(ctx, key, id);
+    const job = await getJob(ctx, key, id, headers);
     if (statuses.includes(job.status)) return job;
     if (FINAL.includes(job.status))
       throw new Error(`job ${id} ended ${job.status}, not ${statuses.join('/')}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefersAsync } from './prefer.js';
+import { preferredWait, prefersAsync } from './prefer.js';
 
 describe('prefersAsync', () => {
   const table: [string, boolean][] = [
@@ -15,5 +15,22 @@ describe('prefersAsync', () => {
   ];
   it.each(table)('%j -> %s', (header, want) => {
     expect(prefersAsync(header)).toBe(want);
+  });
+});
+
+describe('preferredWait', () => {
+  const table: [string, number | undefined][] = [
+    ['', undefined],
+    ['wait=5', 5],
+    ['respond-async, wait=3', 3],
+    ['Wait = 7', 7],
+    ['wait=600', 10],
+    ['wait=0', 0],
+    ['wait=-1', undefined],
+    ['wait=soon', undefined],
+    ['wait', undefined],
+  ];
+  it.each(table)('%j -> %s', (header, want) => {
+    expect(preferredWait(header, 10)).toBe(want);
   });
 });

@@ -19,7 +19,6 @@ import { MAX_ATTEMPTS, OUTPUT_KEEP_MS, RECORD_RETENTION_MS } from './retention.j
 export interface Submission {
   userId: number;
   operation: JobOperation;
-  mode: JobMode;
   /** The uploads, in the operation's order; moved into the job's folder. */
   files: readonly OperationInput[];
   /** The operation's params, already checked by the route (stored as JSON). */
@@ -47,6 +46,8 @@ export const INTERRUPTED: JobError = {
 
 /** Listeners one job's engines may hold on its signal at once (20 merge inputs + margin). */
 const ENGINE_LISTENERS = 32;
+/** How soon starting jobs is tried again after the store failed to hand one out. */
+const PUMP_RETRY_MS = 1_000;
 /** How often forgotten jobs are looked for. */
 const FORGET_INTERVAL_MS = 60_000;
 
@@ -69,6 +70,8 @@ export class JobRunner {
   readonly #now: () => number;
   readonly #running = new Map<string, Running>();
   readonly #waiters = new Map<string, (settled: Settled) => void>();
+  /** Readers holding their answer until a job ends (GET with `Prefer: wait`). */
+  readonly #watchers = new Map<string, Set<() => void>>();
   /** The request log of a synchronous job, so its engine lines carry the request id. */
   readonly #logs = new Map<string, EngineLog>();
   #pumping = false;
@@ -97,6 +100,28 @@ export class JobRunner {
     this.#pump();
   }
 
+  /**
+   * Resolves once job `id` ends (or is given back to the queue) in this process, or after `ms`,
+   * whichever comes first. Watch before reading the job, so an ending in between is not missed; stop
+   * when done with it.
+   */
+  watch(id: string, ms: number): { ended: Promise<void>; stop(): void } {
+    let stop = () => {};
+    const ended = new Promise<void>((resolve) => {
+      const watchers = this.#watchers.get(id) ?? new Set<() => void>();
+      this.#watchers.set(id, watchers);
+      const timer = setTimeout(() => stop(), ms);
+      stop = () => {
+        clearTimeout(timer);
+        watchers.delete(stop);
+        if (watchers.size === 0) this.#watchers.delete(id);
+        resolve();
+      };
+      watchers.add(stop);
+    });
+    return { ended, stop };
+  }
+
   /** The job as the API shows it, download URLs signed by this answer. */
   view(record: JobRecord): Job {
     const { operations, downloads } = this.#deps;
@@ -110,7 +135,7 @@ export class JobRunner {
 
   /** Stores a job (`Prefer: respond-async`) and returns it queued. */
   async submit(submission: Submission): Promise<JobRecord> {
-    return (await this.#enqueue(submission)).record;
+    return (await this.#enqueue(submission, 'async')).record;
   }
 
   /**
@@ -120,11 +145,11 @@ export class JobRunner {
    */
   async run(submission: Submission, signal: AbortSignal, log?: EngineLog): Promise<unknown> {
     signal.throwIfAborted();
-    const { record, settled } = await this.#enqueue(submission, log);
+    const { record, settled } = await this.#enqueue(submission, 'sync', log);
     const onAbort = () => void this.cancel(record.id);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const outcome = await settled;
+      const outcome = (await settled) ?? { record: undefined };
       if (outcome.record?.status === 'succeeded') return outcome.result;
       signal.throwIfAborted();
       throw outcome.error;
@@ -156,23 +181,22 @@ export class JobRunner {
     await Promise.all(running.map((job) => job.done));
   }
 
-  async #enqueue(submission: Submission, log?: EngineLog) {
+  async #enqueue(submission: Submission, mode: JobMode, log?: EngineLog) {
     const { store, files } = this.#deps;
     const id = newJobId();
-    const kept = await files.keep(id, submission.files);
+    // Only a synchronous call waits; registered before the job is stored, so no ending can be missed.
     const settled =
-      submission.mode === 'sync'
-        ? new Promise<Settled>((resolve) => this.#waiters.set(id, resolve))
-        : Promise.resolve<Settled>({ record: undefined });
+      mode === 'sync' ? new Promise<Settled>((resolve) => this.#waiters.set(id, resolve)) : undefined;
     if (log) this.#logs.set(id, log);
     let record: JobRecord;
     try {
+      const kept = await files.keep(id, submission.files);
       record = await store.create(
         {
           id,
           userId: submission.userId,
           operation: submission.operation,
-          mode: submission.mode,
+          mode,
           input: { files: kept, params: submission.params },
         },
         this.#now(),
@@ -204,21 +228,48 @@ export class JobRunner {
         }
       } while (this.#pumpAgain && !this.#closed);
     })()
-      .catch((error: unknown) => this.#deps.log.error('starting jobs failed', { error }))
+      .catch((error: unknown) => {
+        // The store cannot hand out jobs (a full disk, issue #11). Synchronous callers get the error
+        // now rather than wait on a disk nobody frees; queued jobs are tried again in a moment.
+        this.#deps.log.error('starting jobs failed', { error });
+        for (const id of this.#waiters.keys()) if (!this.#running.has(id)) void this.#abandon(id, error);
+        setTimeout(() => this.#pump(), PUMP_RETRY_MS).unref();
+      })
       .finally(() => {
         this.#pumping = false;
       });
   }
 
+  /** Answers a synchronous caller whose job cannot start, and cancels the job if the store allows. */
+  async #abandon(id: string, error: unknown): Promise<void> {
+    this.#settle(id, { record: undefined, error });
+    await this.#deps.store.finish(id, { status: 'canceled' }, this.#now()).catch(() => undefined);
+    await this.#deps.files.remove(id).catch(() => {});
+  }
+
   #launch(job: JobRecord): void {
+    // A synchronous job nobody here waits for any more (its caller was answered already) is not run.
+    if (job.mode === 'sync' && !this.#waiters.has(job.id)) {
+      void this.#abandon(job.id, undefined);
+      return;
+    }
     const controller = new AbortController();
     setMaxListeners(ENGINE_LISTENERS, controller.signal);
     const running: Running = { controller, canceled: false, done: Promise.resolve() };
     this.#running.set(job.id, running);
-    running.done = this.#attempt(job, running).finally(() => {
-      this.#running.delete(job.id);
-      this.#pump();
-    });
+    running.done = this.#attempt(job, running)
+      .catch(async (error: unknown) => {
+        // The store failed under the runner itself (a full disk, issue #11): whoever waits gets the
+        // error. The job stays unfinished in the store: the next start runs it again, or cancels it
+        // if it was a synchronous call's, whose files can go now.
+        this.#deps.log.error('a job could not be ended', { job_id: job.id, error });
+        if (job.mode === 'sync') await this.#deps.files.remove(job.id).catch(() => {});
+        this.#settle(job.id, { record: undefined, error });
+      })
+      .finally(() => {
+        this.#running.delete(job.id);
+        this.#pump();
+      });
   }
 
   async #attempt(job: JobRecord, running: Running): Promise<void> {
@@ -229,11 +280,14 @@ export class JobRunner {
     let outcome: JobOutcome;
     try {
       const workDir = await files.freshWorkDir(job.id);
-      const keepUntil = this.#now() + OUTPUT_KEEP_MS;
       let made = 0;
+      // Stamped as each output is stored, at the end of the work, so a long job's files still outlive its retention.
       const outputs = {
         publish: (path: string, filename: string) =>
-          downloads.publish(path, filename, { id: outputIdFor(job.id, made++), keepUntil }),
+          downloads.publish(path, filename, {
+            id: outputIdFor(job.id, made++),
+            keepUntil: this.#now() + OUTPUT_KEEP_MS,
+          }),
       };
       const result = await operations[job.operation].run(
         files.inputsOf(job.id, job.input.files),
@@ -268,6 +322,7 @@ export class JobRunner {
 
   #settle(id: string, settled: Settled): void {
     this.#logs.delete(id);
+    for (const stop of this.#watchers.get(id) ?? []) stop();
     const waiter = this.#waiters.get(id);
     this.#waiters.delete(id);
     waiter?.(settled);

@@ -7,6 +7,7 @@ import type { Accounts } from '../../accounts/index.js';
 import { InvalidInputError, NotFoundError } from '../../errors.js';
 import type { JobRecord } from '../../jobs/job-store.js';
 import type { JobRunner } from '../../jobs/runner.js';
+import { preferredWait } from '../prefer.js';
 import { sendData } from '../respond.js';
 import type { AppContext, AppState } from '../state.js';
 import { principalOf } from './upload-inputs.js';
@@ -16,6 +17,8 @@ const STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'faile
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 const MAX_CURSOR_LENGTH = 200;
+/** openapi.yaml `getJob` `Prefer: wait`: well inside a shutdown's grace period and proxies' timeouts. */
+const MAX_WAIT_SECONDS = 10;
 
 async function ownJob(ctx: AppContext, accounts: Accounts): Promise<JobRecord> {
   const id = String(ctx.params.id);
@@ -70,6 +73,19 @@ export function listJobsRoute(accounts: Accounts, jobs: JobRunner): Middleware<A
 
 export function getJobRoute(accounts: Accounts, jobs: JobRunner): Middleware<AppState> {
   return async (ctx) => {
+    const wait = preferredWait(ctx.get('Prefer'), MAX_WAIT_SECONDS);
+    if (!wait) {
+      sendData(ctx, jobs.view(await ownJob(ctx, accounts)));
+      return;
+    }
+    // Long polling (openapi.yaml `getJob`, `Prefer: wait`): hold the answer until the job ends.
+    const watch = jobs.watch(String(ctx.params.id), wait * 1000);
+    try {
+      const job = await ownJob(ctx, accounts);
+      if (job.finishedAt === null) await watch.ended;
+    } finally {
+      watch.stop();
+    }
     sendData(ctx, jobs.view(await ownJob(ctx, accounts)));
   };
 }

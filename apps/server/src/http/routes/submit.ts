@@ -18,10 +18,10 @@ export async function submitOrRun(
   const upload = uploadOf(ctx);
   const submission = { ...request, userId: principalOf(ctx).userId };
   if (!asksForJob(ctx)) {
-    sendData(ctx, await jobs.run({ ...submission, mode: 'sync' }, upload.signal, upload.log));
+    sendData(ctx, await jobs.run(submission, upload.signal, upload.log));
     return;
   }
-  const job = await jobs.submit({ ...submission, mode: 'async' });
+  const job = await jobs.submit(submission);
   sendData(ctx, jobs.view(job));
   ctx.status = 202;
   ctx.set('Location', `/api/v1/jobs/${job.id}`);

@@ -49,6 +49,8 @@ export interface ListParams extends CallOptions {
 }
 
 const ended: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
+/** The longest `Prefer: wait=N` the server honours (openapi.yaml `PreferWait`). */
+const maxHoldSeconds = 10;
 
 export class Jobs {
   readonly #transport: Transport;
@@ -129,11 +131,28 @@ export class Jobs {
     const { onProgress, ...callOptions } = options;
     return new ApiPromise(
       (async (): Promise<WithResponse<OperationResults[O]>> => {
+        const timeoutMs = callOptions.timeout ?? this.#transport.timeoutMs;
+        let holdSeconds = 0;
         for (;;) {
-          const { data: job, response } = await this.get(id, callOptions).withResponse();
+          const asked = Date.now();
+          const headers = holdSeconds > 0 ? { prefer: `wait=${holdSeconds}` } : undefined;
+          const { data: job, response } = await this.#call(() => ({
+            spec: { ...this.#jobRequest('GET', id), ...(headers ? { headers } : {}) },
+            options: callOptions,
+          })).withResponse();
           onProgress?.(job);
           if (ended.includes(job.status)) return { data: outcome(job) as OperationResults[O], response };
-          await sleep(pollDelayMs(job.poll_after_seconds), callOptions.signal);
+          // The next look asks the server to hold its answer until the job ends, at most the interval
+          // it suggests (openapi.yaml `PreferWait`), so a result arrives when it is ready; an answer
+          // that came sooner with the job unfinished (a server that does not hold) waits out the rest.
+          const delayMs = pollDelayMs(job.poll_after_seconds);
+          const early = holdSeconds * 1000 - (Date.now() - asked);
+          if (early > 0) await sleep(early, callOptions.signal);
+          holdSeconds = Math.max(
+            0,
+            Math.min(maxHoldSeconds, Math.floor(delayMs / 1000), Math.floor(timeoutMs / 1000) - 1),
+          );
+          if (holdSeconds === 0) await sleep(delayMs, callOptions.signal);
         }
       })(),
     );

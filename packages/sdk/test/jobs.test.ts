@@ -216,31 +216,54 @@ describe('get, cancel, list', () => {
 });
 
 describe('wait', () => {
-  it('polls at poll_after_seconds and resolves with the result, reporting each look', async () => {
+  it('asks the server to hold each next look for the interval it suggests, and resolves with the result', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     polls(
       jobData({ poll_after_seconds: 2 }),
       jobData({ status: 'running', progress: { done: 1, total: 3 }, poll_after_seconds: 5 }),
-      jobData({ status: 'succeeded', progress: { done: 3, total: 3 }, result: compressData }),
+      jobData({ status: 'running', progress: { done: 2, total: 3 }, poll_after_seconds: 1 }),
+      jobData({
+        status: 'succeeded',
+        progress: { done: 3, total: 3 },
+        result: compressData,
+        poll_after_seconds: null,
+      }),
     );
     const seen: Job[] = [];
     const waiting = client().jobs.wait(id, { onProgress: (job) => seen.push(job) });
+    const prefer = () => sent.map((request) => request.headers.get('prefer'));
+    // The first look is answered as the job is; the next asks to be held up to the 2 s suggested.
     await flush();
-    expect(sent).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(1_999);
-    await flush();
-    expect(sent).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(1);
-    await flush();
-    expect(sent).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(4_999);
+    expect(prefer()).toEqual([null, 'wait=2']);
+    // msw answers at once, as a server that does not hold would: the SDK waits out the interval
+    // (less the real milliseconds the answer took, so the checks stay clear of the edges).
+    await vi.advanceTimersByTimeAsync(1_000);
     await flush();
     expect(sent).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await flush();
+    expect(prefer()).toEqual([null, 'wait=2', 'wait=5']);
+    await vi.advanceTimersByTimeAsync(4_000);
+    await flush();
+    expect(sent).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1_000);
     const result = await waiting;
+    expect(prefer()).toEqual([null, 'wait=2', 'wait=5', 'wait=1']);
     expect(JSON.parse(JSON.stringify(result))).toEqual(compressData);
     expect(result.requestId).toBe('req_ok');
-    expect(seen.map((job) => job.status)).toEqual(['queued', 'running', 'succeeded']);
+    expect(seen.map((job) => job.status)).toEqual(['queued', 'running', 'running', 'succeeded']);
+  });
+
+  it('a held look answered when the job ends resolves at once', async () => {
+    polls(jobData({ poll_after_seconds: 10 }), jobData({ status: 'succeeded', result: compressData }));
+    await expect(client().jobs.wait(id)).resolves.toMatchObject({ filename: 'a.compressed.pdf' });
+    expect(sent.map((request) => request.headers.get('prefer'))).toEqual([null, 'wait=10']);
+  });
+
+  it('never asks to be held past the call timeout', async () => {
+    polls(jobData({ poll_after_seconds: 10 }), jobData({ status: 'succeeded', result: compressData }));
+    await client({ timeout: 4_000 }).jobs.wait(id);
+    expect(sent[1]?.headers.get('prefer')).toBe('wait=3');
   });
 
   it('a suggestion of 0 s still waits the floor (200 ms) between looks', async () => {
@@ -308,7 +331,8 @@ describe('wait', () => {
     controller.abort();
     const result = await waiting;
     expect(result.status === 'rejected' && result.reason).toBeInstanceOf(AbortError);
-    expect(sent).toHaveLength(1);
+    // The first look, and the held one asked right after it.
+    expect(sent).toHaveLength(2);
   });
 
   it('a look that fails is retried by the usual policy, then waiting goes on', async () => {

@@ -1,5 +1,6 @@
-// The pdn client (issue #4 "Surface"). Each method checks what the SDK can know without the server
-// (issue #4 "Validation before sending"), builds the multipart form and hands it to the request loop.
+// The pdn client (issue #4 "Surface"). Each operation is checked and turned into its request by
+// internal/operations.ts (issue #4 "Validation before sending"), shared with `pdn.jobs` (jobs.ts),
+// and handed to the request loop.
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { Download } from './api-types/index.js';
 import * as errors from './errors.js';

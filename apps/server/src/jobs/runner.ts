@@ -146,8 +146,14 @@ export class JobRunner {
   async run(submission: Submission, signal: AbortSignal, log?: EngineLog): Promise<unknown> {
     signal.throwIfAborted();
     const { record, settled } = await this.#enqueue(submission, 'sync', log);
-    const onAbort = () => void this.cancel(record.id);
+    const onAbort = () => {
+      this.cancel(record.id).catch((error: unknown) =>
+        this.#deps.log.warn('canceling a job failed', { job_id: record.id, error }),
+      );
+    };
     signal.addEventListener('abort', onAbort, { once: true });
+    // The caller may have gone while the job was being stored.
+    if (signal.aborted) onAbort();
     try {
       const outcome = (await settled) ?? { record: undefined };
       if (outcome.record?.status === 'succeeded') return outcome.result;

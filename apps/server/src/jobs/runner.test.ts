@@ -1,0 +1,132 @@
+// The runner over the real SQLite store, job folders and output store, with test operations whose
+// end each case decides: what the synchronous path answers, cancel, and a graceful stop giving a
+// running job back to the queue for the next start (issue #13). Order and state only, never timing.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Accounts } from '../accounts/index.js';
+import { openSqliteAccounts } from '../accounts/sqlite/index.js';
+import { InvalidInputError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import type { Operation, Operations } from '../operations/index.js';
+import { openStorage, type Storage } from '../storage/index.js';
+import { JobFiles } from './job-files.js';
+import { JobRunner } from './runner.js';
+
+/** An operation that starts, then ends when the test says (or fails when its signal aborts). */
+function heldOperation() {
+  const started: string[] = [];
+  let release = (_value: unknown) => {};
+  const operation: Operation = {
+    name: 'ocr',
+    run: (_inputs, params, work) =>
+      new Promise((resolve, reject) => {
+        started.push(String((params as { tag: string }).tag));
+        release = resolve;
+        work.signal.addEventListener('abort', () => reject(work.signal.reason), { once: true });
+      }),
+    resign: (result) => result,
+  };
+  return { operation, started, release: (value: unknown) => release(value) };
+}
+
+describe('JobRunner', () => {
+  let dataDir: string;
+  let accounts: Accounts;
+  let storage: Storage;
+  let runners: JobRunner[];
+  let userId: number;
+  const log = createLogger('quiet');
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'pdn-runner-'));
+    accounts = openSqliteAccounts(dataDir);
+    storage = await openStorage({ dataDir, signingSecret: undefined, log });
+    userId = (await accounts.users.ensure('ada', 'premium')).user.id;
+    runners = [];
+  });
+
+  afterEach(async () => {
+    for (const runner of runners) await runner.close();
+    storage.close();
+    await accounts.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function runner(operation: Operation): Promise<JobRunner> {
+    const operations = {
+      compress: operation,
+      merge: operation,
+      split: operation,
+      ocr: operation,
+    } as Operations;
+    const files = await JobFiles.open(dataDir);
+    const made = new JobRunner({
+      store: accounts.jobs,
+      operations,
+      files,
+      downloads: storage.downloads,
+      slots: 1,
+      log,
+    });
+    runners.push(made);
+    await made.start();
+    return made;
+  }
+
+  const submission = (tag: string) => ({ userId, operation: 'ocr' as const, files: [], params: { tag } });
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('answers the synchronous path with the operation’s own result, or throws its own error', async () => {
+    const ok: Operation = { name: 'ocr', run: async () => ({ text: 'hi' }), resign: (result) => result };
+    expect(await (await runner(ok)).run(submission('a'), new AbortController().signal)).toEqual({
+      text: 'hi',
+    });
+    const refused = new InvalidInputError('not an image');
+    const failing: Operation = { name: 'ocr', run: async () => Promise.reject(refused), resign: (r) => r };
+    await expect((await runner(failing)).run(submission('b'), new AbortController().signal)).rejects.toBe(
+      refused,
+    );
+    expect(await readdir(join(dataDir, 'jobs'))).toEqual([]);
+  });
+
+  it('cancels a synchronous job whose caller goes away, and a queued job before it starts', async () => {
+    const held = heldOperation();
+    const jobs = await runner(held.operation);
+    const caller = new AbortController();
+    const waiting = jobs.run(submission('first'), caller.signal);
+    const queued = await jobs.submit(submission('second'));
+    while (held.started.length === 0) await settle();
+    expect((await jobs.cancel(queued.id))?.status).toBe('canceled');
+    caller.abort(new Error('client gone'));
+    await expect(waiting).rejects.toThrow('client gone');
+    expect(held.started).toEqual(['first']);
+    expect((await accounts.jobs.list(userId, { limit: 10 }))?.jobs.map((job) => job.status)).toEqual([
+      'canceled',
+      'canceled',
+    ]);
+    expect(await readdir(join(dataDir, 'jobs'))).toEqual([]);
+  });
+
+  it('gives a running job back to the queue on a graceful stop; the next start runs it', async () => {
+    const held = heldOperation();
+    const first = await runner(held.operation);
+    const job = await first.submit(submission('again'));
+    while (held.started.length === 0) await settle();
+    await first.close();
+    expect(await accounts.jobs.get(job.id)).toMatchObject({ status: 'queued', attempts: 0 });
+
+    const second = await runner(held.operation);
+    while (held.started.length < 2) await settle();
+    held.release({ text: 'done' });
+    const watch = second.watch(job.id, 60_000);
+    if ((await accounts.jobs.get(job.id))?.status !== 'succeeded') await watch.ended;
+    watch.stop();
+    expect(await accounts.jobs.get(job.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      result: { text: 'done' },
+    });
+  });
+});

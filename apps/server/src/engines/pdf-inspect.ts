@@ -118,7 +118,8 @@ async function pagesTogether(
 
 /**
  * Checks merge inputs as inspectPdf checks each, with one qpdf run per CPU instead of one per file
- * (issue #11: 20 walks cost a merge of 20 files more than the merge itself, in process start-ups).
+ * (issue #11's bench, 20 files of 50 pages with qpdf 11.3: 20 walks took 210 ms of CPU and 20 process
+ * starts, 2 runs together 100 ms; the merge itself takes 160 ms).
  * Only when a run fails, or a group holds more pages than one file may, is each file inspected alone,
  * which names the first bad one in upload order: the verdict is the one inspectPdf gives file by file.
  */

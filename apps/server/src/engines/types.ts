@@ -1,6 +1,7 @@
 // The contract between the engines (files in, files out; no HTTP) and the code that wires and serves
 // them. Routes in src/http/routes/ call exactly these methods; src/main.ts builds them at start-up.
 import type { CompressionLevel, CompressMethod, EngineInfo, Language } from '@pdn/api-types';
+import type { OcrPdfEngine } from './ocr-pdf/types.js';
 import type { PageBudget } from './page-budget.js';
 
 export type { CompressionLevel, CompressMethod, EngineInfo, Language, PageBudget };
@@ -81,4 +82,6 @@ export interface Engines {
   pdf: PdfEngine;
   compress: CompressEngine;
   ocr: OcrEngine;
+  /** OCR of documents (issue #17): engines/ocr-pdf/. */
+  ocrPdf: OcrPdfEngine;
 }

@@ -15,6 +15,7 @@ import { loadConfig } from '../config.js';
 import { createCompressEngine } from '../engines/compress/index.js';
 import { JobQueue } from '../engines/job-queue.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
+import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
 import { detectTools } from '../engines/tools.js';
 import type { OcrEngine } from '../engines/types.js';
@@ -69,6 +70,14 @@ describe('createApp', () => {
       pdf: createPdfEngine({ ...common, choice: 'pdf-lib' }),
       compress: createCompressEngine({ ...common, choice: 'pdf-lib' }),
       ocr,
+      // No tools: the operation answers what to install (engines/ocr-pdf/index.ts).
+      ocrPdf: await createOcrPdfEngine({
+        ...common,
+        choice: 'auto',
+        concurrency: 1,
+        maxImagePixels: 1_000_000,
+        memoryBytes: 1024 * 1024 * 1024,
+      }),
     };
     server = createHttpServer(
       createApp({ config, accounts, storage, engines, log, drain: new Drain() }),

@@ -27,6 +27,7 @@ import { healthRoute } from './routes/health.js';
 import { languagesRoute } from './routes/languages.js';
 import { mergeParts, mergeRoute } from './routes/merge.js';
 import { ocrParts, ocrRoute } from './routes/ocr.js';
+import { ocrPdfParts, ocrPdfRoute } from './routes/ocr-pdf.js';
 import { openapiRoute } from './routes/openapi.js';
 import { splitParts, splitRoute } from './routes/split.js';
 import type { AppContext, AppState } from './state.js';
@@ -71,6 +72,12 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     splitRoute(engines.pdf, storage.downloads, config.uploadLimits),
   );
   router.post('/api/v1/ocr', ...authenticated, multipart(ocrParts), ocrRoute(engines.ocr));
+  router.post(
+    '/api/v1/ocr/pdf',
+    ...authenticated,
+    multipart(ocrPdfParts),
+    ocrPdfRoute(engines.ocrPdf, storage.downloads),
+  );
   router.get('/api/v1/languages', ...uncounted, languagesRoute(engines.ocr));
   // Asking what is left must not spend a request (issue #12).
   router.get('/api/v1/account', ...uncounted, accountRoute(accounts, config.uploadLimits));

@@ -443,7 +443,7 @@ export interface components {
              */
             method: "ocrmypdf" | "tesseract";
             output: components["schemas"]["OcrPdfOutputType"];
-            /** @description The language set used */
+            /** @description The language set used, sorted by code, each code once. */
             language: string;
             /** @description Pages of the output (always the input's count). */
             page_count: number;
@@ -1485,7 +1485,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": string;
-                    "text/plain; charset=utf-8": string;
+                    "text/plain": string;
                 };
             };
             /** @description The signature is missing, malformed or does not match (code `forbidden`). */

@@ -68,9 +68,10 @@ export function ocrPdfRoute(engine: OcrPdfEngine, downloads: Downloads): Middlew
     };
     const output = await engine.ocrPdf(inputFile(file), request, jobOf(upload));
     const names = ocrNames(file.name);
+    // Before publishing: publishing moves the file into the output store.
+    const { text, truncated } = await inlineText(output.textPath);
     const download = await downloads.publish(output.path, names.pdf);
     const textDownload = await downloads.publish(output.textPath, names.text);
-    const { text, truncated } = await inlineText(output.textPath);
     const ocred = output.pages.filter((page) => page.status === 'ocred').length;
     sendData<OcrPdfResult>(ctx, {
       filename: names.pdf,

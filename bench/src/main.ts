@@ -18,12 +18,14 @@ import { compressionScenarios } from './scenarios/compression.js';
 import { memoryScenario, ocrSoakScenario } from './scenarios/memory.js';
 import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { ocrScenario } from './scenarios/ocr.js';
+import { ocrPdfScenario } from './scenarios/ocr-pdf.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
 
 const SCENARIOS: Scenario[] = [
   ...compressionScenarios,
   mergeSplitScenario,
   ocrScenario,
+  ocrPdfScenario,
   responsivenessScenario,
   memoryScenario,
   ocrSoakScenario,

@@ -406,6 +406,19 @@ export interface components {
             language: string;
             /** @description Mean word confidence reported by the OCR engine, 0-100 (0 when no text was found). */
             confidence: number;
+            /** @description Only with `detail=words`. Every recognised word, in reading order, page by page. */
+            words?: components["schemas"]["OcrWord"][];
+        };
+        /** @description A recognised word and its bounding box in pixels of its page, origin at the top left (after JPEG EXIF orientation). */
+        OcrWord: {
+            text: string;
+            confidence: number;
+            /** @description The page of a multi-page TIFF; 1 otherwise. */
+            page: number;
+            left: number;
+            top: number;
+            width: number;
+            height: number;
         };
         /**
          * @description What to do with pages that already have text. `skip` (default): leave them as they are
@@ -1131,6 +1144,14 @@ export interface operations {
                      * @default eng
                      */
                     language?: string;
+                    /**
+                     * @description `text` (default): the answer is exactly `text`, `language` and `confidence`.
+                     *     `words`: it also holds `words`, every recognised word with its page, bounding box
+                     *     and confidence (issue #17).
+                     * @default text
+                     * @enum {string}
+                     */
+                    detail?: "text" | "words";
                 };
             };
         };

@@ -20,6 +20,7 @@ export type MergeResult = Schemas['MergeResult'];
 export type SplitPart = Schemas['SplitPart'];
 export type SplitResult = Schemas['SplitResult'];
 export type OcrResult = Schemas['OcrResult'];
+export type OcrWord = Schemas['OcrWord'];
 export type OcrPdfMode = Schemas['OcrPdfMode'];
 export type OcrPdfOutputType = Schemas['OcrPdfOutputType'];
 export type OcrPdfPage = Schemas['OcrPdfPage'];

@@ -1,6 +1,6 @@
 // The contract between the engines (files in, files out; no HTTP) and the code that wires and serves
 // them. Routes in src/http/routes/ call exactly these methods; src/main.ts builds them at start-up.
-import type { CompressionLevel, CompressMethod, EngineInfo, Language } from '@pdn/api-types';
+import type { CompressionLevel, CompressMethod, EngineInfo, Language, OcrWord } from '@pdn/api-types';
 import type { OcrPdfEngine } from './ocr-pdf/types.js';
 import type { PageBudget } from './page-budget.js';
 
@@ -63,6 +63,8 @@ export interface OcrOutput {
   text: string;
   /** Mean word confidence, 0-100. */
   confidence: number;
+  /** Every word with its page, box and confidence (openapi.yaml OcrWord), answered with `detail=words`. */
+  words: OcrWord[];
   language: string;
 }
 

@@ -284,6 +284,18 @@ describe.each(engines)('OCR of documents with %s', (choice) => {
     },
   );
 
+  it.runIf(choice === 'ocrmypdf')(
+    'deskew straightens a scan tilted by 4 degrees: the page is drawn again',
+    SLOW,
+    async () => {
+      const scan = await scannedDocumentPdf({ pages: 1, seed: 13, skewDegrees: 4, noise: 0 });
+      const { input, output, text } = await ocr(scan.bytes, { deskew: true });
+      expect(output.pages[0]?.status).toBe('ocred');
+      expect(characterErrorRate(scan.pageTexts[0] ?? '', text)).toBeLessThan(MAX_CER);
+      expect(render(output.path, 1).equals(render(input, 1))).toBe(false);
+    },
+  );
+
   it.runIf(choice === 'tesseract')('refuses the options only OCRmyPDF has, by name', async () => {
     const bytes = await textPdf({ pages: 1 });
     for (const [request, name] of [

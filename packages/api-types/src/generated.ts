@@ -124,8 +124,8 @@ export interface paths {
          *     The server uses OCRmyPDF when it is installed, else the native `tesseract` with qpdf (each page
          *     rasterised at its image's resolution, 300 dpi for vector pages, and its text layer laid over
          *     the original page, whose images are not re-encoded); `method` says which. Without either, the
-         *     operation answers `500 internal_error` saying that no OCR tool for documents is installed
-         *     (`GET /healthz` shows it as `ocr_pdf` `none`). Three options need OCRmyPDF: `mode=redo`,
+         *     operation answers `500 internal_error` (the server's log says which tools to install;
+         *     `GET /healthz` shows `ocr_pdf` as `none`). Three options need OCRmyPDF: `mode=redo`,
          *     `deskew=true` and `output=pdfa`; with the native tools they are `400 invalid_input` saying so.
          *
          *     The answer carries two downloads: the searchable PDF (`download`, served as `application/pdf`)

@@ -128,6 +128,21 @@ describe('createApp', () => {
     expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
   });
 
+  it('answers OCR of documents without its tools with a 500 and logs what to install (issue #17)', async () => {
+    const form = new FormData();
+    form.append('file', await pdf(1), 'scan.pdf');
+    const res = await fetch(`${base}/api/v1/ocr/pdf`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'ocr-pdf-none-0001' },
+      body: form,
+    });
+    expect(res.status).toBe(500);
+    const logged = logLines.find(
+      (line) => line.includes('ocr-pdf-none-0001') && line.includes('request failed'),
+    );
+    expect(logged).toMatch(/install OCRmyPDF, or tesseract with qpdf and poppler-utils/);
+  });
+
   /** Sends headers with `Expect: 100-continue`, then the body only if the server says "continue". */
   function expectContinue(
     authorization: string,

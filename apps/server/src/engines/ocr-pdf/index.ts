@@ -62,7 +62,7 @@ function pickReader(
   }
   const tools = nativeTools(o.tools);
   if (o.choice !== 'ocrmypdf' && tools !== undefined) {
-    return nativeReader({ ...common, tools, tessdataDir: native.tessdataDir });
+    return nativeReader({ ...common, tools, tessdataDir: native.tessdataDir, concurrency: o.concurrency });
   }
   return undefined;
 }

@@ -20,6 +20,8 @@ import type { OcrPdfPageOutcome, OcrPdfProgress } from './types.js';
 
 export interface NativeReaderOptions extends NativePageOptions {
   queue: JobQueue;
+  /** The server's job concurrency: this document's pages queued at once. */
+  concurrency: number;
 }
 
 /** Options only OCRmyPDF implements: refused by name rather than silently ignored. */
@@ -47,52 +49,54 @@ function toApiError(error: unknown, plan: ReadPlan): unknown {
   return error;
 }
 
-/** Each page through the queue; the first failure stops the pages not yet started. */
+/**
+ * Each page through the queue, at most `concurrency` of this document's pages queued at once, so other
+ * requests' work takes its turn between pages instead of waiting behind a 300-page scan (the queue is
+ * first come, first served). The first failure stops the pages not yet started.
+ */
 async function readPages(
   plan: ReadPlan,
   job: JobContext,
   o: NativeReaderOptions,
   onProgress: OcrPdfProgress,
-) {
+): Promise<Map<number, NativePageRead>> {
   const stop = new AbortController();
   const signal = AbortSignal.any([job.signal, stop.signal]);
-  let done = 0;
+  const reads = new Map<number, NativePageRead>();
+  const waiting = [...plan.pages];
   onProgress(0, plan.pages.length);
-  const reads = plan.pages.map((page) =>
-    o.queue.run(async () => {
-      const folder = join(job.workDir, 'pages', String(page));
-      await mkdir(folder, { recursive: true });
-      const read = await readNativePage(
-        {
-          pdf: plan.doc.path,
-          page,
-          label: plan.input.label,
-          mode: plan.request.mode,
-          rotate: plan.request.rotate,
-          codes: plan.codes,
-          folder,
-          signal,
-        },
-        o,
-      );
-      done += 1;
-      onProgress(done, plan.pages.length);
-      return [page, read] as const;
-    }, signal),
+  const readOne = async (page: number) => {
+    const folder = join(job.workDir, 'pages', String(page));
+    await mkdir(folder, { recursive: true });
+    const pageJob = {
+      pdf: plan.doc.path,
+      page,
+      label: plan.input.label,
+      mode: plan.request.mode,
+      rotate: plan.request.rotate,
+      codes: plan.codes,
+      folder,
+      signal,
+    };
+    reads.set(page, await readNativePage(pageJob, o));
+    onProgress(reads.size, plan.pages.length);
+  };
+  const lane = async () => {
+    for (let page = waiting.shift(); page !== undefined; page = waiting.shift()) {
+      await o.queue.run(() => readOne(page), signal);
+    }
+  };
+  const lanes = Array.from({ length: Math.max(1, Math.min(o.concurrency, plan.pages.length)) }, () =>
+    lane().catch((error: unknown) => {
+      stop.abort(error);
+      throw error;
+    }),
   );
-  const settled = await Promise.allSettled(
-    reads.map((read) =>
-      read.catch((error: unknown) => {
-        stop.abort(error);
-        throw error;
-      }),
-    ),
-  );
+  const settled = await Promise.allSettled(lanes);
   const failed = settled.find((result) => result.status === 'rejected');
-  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-  return new Map(
-    settled.map((result) => (result as PromiseFulfilledResult<readonly [number, NativePageRead]>).value),
-  );
+  // The first failure, not the aborts it caused in the other lanes.
+  if (failed !== undefined) throw stop.signal.reason ?? (failed as PromiseRejectedResult).reason;
+  return reads;
 }
 
 /** The original with replaced pages and new rotations, or the original itself when there are none. */

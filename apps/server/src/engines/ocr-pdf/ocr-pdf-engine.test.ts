@@ -296,6 +296,42 @@ describe.each(engines)('OCR of documents with %s', (choice) => {
     },
   );
 
+  it.runIf(choice === 'tesseract')(
+    'lets other work take its turn between the pages of a long document',
+    SLOW,
+    async () => {
+      const queue = new JobQueue(1);
+      const oneAtATime = await createOcrPdfEngine({
+        choice,
+        tools,
+        queue,
+        concurrency: 1,
+        maxPages: 4,
+        maxImagePixels: 40_000_000,
+        memoryBytes: 2 ** 30,
+        timeoutMs: 120_000,
+        log: quiet,
+      });
+      const scan = await scannedDocumentPdf({ pages: 3, seed: 19, blocks: 1 });
+      const workDir = await mkdtemp(join(dir, 'fair-'));
+      const input = await writeFixture(workDir, 'scan.pdf', scan.bytes);
+      const events: string[] = [];
+      let other: Promise<void> | undefined;
+      await oneAtATime.ocrPdf(
+        { path: input, label: '"scan.pdf"' },
+        { language: 'eng', mode: 'skip', deskew: false, rotate: false, output: 'pdf' },
+        { workDir, signal: new AbortController().signal },
+        (done) => {
+          events.push(`page ${done}`);
+          // Another request's job, submitted while page 1 holds the only slot.
+          if (done === 1) other = queue.run(async () => void events.push('other request'));
+        },
+      );
+      await other;
+      expect(events).toEqual(['page 0', 'page 1', 'other request', 'page 2', 'page 3']);
+    },
+  );
+
   it.runIf(choice === 'tesseract')('refuses the options only OCRmyPDF has, by name', async () => {
     const bytes = await textPdf({ pages: 1 });
     for (const [request, name] of [

@@ -19,6 +19,7 @@ import { jobsScenario } from './scenarios/jobs.js';
 import { memoryScenario, ocrSoakScenario } from './scenarios/memory.js';
 import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { ocrScenario } from './scenarios/ocr.js';
+import { ocrPdfScenario } from './scenarios/ocr-pdf.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
 import { sharedBackendsScenario } from './scenarios/shared-backends.js';
 
@@ -26,6 +27,7 @@ const SCENARIOS: Scenario[] = [
   ...compressionScenarios,
   mergeSplitScenario,
   ocrScenario,
+  ocrPdfScenario,
   responsivenessScenario,
   memoryScenario,
   ocrSoakScenario,

@@ -15,6 +15,8 @@ export interface Profile {
   merge: { files: number; pagesEach: number };
   split: { pages: number; ranges: number };
   ocrImages: number;
+  /** Page counts of the generated scans OCR of documents makes searchable (issue #17). */
+  ocrPdfPages: readonly number[];
   /** Copies of the English sample stacked into the throughput page (3 lines each). */
   ocrPageRepeats: number;
   loadSeconds: number;
@@ -39,6 +41,7 @@ export const FULL: Profile = {
   merge: { files: 20, pagesEach: 50 },
   split: { pages: 500, ranges: 10 },
   ocrImages: 6,
+  ocrPdfPages: [10, 50],
   ocrPageRepeats: 12,
   loadSeconds: 15,
   autocannonSeconds: 5,
@@ -60,6 +63,7 @@ export const QUICK: Profile = {
   merge: { files: 3, pagesEach: 5 },
   split: { pages: 20, ranges: 3 },
   ocrImages: 2,
+  ocrPdfPages: [2],
   ocrPageRepeats: 2,
   loadSeconds: 2,
   autocannonSeconds: 1,

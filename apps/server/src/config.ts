@@ -11,6 +11,7 @@ export { ConfigError };
 export type PdfEngineChoice = 'auto' | 'qpdf' | 'pdf-lib';
 export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
 export type OcrEngineChoice = 'auto' | 'tesseract' | 'tesseract.js';
+export type OcrPdfEngineChoice = 'auto' | 'ocrmypdf' | 'tesseract';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'quiet';
 
 /** Whole-request upload caps in bytes, per plan (issue #2: Free 10 MiB ... Enterprise 1 GiB). */
@@ -34,6 +35,8 @@ export interface Config {
   pdfEngine: PdfEngineChoice;
   compressEngine: CompressEngineChoice;
   ocrEngine: OcrEngineChoice;
+  /** OCR of documents (issue #17): OCRmyPDF, else native tesseract with qpdf. */
+  ocrPdfEngine: OcrPdfEngineChoice;
   tessdataDir?: string;
   maxPages: number;
   maxImagePixels: number;
@@ -173,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     pdfEngine: oneOf(env, 'PDN_PDF_ENGINE', ['auto', 'qpdf', 'pdf-lib'], 'auto'),
     compressEngine: oneOf(env, 'PDN_COMPRESS_ENGINE', ['auto', 'ghostscript', 'pdf-lib'], 'auto'),
     ocrEngine: oneOf(env, 'PDN_OCR_ENGINE', ['auto', 'tesseract', 'tesseract.js'], 'auto'),
+    ocrPdfEngine: oneOf(env, 'PDN_OCR_PDF_ENGINE', ['auto', 'ocrmypdf', 'tesseract'], 'auto'),
     ...(tessdataDir === undefined ? {} : { tessdataDir: resolve(tessdataDir) }),
     maxPages: integer(env, 'PDN_MAX_PAGES', 5000, 1),
     maxImagePixels: integer(env, 'PDN_MAX_IMAGE_PIXELS', 40_000_000, 1),

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
 import { CpuSlots } from './engines/cpu-slots.js';
 import { createOcrEngine } from './engines/ocr/index.js';
+import { createOcrPdfEngine } from './engines/ocr-pdf/index.js';
 import { createPdfEngine } from './engines/pdf/index.js';
 import { detectTools } from './engines/tools.js';
 import type { Engines } from './engines/types.js';
@@ -52,6 +53,8 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
     pdftoppm: tools.pdftoppm?.version ?? 'absent',
     pdftotext: tools.pdftotext?.version ?? 'absent',
     pdfimages: tools.pdfimages?.version ?? 'absent',
+    pdfinfo: tools.pdfinfo?.version ?? 'absent',
+    ocrmypdf: tools.ocrmypdf?.version ?? 'absent',
   });
   const cpuSlots = new CpuSlots(config.jobConcurrency);
   const common = { tools, cpuSlots, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
@@ -69,13 +72,22 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
     timeoutMs: config.toolTimeoutMs,
     log,
   });
+  const ocrPdf = await createOcrPdfEngine({
+    ...common,
+    choice: config.ocrPdfEngine,
+    concurrency: config.jobConcurrency,
+    tessdataDir: config.tessdataDir,
+    maxImagePixels: config.maxImagePixels,
+    memoryBytes: config.ocrMemoryBytes,
+  });
   const describe = (info: { name: string; version: string }) => `${info.name} ${info.version}`;
   log.info('engines chosen', {
     pdf: describe(pdf.info),
     compress: describe(compress.info),
     ocr: describe(ocr.info),
+    ocr_pdf: describe(ocrPdf.info),
   });
-  return { pdf, compress, ocr };
+  return { pdf, compress, ocr, ocrPdf };
 }
 
 /** On the very first start (no users at all) create `dev` on Premium with one test key (issue #2). */

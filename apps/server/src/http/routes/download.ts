@@ -1,5 +1,5 @@
 // GET /api/get-pdf.php (openapi.yaml operation `downloadPdf`; issue #2): no Authorization, not rate
-// limited; the signature is the credential. Streams the stored PDF as an attachment under its name.
+// limited; the signature is the credential. Streams the stored output as an attachment under its name.
 import type { Middleware } from 'koa';
 import { asciiName, withoutControls } from '../../operations/output-names.js';
 import type { Downloads } from '../../storage/index.js';
@@ -15,7 +15,8 @@ export function downloadRoute(downloads: Downloads): Middleware<AppState> {
     // An explicit ASCII fallback: content-disposition's own (`fallback: true`) sends Latin-1 names raw,
     // without `filename*`, and turns other scripts into `?`. Any difference adds `filename*` (RFC 5987).
     ctx.attachment(filename, { fallback: asciiName(filename) });
-    ctx.type = 'application/pdf';
+    // Every output is a PDF but the text of OCR of documents (openapi.yaml `downloadPdf`, `ocrPdf`).
+    ctx.type = filename.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/pdf';
     ctx.length = meta.size;
     // A signed URL is a bearer credential: keep the file out of shared caches.
     ctx.set('Cache-Control', 'private, no-store');

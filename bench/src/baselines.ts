@@ -59,3 +59,28 @@ export async function tesseractCli(image: string, language: string, tessdataDir:
   );
   return stdout;
 }
+
+/**
+ * The reference for OCR of documents (issue #17): the `ocrmypdf` CLI with the options pdn's OCRmyPDF
+ * engine passes (engines/ocr-pdf/ocrmypdf-args.ts), named in the report.
+ */
+export const OCRMYPDF_OPTIONS = [
+  '--language',
+  'eng',
+  '--skip-text',
+  '--output-type',
+  'pdf',
+  '--optimize',
+  '1',
+  '--pdf-renderer',
+  'sandwich',
+  '--jobs',
+  '2',
+  '--quiet',
+] as const;
+
+export async function ocrmypdfCli(input: string, output: string): Promise<void> {
+  await run('ocrmypdf', [...OCRMYPDF_OPTIONS, input, output], {
+    env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+  });
+}

@@ -20,15 +20,19 @@ import { jobsScenario } from './scenarios/jobs.js';
 import { memoryScenario, ocrSoakScenario } from './scenarios/memory.js';
 import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { ocrScenario } from './scenarios/ocr.js';
+import { ocrPdfScenario } from './scenarios/ocr-pdf.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
+import { sharedBackendsScenario } from './scenarios/shared-backends.js';
 
 const SCENARIOS: Scenario[] = [
   ...compressionScenarios,
   mergeSplitScenario,
   ocrScenario,
+  ocrPdfScenario,
   responsivenessScenario,
   memoryScenario,
   ocrSoakScenario,
+  sharedBackendsScenario,
   jobsScenario,
   idempotencyScenario,
 ];

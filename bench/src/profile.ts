@@ -15,11 +15,15 @@ export interface Profile {
   merge: { files: number; pagesEach: number };
   split: { pages: number; ranges: number };
   ocrImages: number;
+  /** Page counts of the generated scans OCR of documents makes searchable (issue #17). */
+  ocrPdfPages: readonly number[];
   /** Copies of the English sample stacked into the throughput page (3 lines each). */
   ocrPageRepeats: number;
   loadSeconds: number;
   autocannonSeconds: number;
   memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number; ocrSoakRequests: number };
+  /** Issue #15: rate-limit decisions per each of 50 clients, and small merges per backend. */
+  shared: { decisionsPerClient: number; merges: number };
   /** Small merges timed each way (job path, synchronous path) for the job overhead (issue #13). */
   jobRuns: number;
 }
@@ -37,10 +41,12 @@ export const FULL: Profile = {
   merge: { files: 20, pagesEach: 50 },
   split: { pages: 500, ranges: 10 },
   ocrImages: 6,
+  ocrPdfPages: [10, 50],
   ocrPageRepeats: 12,
   loadSeconds: 15,
   autocannonSeconds: 5,
   memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500, ocrSoakRequests: 120 },
+  shared: { decisionsPerClient: 200, merges: 40 },
   // Enough for a p99 that is not the single worst run.
   jobRuns: 300,
 };
@@ -57,9 +63,11 @@ export const QUICK: Profile = {
   merge: { files: 3, pagesEach: 5 },
   split: { pages: 20, ranges: 3 },
   ocrImages: 2,
+  ocrPdfPages: [2],
   ocrPageRepeats: 2,
   loadSeconds: 2,
   autocannonSeconds: 1,
   memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20, ocrSoakRequests: 8 },
+  shared: { decisionsPerClient: 5, merges: 2 },
   jobRuns: 3,
 };

@@ -36,3 +36,33 @@ export async function timeRuns(runs: number, task: () => Promise<unknown>, warmu
   }
   return times;
 }
+
+async function timed(task: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await task();
+  return performance.now() - start;
+}
+
+/**
+ * Times `task` and its `baseline` in alternation, `runs` times each (after `warmup` unmeasured runs of
+ * each), in ms. The load of a shared machine drifts within seconds: a ratio of two series timed one
+ * after the other measures that drift too (a merge once came out at 0.68 of the qpdf CLI, whose five
+ * runs had met a load spike); alternating exposes both to the same load.
+ */
+export async function timeAlternating(
+  runs: number,
+  task: () => Promise<unknown>,
+  baseline: () => Promise<unknown>,
+  warmup = 1,
+): Promise<{ task: number[]; baseline: number[] }> {
+  for (let i = 0; i < warmup; i++) {
+    await task();
+    await baseline();
+  }
+  const times = { task: [] as number[], baseline: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    times.task.push(await timed(task));
+    times.baseline.push(await timed(baseline));
+  }
+  return times;
+}

@@ -78,6 +78,17 @@ describe('pdn completion', () => {
       expect(complete('pdn', '--api-key', 'k', 'config', 'g')).toEqual(['get']);
       expect(complete('pdn', 'languages', '--con')).toEqual([]);
       expect(complete('pdn', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
+      // Jobs (issue #13): the subcommands, their flags and choices, and the new flags of operations.
+      expect(complete('pdn', 'jobs', '')).toEqual(['list', 'get', 'wait', 'cancel']);
+      expect(complete('pdn', 'jobs', 'list', '--status', '')).toEqual([
+        'queued',
+        'running',
+        'succeeded',
+        'failed',
+        'canceled',
+      ]);
+      expect(complete('pdn', 'merge', '--as')).toEqual(['--async']);
+      expect(complete('pdn', 'ocr', '--re')).toEqual(['--resume']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -125,6 +136,15 @@ describe('pdn completion', () => {
       expect(await complete('pdn com')).toEqual(['completion', 'compress']);
       expect(await complete('pdn compress --level ')).toEqual(['high', 'low', 'medium']);
       expect(await complete('pdn languages --co')).toEqual([]);
+      expect(await complete('pdn jobs ')).toEqual(['cancel', 'get', 'list', 'wait']);
+      expect(await complete('pdn jobs list --status ')).toEqual([
+        'canceled',
+        'failed',
+        'queued',
+        'running',
+        'succeeded',
+      ]);
+      expect(await complete('pdn compress --asy')).toEqual(['--async']);
     },
   );
 

@@ -52,6 +52,25 @@ describe.runIf(hasScript)('at a terminal', () => {
     expect((await readdir(ws.path('ctrl-c-out'))).sort()).toEqual(done.sort());
   });
 
+  it("waiting for jobs, the spinner shows each job's state (issue #13)", async () => {
+    // Long enough that the first look finds the first job unfinished, and the spinner shows it
+    // until the next look (a second at least: the server's poll_after_seconds).
+    const files: string[] = [];
+    for (let i = 0; i < 4; i++)
+      files.push(await ws.file(`progress/doc${i}.pdf`, await labelledPdf(`p${i}`, 40)));
+    const terminal = pdnInTerminal(
+      ['compress', ...files, '-o', 'progress-out', '-c', '1', '--level', 'high'],
+      {
+        cwd: ws.dir,
+        env: env(),
+      },
+    );
+    await terminal.waitFor(/compress \d\/4 · (queued:|compressing)/);
+    const { code, screen } = await terminal.done;
+    expect(code, screen).toBe(0);
+    expect(screen.match(/✔ \S*progress\/doc\d\.pdf → /g)).toHaveLength(4);
+  });
+
   it('-o - refuses to write a PDF to the terminal (exit 2), and --force writes it anyway', async () => {
     await ws.file('tty.pdf', await labelledPdf('tty', 1));
     const refused = await pdnInTerminal(['compress', 'tty.pdf', '-o', '-'], { cwd: ws.dir, env: env() }).done;

@@ -94,6 +94,29 @@ describe.each(engines)('OCR engine %s', (engine) => {
     expect(res.json.data.confidence).toBeGreaterThan(50);
   }
 
+  it('adds every word with its box and confidence with detail=words, and only then (issue #17)', async () => {
+    const sample = await ocrSample('eng', 'png');
+    const plain = await ocr(file('image', sample.bytes, 'eng.png'));
+    expect(Object.keys(plain.json.data).sort()).toEqual(['confidence', 'language', 'text']);
+    const res = await ocr(file('image', sample.bytes, 'eng.png'), field('detail', 'words'));
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const words = res.json.data.words ?? [];
+    expect(characterErrorRate(sample.text, words.map((word) => word.text).join(' '))).toBeLessThan(MAX_CER);
+    const [the, quick] = words;
+    expect(the).toMatchObject({ text: 'The', page: 1 });
+    // Reading order on the first line: left to right, the same baseline give or take a few pixels.
+    expect(quick?.left ?? 0).toBeGreaterThan((the?.left ?? 0) + (the?.width ?? 0));
+    expect(Math.abs((quick?.top ?? 0) - (the?.top ?? 0))).toBeLessThan(15);
+    for (const word of words) expect(word.confidence).toBeGreaterThan(50);
+  });
+
+  it('refuses an unknown detail with 400', async () => {
+    const sample = await ocrSample('eng', 'png');
+    const res = await ocr(file('image', sample.bytes, 'eng.png'), field('detail', 'hocr'));
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toMatch(/`detail` must be one of text, words/);
+  });
+
   it('is the engine the server reports', async () => {
     const res = await ctx.call<{ data: { engines: { ocr: { name: string } } } }>('/healthz');
     expect(res.json.data.engines.ocr.name).toBe(engine);

@@ -106,6 +106,24 @@ describe('README.md', () => {
     }
   });
 
+  it('examples/jobs.mjs (issue #13) submits the samples as jobs and collects them, as written', async () => {
+    const dir = await mkdtemp(join(ROOT, 'test', '.readme-'));
+    dirs.push(dir);
+    await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+    const script = join(dir, 'examples', 'jobs.mjs');
+    await writeFile(script, (await readFile(script, 'utf8')).replaceAll(README_PORT, ctx.server.baseUrl));
+    const { stdout } = await run(process.execPath, [script], {
+      cwd: dir,
+      env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: '' },
+    });
+    expect(stdout).toMatch(/^examples\/a\.pdf: job job_\S+ queued$/m);
+    expect(stdout).toMatch(/^latest succeeded: (job_\S+ ?){4,5}$/m);
+    for (const name of ['a', 'b', 'ab', 'photos']) {
+      const output = await readFile(join(dir, 'examples', `${name}.job.pdf`));
+      expect(output.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    }
+  });
+
   it('a later start of the server says how to get a key, and that way works', async () => {
     await ctx.server.restart();
     const hint = /^\s+npx (pdn-server keys create --user dev --test)$/m.exec(ctx.server.output)?.[1];

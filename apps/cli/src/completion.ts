@@ -113,10 +113,16 @@ function fishScript(root: CompletionCommand): string {
       lines.push(`complete -c pdn ${when} -a ${quote(command.values.join(' '))}`);
     for (const option of command.options) lines.push(`complete -c pdn ${when} ${fishOption(option)}`);
     const subNames = command.subcommands.map((sub) => sub.name).join(' ');
+    const commandFlags = new Set(command.options.flatMap((option) => option.flags));
     for (const sub of command.subcommands) {
       lines.push(
         `complete -c pdn ${when} -n "not __fish_seen_subcommand_from ${subNames}" -a ${sub.name} -d ${quote(sub.summary)}`,
       );
+      // A subcommand's own flags (`pdn jobs list --status`), once it is typed.
+      const subWhen = `-n "__fish_seen_subcommand_from ${command.name}; and __fish_seen_subcommand_from ${sub.name}"`;
+      for (const option of sub.options.filter((o) => !o.flags.some((flag) => commandFlags.has(flag)))) {
+        lines.push(`complete -c pdn ${subWhen} ${fishOption(option)}`);
+      }
     }
   }
   return `${lines.join('\n')}\n`;

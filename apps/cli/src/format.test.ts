@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeOutput, formatSaving } from './format.js';
+import { describeOutput, formatJobProgress, formatSaving } from './format.js';
 
 describe('formatSaving', () => {
   const cases: [string, { before: number; after: number; want: string }][] = [
@@ -23,5 +23,24 @@ describe('describeOutput', () => {
     expect(describeOutput({ kind: 'url', url: 'http://h/x', expires_at: expires })).toMatch(
       /^http:\/\/h\/x \(expires (\d{4}-\d\d-\d\d )?\d\d:\d\d \(in 15 minutes\)\)$/,
     );
+  });
+});
+
+describe('formatJobProgress', () => {
+  const cases: [string, { given: Parameters<typeof formatJobProgress>[0]; want: string }][] = [
+    ['queued', { given: { status: 'queued' }, want: 'queued:' }],
+    ['running, the engine says nothing', { given: { status: 'running' }, want: 'compressing' }],
+    [
+      'running, 3 of 12',
+      { given: { status: 'running', progress: { done: 3, total: 12 } }, want: 'compressing 3/12 of' },
+    ],
+    [
+      'a count past the total is shown as the total',
+      { given: { status: 'running', progress: { done: 13, total: 12 } }, want: 'compressing 12/12 of' },
+    ],
+    ['ended', { given: { status: 'succeeded' }, want: 'succeeded:' }],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    expect(formatJobProgress(given, 'compressing')).toBe(want);
   });
 });

@@ -1,5 +1,5 @@
 // Values as a person reads them in human output (never in --json, which keeps raw values).
-import type { RateLimitInfo } from '@pdn/sdk';
+import type { Job, RateLimitInfo } from '@pdn/sdk';
 import { STDIO } from './output-naming.js';
 import type { ItemReport, OutputReport } from './report.js';
 import { describeWhen } from './when.js';
@@ -58,4 +58,16 @@ export function describeOutput(output: OutputReport | undefined): string {
     case 'url':
       return `${output.url} (expires ${describeWhen(new Date(output.expires_at), new Date())})`;
   }
+}
+
+/**
+ * A job's state for the spinner, before the input's name: `queued:`, `compressing`, or with the
+ * engine's count (openapi.yaml `JobProgress`: pages, or files for merge) `compressing 3/12 of`.
+ */
+export function formatJobProgress(job: Pick<Job, 'status' | 'progress'>, doing: string): string {
+  if (job.status === 'queued') return 'queued:';
+  if (job.status !== 'running') return `${job.status}:`;
+  const progress = job.progress;
+  if (progress === null || progress === undefined || !(progress.total > 0)) return doing;
+  return `${doing} ${Math.min(progress.done, progress.total)}/${progress.total} of`;
 }

@@ -28,3 +28,25 @@ export function skipExistingOption(): Option {
     'force',
   );
 }
+
+/**
+ * `--async` (issue #13): submit each input as a job and print the job ids, collecting nothing;
+ * `pdn jobs wait` collects them. There is then no output to name or replace.
+ */
+export function asyncOption(): Option {
+  return new Option(
+    '--async',
+    'submit the work as jobs and print their ids; collect with `pdn jobs wait`',
+  ).conflicts(['output', 'force', 'resume']);
+}
+
+/**
+ * `--resume` (issue #13): collect the jobs an interrupted run of the same command submitted (its
+ * run-state file) instead of submitting those inputs again.
+ */
+export function resumeOption(): Option {
+  return new Option(
+    '--resume',
+    'collect the jobs of an interrupted run of this command instead of submitting again',
+  );
+}

@@ -1,6 +1,7 @@
 // Checks done once per command before any request: what -o means, whether outputs would collide,
 // and whether stdout is free for the output (issue #5: `-o -`, "Nothing but results on stdout").
 import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { CommandContext } from './context.js';
 import { UsageError } from './errors.js';
 import { type OutputTarget, outputTarget, STDIO, sharedPaths } from './output-naming.js';
@@ -64,4 +65,14 @@ async function pathKind(path: string | undefined): Promise<'directory' | 'other'
   } catch {
     return 'absent';
   }
+}
+
+/**
+ * The folder of a run's outputs, where its run-state file is kept (run-state.ts): `-o DIR`, the
+ * folder of `-o FILE`, else the current folder (outputs beside their inputs, stdout, URLs).
+ */
+export function outputFolder(target: OutputTarget): string {
+  if (target.kind === 'dir') return target.dir;
+  if (target.kind === 'file') return dirname(target.path);
+  return '.';
 }

@@ -5,6 +5,7 @@ import { Command, Help, Option } from 'commander';
 import { registerCompletion } from './commands/completion.js';
 import { registerCompress } from './commands/compress.js';
 import { registerConfig } from './commands/config.js';
+import { registerJobs } from './commands/jobs.js';
 import { registerLanguages } from './commands/languages.js';
 import { registerMerge } from './commands/merge.js';
 import { registerOcr } from './commands/ocr.js';
@@ -35,6 +36,7 @@ const GLOBALS_USED: Record<string, readonly string[]> = {
   split: API,
   languages: API,
   status: API,
+  jobs: [...API, 'concurrency'],
   config: ['json'],
   completion: [],
 };
@@ -84,6 +86,8 @@ export function createProgram(io: Io): Command {
         'pdn merge a.pdf b.pdf -o ab.pdf',
         'pdn split ab.pdf --ranges 1,2-3',
         'pdn ocr scan.png',
+        'pdn compress *.pdf --async',
+        'pdn jobs list',
         'pdn status',
       )}
 Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
@@ -96,6 +100,7 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerSplit(program, io);
   registerOcr(program, io);
   registerLanguages(program, io);
+  registerJobs(program, io);
   registerStatus(program, io);
   registerConfig(program, io);
   registerCompletion(program, io);

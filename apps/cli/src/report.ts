@@ -14,9 +14,10 @@ export type ItemStatus = 'succeeded' | 'failed' | 'not_processed' | 'skipped';
 
 /**
  * Why an input was not sent (issue #19): its output exists and --skip-existing was given, or it is
- * named like one of pdn's own outputs and came with other inputs (see `own-outputs.ts`).
+ * named like one of pdn's own outputs and came with other inputs (see `own-outputs.ts`); or, with
+ * --resume, the interrupted run already delivered it (issue #13).
  */
-export type SkipReason = 'output_exists' | 'pdn_output';
+export type SkipReason = 'output_exists' | 'pdn_output' | 'collected';
 
 export type OutputReport =
   | { kind: 'file'; path: string; bytes: number }
@@ -50,6 +51,8 @@ export interface ItemReport {
   error: ErrorReport | null;
   /** Only on `skipped` items. */
   skip_reason?: SkipReason;
+  /** compress, merge, split, ocr: the job that did the work (`pdn jobs get ID`), when there is one. */
+  job_id?: string;
 }
 
 export interface CommandReport {
@@ -66,6 +69,8 @@ export interface ItemSuccess {
   requestId: string | null;
   data: unknown;
   outputs: OutputReport[];
+  /** The job the item ran as (issue #13). */
+  jobId?: string;
 }
 
 /** An input left out before any request; `outputs` names the existing output for `output_exists`. */
@@ -95,6 +100,7 @@ export function itemReport(input: ItemReport['input'], outcome: Outcome<ItemSucc
         data: outcome.value.data,
         outputs: outcome.value.outputs,
         error: null,
+        ...(outcome.value.jobId === undefined ? {} : { job_id: outcome.value.jobId }),
       };
     case 'failed': {
       const error = errorReport(outcome.error);

@@ -84,10 +84,18 @@ export class Reporter {
     if (!this.#spinner.isSpinning) this.#spinner.start();
   }
 
-  /** --verbose: which request served an item, and how much of the hourly limit is left. */
-  answered(input: ItemReport['input'], result: WithMeta): void {
+  /** --verbose: which request (and job) served an item, and how much of the hourly limit is left. */
+  answered(input: ItemReport['input'], result: WithMeta & { id?: string }): void {
     const limit = describeRateLimit(result.rateLimit);
-    this.verbose(`${describeInput(input)}: request ${result.requestId}${limit === '' ? '' : `; ${limit}`}`);
+    const job = result.id === undefined ? '' : `, job ${result.id}`;
+    this.verbose(
+      `${describeInput(input)}: request ${result.requestId}${job}${limit === '' ? '' : `; ${limit}`}`,
+    );
+  }
+
+  /** A line a person should read about the run as a whole (not with --json or --quiet), on stderr. */
+  notice(line: string): void {
+    if (!this.#options.json && !this.#options.quiet) this.#write(this.#options.stderr, `${line}\n`);
   }
 
   /** --verbose detail (request ids, retries) on stderr. */
@@ -192,10 +200,11 @@ export class Reporter {
   #printSkipped(item: ItemReport): void {
     if (this.#options.quiet) return;
     const style = this.#style(this.#options.stderr);
-    const why =
-      item.skip_reason === 'output_exists'
-        ? `skipped, ${describeOutput(item.outputs[0])} exists (--skip-existing)`
-        : "skipped, named like pdn's own output (name it alone, or pass --include-outputs)";
+    const why = {
+      output_exists: `skipped, ${describeOutput(item.outputs[0])} exists (--skip-existing)`,
+      pdn_output: "skipped, named like pdn's own output (name it alone, or pass --include-outputs)",
+      collected: 'skipped, done by the interrupted run (--resume)',
+    }[item.skip_reason ?? 'pdn_output'];
     this.#write(this.#options.stderr, `${style.dim('-')} ${describeInput(item.input)}: ${why}\n`);
   }
 

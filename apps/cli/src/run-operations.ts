@@ -10,7 +10,7 @@ import {
   ServiceUnavailableError,
   TimeoutError,
 } from '@pdn/sdk';
-import { runBatch } from './batch.js';
+import { type Outcome, runBatch } from './batch.js';
 import type { CommandContext } from './context.js';
 import { OperationsFailedError } from './errors.js';
 import { describeInput } from './format.js';
@@ -38,8 +38,21 @@ export interface Operations<I> {
   input: (item: I) => ItemReport['input'];
   /** Decided for every item before the first request; a skipped item costs no call. */
   skip?: (item: I) => Promise<Skip | undefined>;
-  work: (item: I, progress: (phase: string) => void) => Promise<ItemSuccess>;
+  /**
+   * Runs the items not skipped, reporting through `hooks`: `eachItem(work)` for one call per item,
+   * or `runJobs` (run-jobs.ts) to submit every item as a job, then collect them.
+   */
+  execute: (items: readonly I[], hooks: BatchHooks<I>) => Promise<Outcome<ItemSuccess>[]>;
   view: HumanView;
+}
+
+/** How an executor reports as it goes: each item's line as it settles, and the spinner. */
+export interface BatchHooks<I> {
+  settled(item: I, outcome: Outcome<ItemSuccess>): void;
+  /** The spinner's text (after the files-done count): `phase` of `item`, e.g. "uploading" a.pdf. */
+  progress(item: I, phase: string): void;
+  /** Items settled so far, for the count. */
+  done(count: number): void;
 }
 
 /**
@@ -82,7 +95,7 @@ export function stopsBatch(error: unknown): boolean {
 const listenersPerItem = 3;
 
 export async function runOperations<I>(ctx: CommandContext, operations: Operations<I>): Promise<void> {
-  const { command, items, input, work, view } = operations;
+  const { command, items, input, view } = operations;
   setMaxListeners(Math.max(10, listenersPerItem * ctx.globals.concurrency), ctx.io.signal);
   const skips = await Promise.all(items.map((item) => operations.skip?.(item)));
   const results: (ItemReport | undefined)[] = items.map((item, index) => {
@@ -98,28 +111,15 @@ export async function runOperations<I>(ctx: CommandContext, operations: Operatio
   // "compress 3/10 · downloading 1.2 MiB of a.pdf": files done, then the latest step of any file.
   const show = (text: string) =>
     ctx.reporter.progress(total > 1 ? `${command} ${done}/${total} · ${text}` : text);
-  const outcomes = await runBatch(
-    todo,
-    async (item) => {
-      try {
-        const value = await work(item, (phase) => show(`${phase} ${describeInput(input(item))}`));
-        ctx.reporter.settled(command, itemReport(input(item), { status: 'succeeded', value }), view);
-        return value;
-      } catch (error) {
-        ctx.reporter.settled(command, itemReport(input(item), { status: 'failed', error }), view);
-        throw error;
-      }
+  const hooks: BatchHooks<I> = {
+    settled: (item, outcome) => ctx.reporter.settled(command, itemReport(input(item), outcome), view),
+    progress: (item, phase) => show(`${phase} ${describeInput(input(item))}`.trim()),
+    done: (count) => {
+      done = count;
+      show(`${count} done`);
     },
-    {
-      concurrency: ctx.globals.concurrency,
-      stopsBatch,
-      signal: ctx.io.signal,
-      onSettled: (settled) => {
-        done = settled;
-        show(`${settled} done`);
-      },
-    },
-  );
+  };
+  const outcomes = await operations.execute(todo, hooks);
   let next = 0;
   const report = commandReport(
     command,
@@ -133,4 +133,34 @@ export async function runOperations<I>(ctx: CommandContext, operations: Operatio
     const failures = outcomes.flatMap((outcome) => (outcome.status === 'failed' ? [outcome.error] : []));
     throw new OperationsFailedError(failures, report.summary.not_processed);
   }
+}
+
+/**
+ * The executor of one call per item: `work` on each, `--concurrency` at a time, starting no new item
+ * after a `stopsBatch` error or Ctrl-C.
+ */
+export function eachItem<I>(
+  ctx: CommandContext,
+  work: (item: I, progress: (phase: string) => void) => Promise<ItemSuccess>,
+): Operations<I>['execute'] {
+  return (todo, hooks) =>
+    runBatch(
+      todo,
+      async (item) => {
+        try {
+          const value = await work(item, (phase) => hooks.progress(item, phase));
+          hooks.settled(item, { status: 'succeeded', value });
+          return value;
+        } catch (error) {
+          hooks.settled(item, { status: 'failed', error });
+          throw error;
+        }
+      },
+      {
+        concurrency: ctx.globals.concurrency,
+        stopsBatch,
+        signal: ctx.io.signal,
+        onSettled: (settled) => hooks.done(settled),
+      },
+    );
 }

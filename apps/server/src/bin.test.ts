@@ -144,3 +144,21 @@ describe('pdn-server admin commands and the data folder', () => {
     expect(readdirSync(xdg)).toEqual([]);
   });
 });
+
+describe('pdn-server and the shared backends (issue #15)', () => {
+  it('start refuses a partial set, naming what is missing, and serves nothing', () => {
+    const run = pdnServer(['start'], { env: { PDN_REDIS_URL: 'redis://127.0.0.1:6379' } });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /PDN_REDIS_URL is set, .* also needs PDN_DATABASE_URL, PDN_S3_BUCKET, PDN_S3_REGION, PDN_SIGNING_SECRET/,
+    );
+    expect(run.stdout).not.toMatch(/listening/);
+  });
+
+  it('accounts copy needs the shared backends and --from', () => {
+    expect(pdnServer(['accounts', 'copy']).stderr).toMatch(/accounts copy needs --from DATA_DIR/);
+    const embedded = pdnServer(['accounts', 'copy', '--from', dataDir]);
+    expect(embedded.status).toBe(1);
+    expect(embedded.stderr).toMatch(/accounts copy needs the shared backends configured/);
+  });
+});

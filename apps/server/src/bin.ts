@@ -2,6 +2,7 @@
 // `pdn-server`: starts the server and manages its accounts from the command line (issues #2, #12):
 // users, plans, API keys and one-time sign-in links, on the same data folder while the server runs.
 // Commands throw; this entry point alone turns failures into exit codes (2: usage, 1: anything else).
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type Accounts,
@@ -22,8 +23,9 @@ import {
   usersSetPlan,
 } from './admin/users-commands.js';
 import { webhooksSecret } from './admin/webhooks-commands.js';
+import { Cleanups, copyAccountsIntoShared, openAdminAccounts } from './backends/index.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { checkFormerDataFolder, openExistingAccounts } from './data-folder.js';
+import { checkFormerDataFolder } from './data-folder.js';
 import { createLogger } from './logger.js';
 import { serveUntilSignalled } from './main.js';
 
@@ -44,6 +46,8 @@ Commands:
   users set-plan USER PLAN                 Change a user's plan
   webhooks secret USER [--rotate]          Print the user's webhook secret (made on first use), or
                                            a new one; the previous one signs for 24 hours more
+  accounts copy --from DATA_DIR            Copy the users and keys of an embedded data folder into
+                                           the shared PostgreSQL database (PDN_DATABASE_URL, ...)
   --help                                   Show this help
 
 USER is a user's name or email. PLAN is one of ${PLANS.join(', ')} (default premium for users that
@@ -51,8 +55,8 @@ keys create makes). Links start with PDN_PUBLIC_URL, else the address the server
 All commands use the data folder PDN_DATA_DIR (default $XDG_DATA_HOME/pdn, else ~/.local/share/pdn),
 also while the server runs. Only start creates its database.`;
 
-type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email' | 'rotate';
-const OPTION_NAMES: readonly OptionName[] = ['user', 'plan', 'test', 'name', 'email', 'rotate'];
+type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email' | 'from' | 'rotate';
+const OPTION_NAMES: readonly OptionName[] = ['user', 'plan', 'test', 'name', 'email', 'from', 'rotate'];
 
 /**
  * What each command takes: its positional arguments, by name, and its options. Anything else is a
@@ -70,6 +74,7 @@ const COMMANDS: Readonly<Record<string, { args: readonly string[]; options: read
   'users reset-password': { args: ['USER'], options: [] },
   'users set-plan': { args: ['USER', 'PLAN'], options: [] },
   'webhooks secret': { args: ['USER'], options: ['rotate'] },
+  'accounts copy': { args: [], options: ['from'] },
 };
 
 function parse(args: string[]) {
@@ -85,6 +90,7 @@ function parse(args: string[]) {
         name: { type: 'string' },
         email: { type: 'string' },
         rotate: { type: 'boolean' },
+        from: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -150,15 +156,37 @@ async function run(command: string, accounts: Accounts, config: Config, args: st
   }
 }
 
-async function runAdmin(command: string, args: string[], values: Values): Promise<void> {
+/** `accounts copy --from DATA_DIR` (issue #15): embedded to shared, users, plans and keys. */
+async function copyAccounts(from: string | undefined): Promise<void> {
+  if (from === undefined) throw new UsageError('accounts copy needs --from DATA_DIR');
   const config = loadConfig();
-  const accounts = openExistingAccounts(config.dataDir, process.cwd());
-  // On stderr: stdout stays what scripts read (the key or link is its last line, a listing its table).
-  console.error(`Data folder: ${config.dataDir}`);
+  const log = createLogger(config.logLevel);
+  const cleanups = new Cleanups(log);
   try {
+    const source = resolve(from);
+    const { users, keys } = await copyAccountsIntoShared(config, source, log, cleanups);
+    console.log(`Copied ${users} users and ${keys} API keys from ${source} into PostgreSQL.`);
+  } finally {
+    await cleanups.run();
+  }
+}
+
+async function runAdmin(command: string, args: string[], values: Values): Promise<void> {
+  if (command === 'accounts copy') return copyAccounts(values.from);
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const cleanups = new Cleanups(log);
+  try {
+    const accounts = await openAdminAccounts(config, log, cleanups);
+    // On stderr: stdout stays what scripts read (the key or link is its last line, a listing its table).
+    console.error(
+      config.backends.kind === 'shared'
+        ? 'Accounts: PostgreSQL (PDN_DATABASE_URL)'
+        : `Data folder: ${config.dataDir}`,
+    );
     await run(command, accounts, config, args, values);
   } finally {
-    await accounts.close();
+    await cleanups.run();
   }
 }
 

@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       pdfEngine: 'auto',
       compressEngine: 'auto',
       ocrEngine: 'auto',
+      ocrPdfEngine: 'auto',
       maxPages: 5000,
       maxImagePixels: 40_000_000,
       toolTimeoutMs: 120_000,

@@ -3,10 +3,15 @@
 // server at start-up with a message naming the variable, rather than surfacing later as a 500.
 import { availableParallelism, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { type BackendConfig, backendConfig } from './backends/backend-config.js';
+import { ConfigError } from './config-error.js';
+
+export { ConfigError };
 
 export type PdfEngineChoice = 'auto' | 'qpdf' | 'pdf-lib';
 export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
 export type OcrEngineChoice = 'auto' | 'tesseract' | 'tesseract.js';
+export type OcrPdfEngineChoice = 'auto' | 'ocrmypdf' | 'tesseract';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'quiet';
 
 /** Whole-request upload caps in bytes, per plan (issue #2: Free 10 MiB ... Enterprise 1 GiB). */
@@ -30,6 +35,8 @@ export interface Config {
   pdfEngine: PdfEngineChoice;
   compressEngine: CompressEngineChoice;
   ocrEngine: OcrEngineChoice;
+  /** OCR of documents (issue #17): OCRmyPDF, else native tesseract with qpdf. */
+  ocrPdfEngine: OcrPdfEngineChoice;
   tessdataDir?: string;
   maxPages: number;
   maxImagePixels: number;
@@ -51,6 +58,8 @@ export interface Config {
   corsOrigins: CorsOrigins;
   /** The account area (issue #12). */
   account: AccountConfig;
+  /** Embedded (SQLite, outputs folder) or shared (PostgreSQL, Redis, S3); issue #15. */
+  backends: BackendConfig;
 }
 
 export interface AccountConfig {
@@ -65,11 +74,6 @@ export interface AccountConfig {
   trustProxy: number;
   /** PDN_PUBLIC_URL: the base of links the admin command prints (`https://pdn.example.com`), no trailing slash. */
   publicUrl?: string;
-}
-
-/** A configuration value that cannot be used; the message names the variable and what it accepts. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -176,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     pdfEngine: oneOf(env, 'PDN_PDF_ENGINE', ['auto', 'qpdf', 'pdf-lib'], 'auto'),
     compressEngine: oneOf(env, 'PDN_COMPRESS_ENGINE', ['auto', 'ghostscript', 'pdf-lib'], 'auto'),
     ocrEngine: oneOf(env, 'PDN_OCR_ENGINE', ['auto', 'tesseract', 'tesseract.js'], 'auto'),
+    ocrPdfEngine: oneOf(env, 'PDN_OCR_PDF_ENGINE', ['auto', 'ocrmypdf', 'tesseract'], 'auto'),
     ...(tessdataDir === undefined ? {} : { tessdataDir: resolve(tessdataDir) }),
     maxPages: integer(env, 'PDN_MAX_PAGES', 5000, 1),
     maxImagePixels: integer(env, 'PDN_MAX_IMAGE_PIXELS', 40_000_000, 1),
@@ -207,5 +212,6 @@ export function loadConfig(env: Env = process.env): Config {
       trustProxy: integer(env, 'PDN_TRUST_PROXY', 0, 0, 16),
       ...(base === undefined ? {} : { publicUrl: base }),
     },
+    backends: backendConfig(env, signingSecret !== undefined),
   };
 }

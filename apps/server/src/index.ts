@@ -1,5 +1,10 @@
 // @pdn/server's public door: what an embedding program or a test needs to run the reference server.
 // The admin command and `npm start` use bin.ts; everything else in src/ is private.
+
+export { RateLimiter } from './accounts/rate-limiter.js';
+// The rate limiter over each backend's store, for the bench's per-decision figures (issue #15).
+export { RedisRateEvents } from './accounts/redis/redis-rate-events.js';
+export { openSqliteStores } from './accounts/sqlite/index.js';
 export { type Config, ConfigError, loadConfig } from './config.js';
 export { type AppDeps, createApp } from './http/app.js';
 export { createLogger, type Logger } from './logger.js';

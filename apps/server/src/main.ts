@@ -4,11 +4,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Accounts } from './accounts/index.js';
-import { openSqliteAccounts } from './accounts/sqlite/index.js';
+import { Cleanups, openBackends } from './backends/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
 import { CpuSlots } from './engines/cpu-slots.js';
 import { createOcrEngine } from './engines/ocr/index.js';
+import { createOcrPdfEngine } from './engines/ocr-pdf/index.js';
 import { createPdfEngine } from './engines/pdf/index.js';
 import { detectTools } from './engines/tools.js';
 import type { Engines } from './engines/types.js';
@@ -53,6 +54,8 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
     pdftoppm: tools.pdftoppm?.version ?? 'absent',
     pdftotext: tools.pdftotext?.version ?? 'absent',
     pdfimages: tools.pdfimages?.version ?? 'absent',
+    pdfinfo: tools.pdfinfo?.version ?? 'absent',
+    ocrmypdf: tools.ocrmypdf?.version ?? 'absent',
   });
   const cpuSlots = new CpuSlots(config.jobConcurrency);
   const common = { tools, cpuSlots, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
@@ -70,20 +73,29 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
     timeoutMs: config.toolTimeoutMs,
     log,
   });
+  const ocrPdf = await createOcrPdfEngine({
+    ...common,
+    choice: config.ocrPdfEngine,
+    concurrency: config.jobConcurrency,
+    tessdataDir: config.tessdataDir,
+    maxImagePixels: config.maxImagePixels,
+    memoryBytes: config.ocrMemoryBytes,
+  });
   const describe = (info: { name: string; version: string }) => `${info.name} ${info.version}`;
   log.info('engines chosen', {
     pdf: describe(pdf.info),
     compress: describe(compress.info),
     ocr: describe(ocr.info),
+    ocr_pdf: describe(ocrPdf.info),
   });
-  return { pdf, compress, ocr };
+  return { pdf, compress, ocr, ocrPdf };
 }
 
 /** On the very first start (no users at all) create `dev` on Premium with one test key (issue #2). */
 async function firstStartBanner(
   accounts: Accounts,
   url: string,
-  dataDir: string,
+  accountsHome: string,
 ): Promise<string | undefined> {
   if ((await accounts.users.count()) > 0) return undefined;
   const { user } = await accounts.users.ensure('dev', 'premium');
@@ -98,7 +110,7 @@ async function firstStartBanner(
     '',
     `  curl -H "Authorization: Bearer ${key}" -F "files[]=@examples/a.pdf" -F "files[]=@examples/b.pdf" ${url}/api/v1/merge`,
     '',
-    `Users and keys live in the data folder ${dataDir}. More keys, from the repository's root`,
+    `Users and keys live in ${accountsHome}. More keys, from the repository's root`,
     '(README.md says how to run pdn-server from anywhere):',
     '',
     '  npx pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
@@ -136,16 +148,18 @@ export async function startServer(
   log: Logger,
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
-  const accounts = openSqliteAccounts(config.dataDir, { sessionLimits: config.account.sessionLimits });
-  const cleanups: (() => Promise<void> | void)[] = [() => accounts.close()];
-  const cleanUp = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  };
+  const cleanups = new Cleanups(log);
   try {
-    const storage = await openStorage({ dataDir: config.dataDir, signingSecret: config.signingSecret, log });
-    cleanups.push(() => storage.close());
+    const { accounts, sharedOutputs } = await openBackends(config, log, cleanups);
+    const storage = await openStorage({
+      dataDir: config.dataDir,
+      signingSecret: config.signingSecret,
+      log,
+      ...(sharedOutputs === undefined ? {} : { shared: sharedOutputs }),
+    });
+    cleanups.add('output sweeper', () => storage.close());
     const engines = await buildEngines(config, log);
-    cleanups.push(() => engines.ocr.close());
+    cleanups.add('OCR engine', () => engines.ocr.close());
     // Webhooks (issue #14) show the job as the runner does, and the runner tells them of each end.
     const webhooks: WebhookDeliverer = new WebhookDeliverer({
       deliveries: accounts.deliveries,
@@ -167,9 +181,9 @@ export async function startServer(
       callbacks: webhooks,
     });
     await jobs.start();
-    cleanups.push(() => jobs.close());
+    cleanups.add('job runner', () => jobs.close());
     await webhooks.start();
-    cleanups.push(() => webhooks.close());
+    cleanups.add('webhook deliverer', () => webhooks.close());
 
     const drain = new Drain();
     const server = createHttpServer(createApp({ config, accounts, storage, engines, jobs, log, drain }), log);
@@ -181,7 +195,11 @@ export async function startServer(
       });
     });
     const url = urlOf(server);
-    print((await firstStartBanner(accounts, url, config.dataDir)) ?? laterStartHint(url));
+    const accountsHome =
+      config.backends.kind === 'shared'
+        ? 'PostgreSQL (PDN_DATABASE_URL)'
+        : `the data folder ${config.dataDir}`;
+    print((await firstStartBanner(accounts, url, accountsHome)) ?? laterStartHint(url));
     // Tests and scripts wait for exactly this line (with the real port when PORT=0).
     print(`pdn server listening on ${url}`);
 
@@ -201,11 +219,11 @@ export async function startServer(
         }
         server.closeAllConnections();
         await closed;
-        await cleanUp();
+        await cleanups.run();
       },
     };
   } catch (error) {
-    await cleanUp();
+    await cleanups.run();
     throw error;
   }
 }

@@ -2,7 +2,7 @@
 // engines use subprocesses or workers), and peak RSS of the SDK uploading a 500 MB file from a path.
 // Issue #11 (item 3): RSS over a soak of OCR requests in many language sets stays flat.
 import { execFile } from 'node:child_process';
-import { readdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -11,6 +11,7 @@ import { createRandom } from '@pdn/fixtures';
 import { fromPath, Pdn } from '@pdn/sdk';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
+import { processTree, rss } from '../process-memory.js';
 import { formatBytes, type Row } from '../report.js';
 
 const run = promisify(execFile);
@@ -51,36 +52,6 @@ async function peakRss(pid: number): Promise<number> {
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
   if (!match) throw new Error(`no VmHWM for process ${pid}`);
   return Number(match[1]) * 1024;
-}
-
-/** Resident set size of a process now (Linux VmRSS), 0 once it is gone. */
-async function rss(pid: number): Promise<number> {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
-    return Number(match?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** `pid` and every process below it: the server and its OCR processes (and their tesseract runs). */
-async function processTree(pid: number): Promise<number[]> {
-  const parents = new Map<number, number>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after its ')'.
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
-  }
-  return tree;
 }
 
 /** Two language sets out of the bundled ones per request, in a shuffled order, some with a repeat. */

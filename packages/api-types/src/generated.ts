@@ -106,6 +106,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ocr/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a scanned document searchable
+         * @description Turns a scanned PDF, a multi-page TIFF or one image into a searchable PDF (issue #17): the page
+         *     images are kept as they are and an invisible text layer is laid over them, so the text can be
+         *     selected, searched and copied. Counts as one request whatever the page count.
+         *
+         *     The server uses OCRmyPDF when it is installed, else the native `tesseract` with qpdf (each page
+         *     rasterised at its image's resolution, 300 dpi for vector pages, and its text layer laid over
+         *     the original page, whose images are not re-encoded); `method` says which. Without either, the
+         *     operation answers `500 internal_error` (the server's log says which tools to install;
+         *     `GET /healthz` shows `ocr_pdf` as `none`). Three options need OCRmyPDF: `mode=redo`,
+         *     `deskew=true` and `output=pdfa`; with the native tools they are `400 invalid_input` saying so.
+         *
+         *     The answer carries two downloads: the searchable PDF (`download`, served as `application/pdf`)
+         *     and the recognised text of every page (`text_download`, served as `text/plain; charset=utf-8`),
+         *     pages separated by a form feed (`\f`). The same text is inline in `text`, cut after 100,000
+         *     characters (`text_truncated` then says so).
+         *
+         *     A PDF is judged like every other PDF input (see "PDF inputs"): encrypted, damaged, page-less
+         *     files and files over the page cap are `400 invalid_input`. An image is judged like the image of
+         *     `POST /api/v1/ocr` (formats, pixel cap, at most 100 TIFF pages). A page whose image needs more
+         *     memory than the server allows for one page is `400 invalid_input`.
+         */
+        post: operations["ocrPdf"];
+        delete?: never;
+        /** CORS preflight for POST /api/v1/ocr/pdf */
+        options: operations["ocrPdfPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/languages": {
         parameters: {
             query?: never;
@@ -220,7 +260,9 @@ export interface paths {
         /**
          * Fetch an output through its signed URL
          * @description Needs no `Authorization` header and is not rate limited: the signature is the credential.
-         *     The URL is returned by compress, merge and split and is valid for 900 seconds.
+         *     The URL is returned by compress, merge, split and OCR of documents and is valid for 900 seconds.
+         *     Outputs are served as `application/pdf`, except the text of `ocrPdf` (its `text_download`,
+         *     a name ending in `.txt`), served as `text/plain; charset=utf-8`.
          */
         get: operations["downloadPdf"];
         put?: never;
@@ -446,6 +488,72 @@ export interface components {
             language: string;
             /** @description Mean word confidence reported by the OCR engine, 0-100 (0 when no text was found). */
             confidence: number;
+            /** @description Only with `detail=words`. Every recognised word, in reading order, page by page. */
+            words?: components["schemas"]["OcrWord"][];
+        };
+        /** @description A recognised word and its bounding box in pixels of its page, origin at the top left (after JPEG EXIF orientation). */
+        OcrWord: {
+            text: string;
+            confidence: number;
+            /** @description The page of a multi-page TIFF; 1 otherwise. */
+            page: number;
+            left: number;
+            top: number;
+            width: number;
+            height: number;
+        };
+        /**
+         * @description What to do with pages that already have text. `skip` (default): leave them as they are
+         *     (reported `skipped`); `redo`: replace an earlier invisible OCR layer, keeping visible text;
+         *     `force`: rasterise and read every page (vector content and visible text become part of the
+         *     page image). `redo` cannot be combined with `deskew` (`400 invalid_input`).
+         * @default skip
+         * @enum {string}
+         */
+        OcrPdfMode: "skip" | "redo" | "force";
+        /**
+         * @description `pdf`: a PDF; `pdfa`: a PDF/A-2b (with XMP metadata and an output intent), which may re-encode page images.
+         * @default pdf
+         * @enum {string}
+         */
+        OcrPdfOutputType: "pdf" | "pdfa";
+        OcrPdfPage: {
+            page: number;
+            /**
+             * @description `ocred`: read and given a text layer; `skipped`: kept as it was (outside `pages`, or already had text under `skip`).
+             * @enum {string}
+             */
+            status: "ocred" | "skipped";
+            /** @description Mean word confidence of the page, 0-100 (0 when no text was found); `null` for a skipped page. */
+            confidence: number | null;
+        };
+        OcrPdfResult: {
+            /** @description The searchable PDF's name, from the upload's (`scan.pdf` -> `scan.ocr.pdf`). */
+            filename: string;
+            /** @description The text's name (`scan.ocr.txt`). */
+            text_filename: string;
+            /**
+             * @description `ocrmypdf`: OCRmyPDF; `tesseract`: the native tesseract with qpdf.
+             * @enum {string}
+             */
+            method: "ocrmypdf" | "tesseract";
+            output: components["schemas"]["OcrPdfOutputType"];
+            /** @description The language set used, sorted by code, each code once. */
+            language: string;
+            /** @description Pages of the output (always the input's count). */
+            page_count: number;
+            pages_ocred: number;
+            pages_skipped: number;
+            /** @description One entry per page of the output, in order. */
+            pages: components["schemas"]["OcrPdfPage"][];
+            /** @description The searchable PDF's size in bytes. */
+            size: number;
+            /** @description The text recognised on the pages read, pages separated by a form feed (`\f`; a skipped page contributes an empty page); the first 100,000 characters. */
+            text: string;
+            /** @description `true` when `text` was cut; `text_download` always has all of it. */
+            text_truncated: boolean;
+            download: components["schemas"]["Download"];
+            text_download: components["schemas"]["Download"];
         };
         Language: {
             /**
@@ -505,6 +613,8 @@ export interface components {
                 pdf: components["schemas"]["EngineInfo"];
                 compress: components["schemas"]["EngineInfo"];
                 ocr: components["schemas"]["EngineInfo"];
+                /** @description OCR of documents (`ocrPdf`): `ocrmypdf`, `tesseract`, or `none` when neither tool is installed. */
+                ocr_pdf: components["schemas"]["EngineInfo"];
             };
         };
         CompressResponse: {
@@ -521,6 +631,10 @@ export interface components {
         };
         OcrResponse: {
             data: components["schemas"]["OcrResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        OcrPdfResponse: {
+            data: components["schemas"]["OcrPdfResult"];
             meta: components["schemas"]["Meta"];
         };
         LanguagesResponse: {
@@ -547,10 +661,11 @@ export interface components {
          */
         JobStatus: "queued" | "running" | "succeeded" | "failed" | "canceled";
         /**
-         * @description The operation the job runs; `result` has the shape of that operation's `data`.
+         * @description The operation the job runs (`ocr_pdf` is `POST /api/v1/ocr/pdf`); `result` has the shape of
+         *     that operation's `data`.
          * @enum {string}
          */
-        JobOperation: "compress" | "merge" | "split" | "ocr";
+        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf";
         /** @description How far the engine is, in its own units (pages for OCR of a multi-page image, files for merge). */
         JobProgress: {
             done: number;
@@ -617,7 +732,7 @@ export interface components {
              * @description Present when `status` is `succeeded` and `expired` is false: exactly the `data` the
              *     synchronous call answers, its download URLs signed by this answer.
              */
-            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"];
+            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"];
             /** @description Present when `status` is `failed`; the error the synchronous call would have answered. */
             error?: components["schemas"]["Error"];
         };
@@ -1004,7 +1119,9 @@ export interface components {
          * @description The server is shutting down (code `service_unavailable`): the request arrived while it was
          *     draining, or could not finish within the drain's grace period. Nothing was kept; send it again
          *     (to this address once the server is back, or to another instance). `error.retry_after_seconds`
-         *     suggests when. Sent with `Connection: close`.
+         *     suggests when. Sent with `Connection: close`. On shared backends, also while the server cannot
+         *     reach its accounts database, rate-limit store or output bucket ("Storage and shutdown"): then
+         *     without `Connection: close` and without rate-limit headers.
          */
         ServiceUnavailable: {
             headers: {
@@ -1481,6 +1598,14 @@ export interface operations {
                      * @default eng
                      */
                     language?: string;
+                    /**
+                     * @description `text` (default): the answer is exactly `text`, `language` and `confidence`.
+                     *     `words`: it also holds `words`, every recognised word with its page, bounding box
+                     *     and confidence (issue #17).
+                     * @default text
+                     * @enum {string}
+                     */
+                    detail?: "text" | "words";
                     callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
@@ -1527,6 +1652,155 @@ export interface operations {
         };
     };
     ocrPreflight: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The page's origin, set by the browser. */
+                Origin: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send. */
+                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+            405: components["responses"]["CorsRefused"];
+        };
+    };
+    ocrPdf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description A PDF, or one image as `POST /api/v1/ocr` takes it (PNG, JPEG, TIFF with one page or several, WebP, BMP), recognised by its bytes.
+                     */
+                    file: string;
+                    /**
+                     * @description As for `POST /api/v1/ocr`; the languages are those of the server's OCR tool for documents (`GET /api/v1/languages` lists them with `source` `system` when the native tools are installed).
+                     * @default eng
+                     */
+                    language?: string;
+                    mode?: components["schemas"]["OcrPdfMode"];
+                    /**
+                     * @description Straighten pages scanned at a slight angle before reading them. A straightened page is rasterised again (its image is re-encoded).
+                     * @default false
+                     * @enum {string}
+                     */
+                    deskew?: "true" | "false";
+                    /**
+                     * @description Detect each page's orientation (0, 90, 180 or 270 degrees) and turn the page upright; the page's image is not re-encoded, only the page's rotation changes.
+                     * @default false
+                     * @enum {string}
+                     */
+                    rotate?: "true" | "false";
+                    /**
+                     * @description Which pages to read, with the syntax of split's `ranges` (`1-3,7`); the other pages
+                     *     are kept as they are and counted as skipped. All pages when omitted. For an
+                     *     image every page is read (a TIFF's pages are its pages).
+                     * @example 1-3,7
+                     */
+                    pages?: string;
+                    output?: components["schemas"]["OcrPdfOutputType"];
+                    callback_url?: components["schemas"]["CallbackUrl"];
+                };
+            };
+        };
+        responses: {
+            /** @description The document was read; its searchable PDF and its text are ready to download. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "filename": "scan.ocr.pdf",
+                     *         "text_filename": "scan.ocr.txt",
+                     *         "method": "ocrmypdf",
+                     *         "output": "pdf",
+                     *         "language": "eng",
+                     *         "page_count": 2,
+                     *         "pages_ocred": 1,
+                     *         "pages_skipped": 1,
+                     *         "pages": [
+                     *           {
+                     *             "page": 1,
+                     *             "status": "ocred",
+                     *             "confidence": 94.2
+                     *           },
+                     *           {
+                     *             "page": 2,
+                     *             "status": "skipped",
+                     *             "confidence": null
+                     *           }
+                     *         ],
+                     *         "size": 412033,
+                     *         "text": "The quick brown fox jumps\nover the lazy dog.\f",
+                     *         "text_truncated": false,
+                     *         "download": {
+                     *           "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *           "expires_in": 900,
+                     *           "expires_at": "2026-01-01T00:00:00.000Z"
+                     *         },
+                     *         "text_download": {
+                     *           "url": "/api/get-pdf.php?file=aB2cD4eF6gH8Zk3qT0dXw1y9&exp=1767225600&sig=0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c413a9f",
+                     *           "expires_in": 900,
+                     *           "expires_at": "2026-01-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OcrPdfResponse"];
+                };
+            };
+            202: components["responses"]["JobAccepted"];
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    ocrPdfPreflight: {
         parameters: {
             query?: never;
             header: {
@@ -1913,7 +2187,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The PDF. */
+            /** @description The PDF, or the text of an OCR of a document. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1924,6 +2198,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": string;
+                    "text/plain": string;
                 };
             };
             /** @description The signature is missing, malformed or does not match (code `forbidden`). */
@@ -2046,6 +2321,10 @@ export interface operations {
                      *           "ocr": {
                      *             "name": "tesseract",
                      *             "version": "5.3.0"
+                     *           },
+                     *           "ocr_pdf": {
+                     *             "name": "ocrmypdf",
+                     *             "version": "14.0.1"
                      *           }
                      *         }
                      *       },

@@ -1,15 +1,24 @@
-// The pdn client (issue #4 "Surface"). Each method checks what the SDK can know without the server
-// (issue #4 "Validation before sending"), builds the multipart form and hands it to the request loop.
+// The pdn client (issue #4 "Surface"). Each operation is checked and turned into its request by
+// internal/operations.ts (issue #4 "Validation before sending"), shared with `pdn.jobs` (jobs.ts),
+// and handed to the request loop.
 import { ApiPromise, type WithResponse } from './api-promise.js';
-import type { CompressionLevel, Download } from './api-types/index.js';
+import type { Download } from './api-types/index.js';
 import * as errors from './errors.js';
 import { ExpiredError, InvalidInputError } from './errors.js';
 import { readEnv } from './internal/env.js';
 import { readEnvelope } from './internal/envelope.js';
 import { defaultLogger, type Logger, type LogLevel, levelled } from './internal/logger.js';
 import {
+  type CompressParams,
+  type MergeParams,
+  type OcrParams,
+  type Operation,
+  type OperationParams,
+  operationRequest,
+  type SplitParams,
+} from './internal/operations.js';
+import {
   type CallOptions,
-  type FormField,
   type HeadersInput,
   type RequestSpec,
   type RetryInfo,
@@ -18,17 +27,17 @@ import {
   type Transport,
 } from './internal/request.js';
 import { detectRuntime } from './internal/runtime.js';
-import { toUploadPart } from './internal/uploads.js';
 import { resolveUrl } from './internal/url.js';
+import { Jobs } from './jobs.js';
 import type {
   AccountResult,
   CompressResult,
   LanguagesResult,
   MergeResult,
   OcrResult,
+  OperationResults,
   SplitResult,
 } from './results.js';
-import type { Uploadable } from './uploads.js';
 
 export interface PdnOptions {
   /** Defaults to the PDN_API_KEY environment variable. */
@@ -54,37 +63,12 @@ export interface PdnOptions {
 }
 
 export type RequestOptions = CallOptions;
-
-export interface CompressParams extends RequestOptions {
-  file: Uploadable;
-  /** `medium` on the server when omitted. */
-  level?: CompressionLevel | undefined;
-}
-
-export interface MergeParams extends RequestOptions {
-  /** 2 to 20 PDFs, merged in this order. */
-  files: Uploadable[];
-}
-
-export interface SplitParams extends RequestOptions {
-  file: Uploadable;
-  /** `'1-3,4,5-9'` or `['1-3', '4', '5-9']`: one part per item, checked by the server. */
-  ranges: string | string[];
-}
-
-export interface OcrParams extends RequestOptions {
-  image: Uploadable;
-  /** An OCR language code such as `deu`, or several joined by `+`. `eng` on the server when omitted. */
-  language?: string | undefined;
-}
+export type { CompressParams, MergeParams, OcrParams, SplitParams };
 
 export interface DownloadOptions extends RequestOptions {
   /** Replace an existing file at `path`. Default true; when false an existing file is an EEXIST error. */
   overwrite?: boolean | undefined;
 }
-
-const levels: readonly CompressionLevel[] = ['low', 'medium', 'high'];
-const pdf = 'application/pdf';
 
 export class Pdn {
   // The error family on the class too (issue #20, as openai-node): `catch (e) { if (e instanceof
@@ -105,8 +89,12 @@ export class Pdn {
   static readonly TimeoutError = errors.TimeoutError;
   static readonly AbortError = errors.AbortError;
   static readonly WebhookVerificationError = errors.WebhookVerificationError;
+  static readonly TooManyJobsError = errors.TooManyJobsError;
+  static readonly JobCanceledError = errors.JobCanceledError;
 
   readonly baseUrl: string;
+  /** The four operations as jobs, and `/api/v1/jobs` (issue #13; README, "Jobs"). */
+  readonly jobs: Jobs;
   readonly #transport: Transport;
 
   constructor(options: PdnOptions = {}) {
@@ -139,64 +127,27 @@ export class Pdn {
       runtime: detectRuntime(),
       logger: levelled(options.logger ?? defaultLogger(), options.logLevel),
     };
+    this.jobs = new Jobs(this.#transport);
   }
 
   /** POST /api/v1/compress */
   compress(params: CompressParams): ApiPromise<CompressResult> {
-    const { file, level, ...options } = params;
-    if (level !== undefined && !levels.includes(level)) {
-      return reject(`level must be one of ${levels.join(', ')}, got ${JSON.stringify(level)}`);
-    }
-    return this.#post('/api/v1/compress', options, () => [
-      { name: 'file', part: toUploadPart(file, { field: 'file', filename: 'document.pdf', type: pdf }) },
-      ...(level === undefined ? [] : [{ name: 'level', value: level }]),
-    ]);
+    return this.#run('compress', params);
   }
 
   /** POST /api/v1/merge */
   merge(params: MergeParams): ApiPromise<MergeResult> {
-    const { files, ...options } = params;
-    if (!Array.isArray(files) || files.length < 2 || files.length > 20) {
-      return reject(`merge takes 2 to 20 files, got ${Array.isArray(files) ? files.length : 'no list'}`);
-    }
-    return this.#post('/api/v1/merge', options, () =>
-      files.map((file, i) => ({
-        name: 'files[]',
-        part: toUploadPart(file, { field: `files[${i}]`, filename: `document-${i + 1}.pdf`, type: pdf }),
-      })),
-    );
+    return this.#run('merge', params);
   }
 
   /** POST /api/v1/split */
   split(params: SplitParams): ApiPromise<SplitResult> {
-    const { file, ranges, ...options } = params;
-    const items = typeof ranges === 'string' ? [ranges] : Array.isArray(ranges) ? ranges : [];
-    // Only presence is checked here; the syntax and the page numbers are the server's to judge
-    // (STYLE.md principle 13: one boundary owns page ranges, and it knows the page count).
-    if (items.length === 0 || items.some((item) => typeof item !== 'string' || item.trim() === '')) {
-      return reject(
-        'ranges is required: a string such as "1-3,5" or a list such as ["1-3", "5"] with no empty item',
-      );
-    }
-    return this.#post('/api/v1/split', options, () => [
-      { name: 'file', part: toUploadPart(file, { field: 'file', filename: 'document.pdf', type: pdf }) },
-      { name: 'ranges', value: items.join(',') },
-    ]);
+    return this.#run('split', params);
   }
 
   /** POST /api/v1/ocr */
   ocr(params: OcrParams): ApiPromise<OcrResult> {
-    const { image, language, ...options } = params;
-    if (language !== undefined && (typeof language !== 'string' || language.trim() === '')) {
-      return reject('language must be a non-empty language code such as "deu"');
-    }
-    return this.#post('/api/v1/ocr', options, () => [
-      {
-        name: 'image',
-        part: toUploadPart(image, { field: 'image', filename: 'image', type: 'application/octet-stream' }),
-      },
-      ...(language === undefined ? [] : [{ name: 'language', value: language.trim() }]),
-    ]);
+    return this.#run('ocr', params);
   }
 
   /** GET /api/v1/languages */
@@ -264,10 +215,20 @@ export class Pdn {
     return resolveUrl(this.baseUrl, download.url);
   }
 
-  #post<T extends object>(url: string, options: RequestOptions, form: () => FormField[]): ApiPromise<T> {
-    return this.#call(
-      () => ({ method: 'POST', url, authenticated: true, form: form(), read: (r) => readEnvelope<T>(r) }),
-      options,
+  /** One of the four operations, answered when done (without `Prefer: respond-async`). */
+  #run<O extends Operation>(operation: O, params: OperationParams[O]): ApiPromise<OperationResults[O]> {
+    return new ApiPromise(
+      (async () => {
+        const { url, form, options } = operationRequest(operation, params);
+        const spec: RequestSpec<OperationResults[O]> = {
+          method: 'POST',
+          url,
+          authenticated: true,
+          form: form(),
+          read: (r) => readEnvelope<OperationResults[O]>(r),
+        };
+        return send(this.#transport, spec, options);
+      })(),
     );
   }
 
@@ -295,6 +256,8 @@ export declare namespace Pdn {
   type TimeoutError = errors.TimeoutError;
   type AbortError = errors.AbortError;
   type WebhookVerificationError = errors.WebhookVerificationError;
+  type TooManyJobsError = errors.TooManyJobsError;
+  type JobCanceledError = errors.JobCanceledError;
 }
 
 /** Refuses an expired download (ExpiredError) before anything is sent. */
@@ -315,8 +278,4 @@ function assertFresh(download: Download): void {
 
 function bodyOf(response: Response): ReadableStream<Uint8Array> {
   return response.body ?? new ReadableStream({ start: (controller) => controller.close() });
-}
-
-function reject(message: string): ApiPromise<never> {
-  return new ApiPromise(Promise.reject(new InvalidInputError(message)));
 }

@@ -5,7 +5,13 @@ import type { ErrorCode } from './api-types/index.js';
 import type { RateLimitInfo } from './results.js';
 
 /** Every code a `PdnError` can carry: the server's wire codes plus the SDK's transport codes. */
-export type PdnErrorCode = ErrorCode | 'invalid_response' | 'connection_error' | 'timeout' | 'aborted';
+export type PdnErrorCode =
+  | ErrorCode
+  | 'invalid_response'
+  | 'connection_error'
+  | 'timeout'
+  | 'aborted'
+  | 'job_canceled';
 
 /** Base of every error the SDK throws (file system errors of `download(d, path)` excepted). */
 export class PdnError extends Error {
@@ -109,13 +115,26 @@ export class RateLimitError extends ApiError {
   readonly retryAfter: number | undefined;
   readonly rateLimit: RateLimitInfo | undefined;
 
-  constructor(
-    message: string,
-    init: ApiErrorInit & { retryAfter?: number | undefined; rateLimit?: RateLimitInfo | undefined } = {},
-  ) {
-    super('rate_limited', message, init);
+  constructor(message: string, init: RateLimitInit = {}, code: PdnErrorCode = 'rate_limited') {
+    super(code, message, init);
     this.retryAfter = init.retryAfter;
     this.rateLimit = init.rateLimit;
+  }
+}
+
+type RateLimitInit = ApiErrorInit & {
+  retryAfter?: number | undefined;
+  rateLimit?: RateLimitInfo | undefined;
+};
+
+/**
+ * 429 `too_many_jobs` (issue #13): the plan's cap on unfinished jobs is reached. A kind of
+ * RateLimitError, retried the same way after its `Retry-After`; `code` tells it from the hourly limit.
+ */
+export class TooManyJobsError extends RateLimitError {
+  override name = 'TooManyJobsError';
+  constructor(message: string, init: RateLimitInit = {}) {
+    super(message, init, 'too_many_jobs');
   }
 }
 
@@ -147,6 +166,17 @@ export class InsufficientStorageError extends ApiError {
   constructor(message: string, init: ApiErrorInit & { retryAfter?: number | undefined } = {}) {
     super('insufficient_storage', message, init);
     this.retryAfter = init.retryAfter;
+  }
+}
+
+/**
+ * A job you waited for was canceled (`DELETE /api/v1/jobs/{id}`, here or elsewhere) before it
+ * finished: `job.wait()` rejects with this. Not an HTTP error: the job's answer was a 200.
+ */
+export class JobCanceledError extends PdnError {
+  override name = 'JobCanceledError';
+  constructor(readonly jobId: string) {
+    super('job_canceled', `Job ${jobId} was canceled before it finished`);
   }
 }
 

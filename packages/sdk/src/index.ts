@@ -5,6 +5,9 @@ export type {
   CompressMethod,
   Download,
   ErrorCode,
+  JobOperation,
+  JobProgress,
+  JobStatus,
   Language,
   Plan,
   SplitPart,
@@ -30,6 +33,7 @@ export {
   InsufficientStorageError,
   InternalServerError,
   InvalidInputError,
+  JobCanceledError,
   NotFoundError,
   PayloadTooLargeError,
   PdnError,
@@ -37,17 +41,21 @@ export {
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
+  TooManyJobsError,
   WebhookVerificationError,
 } from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
+export type { Operation, OperationParams } from './internal/operations.js';
 export type { RetryInfo } from './internal/request.js';
 export type { UploadProgress } from './internal/upload-progress.js';
+export type { Job, JobList, JobMethods, Jobs, ListParams, WaitOptions } from './jobs.js';
 export type {
   AccountResult,
   CompressResult,
   LanguagesResult,
   MergeResult,
   OcrResult,
+  OperationResults,
   RateLimitInfo,
   SplitResult,
   WithMeta,

@@ -35,3 +35,11 @@ export type SplitResult = SplitData & WithMeta;
 export type OcrResult = OcrData & WithMeta;
 export type LanguagesResult = LanguagesData & WithMeta;
 export type AccountResult = AccountData & WithMeta;
+
+/** The result of each operation, by its name in the API: what the call answers, or its job's `result`. */
+export interface OperationResults {
+  compress: CompressResult;
+  merge: MergeResult;
+  split: SplitResult;
+  ocr: OcrResult;
+}

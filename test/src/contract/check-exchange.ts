@@ -3,6 +3,7 @@
 // their schemas, plus the rules the document states in prose (X-Request-Id equals meta.request_id,
 // how Enterprise's "unlimited" shows, no rate-limit headers on 401, Retry-After on 429, downloads are
 // attachments). Returns every violation found, as sentences; an empty list means the exchange conforms.
+import { isUtf8 } from 'node:buffer';
 import {
   describeErrors,
   errorResponseSchema,
@@ -273,7 +274,8 @@ function checkRateLimitRules(exchange: Exchange, problems: string[]): void {
   }
 }
 
-/** "streams application/pdf with Content-Disposition: attachment and the output's filename" (issue #2). */
+/** "streams application/pdf with Content-Disposition: attachment and the output's filename" (issue #2);
+ * the text of OCR of documents as UTF-8 text/plain (issue #17). */
 function checkDownload(exchange: Exchange, problems: string[]): void {
   const disposition = exchange.headers.get('content-disposition') ?? '';
   if (!/^attachment;\s*filename\*?=/i.test(disposition)) {
@@ -283,6 +285,10 @@ function checkDownload(exchange: Exchange, problems: string[]): void {
   if (length !== null && Number(length) !== exchange.body.length) {
     problems.push(`Content-Length ${length} but ${exchange.body.length} bytes arrived`);
   }
-  if (Buffer.from(exchange.body.subarray(0, 5)).toString('latin1') !== '%PDF-')
+  if (mediaType(exchange.headers) === 'text/plain') {
+    if (exchange.headers.get('content-type') !== 'text/plain; charset=utf-8')
+      problems.push('a text download must say charset=utf-8');
+    if (!isUtf8(exchange.body)) problems.push('the text download is not UTF-8');
+  } else if (Buffer.from(exchange.body.subarray(0, 5)).toString('latin1') !== '%PDF-')
     problems.push('the download is not a PDF');
 }

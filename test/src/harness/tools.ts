@@ -17,6 +17,8 @@ export const tools = {
   qpdf: installed('qpdf', '--version'),
   ghostscript: installed('gs', '--version'),
   tesseract: installed('tesseract', '--version'),
+  ocrmypdf: installed('ocrmypdf', '--version'),
+  pdftotext: installed('pdftotext', '-v'),
   curl: installed('curl', '--version'),
 } as const;
 

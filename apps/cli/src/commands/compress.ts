@@ -7,15 +7,15 @@ import { deliver } from '../deliver.js';
 import { describeInput, describeOutput, formatBytes, formatSaving } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
-import { skipExistingOption } from '../options.js';
+import { asyncOption, resumeOption, skipExistingOption } from '../options.js';
 import { compressedName, isOwnOutputName, outputPath } from '../output-naming.js';
-import { assertDistinct, type OutputFlags, planTarget } from '../output-plan.js';
+import { assertDistinct, type OutputFlags, outputFolder, planTarget } from '../output-plan.js';
 import { assertCanWrite, existingOutput } from '../output-writer.js';
 import type { HumanView } from '../reporter.js';
-import { runOperations } from '../run-operations.js';
+import { type JobFlags, runJobs } from '../run-jobs.js';
 import { uploadProgress } from '../upload-progress.js';
 
-interface CompressFlags extends OutputFlags {
+interface CompressFlags extends OutputFlags, JobFlags {
   level?: 'low' | 'medium' | 'high';
   includeOutputs?: boolean;
 }
@@ -43,12 +43,16 @@ export function registerCompress(program: Command, io: Io): void {
       "also compress inputs named like pdn's outputs (*.compressed.pdf, *.pages-N.pdf) given with others",
     )
     .option('--no-download', 'print signed download URLs instead of downloading the outputs')
+    .addOption(asyncOption())
+    .addOption(resumeOption())
     .addHelpText(
       'after',
       examples(
         'pdn compress report.pdf',
         'pdn compress scans/*.pdf --level high -o small/',
         'pdn compress *.pdf --skip-existing',
+        'pdn compress *.pdf -o small/ --resume',
+        'pdn compress big.pdf --async --json',
         'cat big.pdf | pdn compress - -o - > small.pdf',
         'pdn compress *.pdf --json > results.json',
       ),
@@ -69,7 +73,7 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
   // One input was named on purpose; among several, pdn's own output names are left out.
   const leaveOutOwn = files.length > 1 && flags.includeOutputs !== true;
 
-  await runOperations(ctx, {
+  await runJobs(ctx, client, {
     command: 'compress',
     items: files,
     input: (file) => file,
@@ -78,20 +82,26 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
       const existing = flags.skipExisting ? await existingOutput(paths.get(file)) : undefined;
       return existing && { reason: 'output_exists', outputs: [existing] };
     },
-    work: async (file, progress) => {
-      const path = flags.download ? paths.get(file) : undefined;
-      await assertCanWrite(path, flags.force === true);
-      const upload = await uploads.upload(file, 'stdin.pdf');
-      progress('uploading');
-      const result = await client.pdn.compress({
-        file: upload,
-        ...(flags.level !== undefined ? { level: flags.level } : {}),
-        onUploadProgress: uploadProgress(progress, 'compressing'),
-        signal: ctx.io.signal,
-      });
-      ctx.reporter.answered(file, result);
-      const output = await deliver(ctx, client, result.download, path, flags.force === true, progress);
-      return { requestId: result.requestId, data: { ...result }, outputs: [output] };
+    options: { level: flags.level, output: flags.output, download: flags.download },
+    stateFolder: outputFolder(target),
+    flags,
+    steps: {
+      operation: 'compress',
+      doing: 'compressing',
+      prepare: (file) => assertCanWrite(flags.download ? paths.get(file) : undefined, flags.force === true),
+      params: async (file, progress) => {
+        const upload = await uploads.upload(file, 'stdin.pdf');
+        progress('uploading');
+        return {
+          file: upload,
+          ...(flags.level !== undefined ? { level: flags.level } : {}),
+          onUploadProgress: uploadProgress(progress, 'submitting'),
+        };
+      },
+      deliver: async (file, result, progress) => {
+        const path = flags.download ? paths.get(file) : undefined;
+        return [await deliver(ctx, client, result.download, path, flags.force === true, progress)];
+      },
     },
     view: compressView,
   });

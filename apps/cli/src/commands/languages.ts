@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { examples } from '../help.js';
 import type { HumanView } from '../reporter.js';
-import { runOperations } from '../run-operations.js';
+import { eachItem, runOperations } from '../run-operations.js';
 
 export function registerLanguages(program: Command, io: Io): void {
   program
@@ -22,11 +22,11 @@ export function registerLanguages(program: Command, io: Io): void {
         command: 'languages',
         items: [null],
         input: () => null,
-        work: async (_item, progress) => {
+        execute: eachItem(ctx, async (_item, progress) => {
           progress('asking the server');
           const result = await client.pdn.languages({ signal: ctx.io.signal });
           return { requestId: result.requestId, data: { ...result }, outputs: [] };
-        },
+        }),
         view: languagesView,
       });
     });

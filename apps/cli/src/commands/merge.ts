@@ -8,12 +8,12 @@ import { UsageError } from '../errors.js';
 import { describeInput, describeOutput, formatBytes, pages } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
-import { skipExistingOption } from '../options.js';
+import { asyncOption, resumeOption, skipExistingOption } from '../options.js';
 import { STDIO } from '../output-naming.js';
-import { claimStdout, type OutputFlags } from '../output-plan.js';
+import { claimStdout, type OutputFlags, outputFolder } from '../output-plan.js';
 import { assertCanWrite, existingOutput } from '../output-writer.js';
 import type { HumanView } from '../reporter.js';
-import { runOperations } from '../run-operations.js';
+import { type JobFlags, runJobs } from '../run-jobs.js';
 import { uploadProgress } from '../upload-progress.js';
 
 export function registerMerge(program: Command, io: Io): void {
@@ -26,27 +26,32 @@ export function registerMerge(program: Command, io: Io): void {
     .option('-f, --force', 'overwrite the output file if it exists')
     .addOption(skipExistingOption().conflicts('download'))
     .option('--no-download', 'print the signed download URL instead of downloading the result')
+    .addOption(asyncOption())
+    .addOption(resumeOption())
     .addHelpText(
       'after',
       examples(
         'pdn merge cover.pdf body.pdf appendix.pdf -o book.pdf',
         'pdn merge a.pdf b.pdf -o - | lpr',
         'pdn merge a.pdf b.pdf --no-download --json',
+        'pdn merge part-*.pdf --async --json',
       ),
     )
-    .action(async (files: string[], flags: OutputFlags, command: Command) => {
+    .action(async (files: string[], flags: MergeFlags, command: Command) => {
       await merge(CommandContext.of(command, io), files, flags);
     });
 }
 
-async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): Promise<void> {
+type MergeFlags = OutputFlags & JobFlags;
+
+async function merge(ctx: CommandContext, files: string[], flags: MergeFlags): Promise<void> {
   await checkInputs(files, ctx.io.stdin);
-  const path = outputFile(flags);
+  const path = flags.async ? undefined : outputFile(flags);
   if (path === STDIO) claimStdout(ctx, flags.force === true);
   const client = await ctx.connect();
   const uploads = new UploadSource(ctx.io.stdin);
 
-  await runOperations(ctx, {
+  await runJobs(ctx, client, {
     command: 'merge',
     items: [files],
     input: (inputs) => inputs,
@@ -54,18 +59,23 @@ async function merge(ctx: CommandContext, files: string[], flags: OutputFlags): 
       const existing = flags.skipExisting ? await existingOutput(path) : undefined;
       return existing && { reason: 'output_exists', outputs: [existing] };
     },
-    work: async (inputs, progress) => {
-      await assertCanWrite(path, flags.force === true);
-      const files = await Promise.all(inputs.map((input) => uploads.upload(input, 'stdin.pdf')));
-      progress('uploading');
-      const result = await client.pdn.merge({
-        files,
-        onUploadProgress: uploadProgress(progress, 'merging'),
-        signal: ctx.io.signal,
-      });
-      ctx.reporter.answered(inputs, result);
-      const output = await deliver(ctx, client, result.download, path, flags.force === true, progress);
-      return { requestId: result.requestId, data: { ...result }, outputs: [output] };
+    options: { output: path },
+    stateFolder: outputFolder(
+      path === undefined || path === STDIO ? { kind: 'stdout' } : { kind: 'file', path },
+    ),
+    flags,
+    steps: {
+      operation: 'merge',
+      doing: 'merging',
+      prepare: () => assertCanWrite(path, flags.force === true),
+      params: async (inputs, progress) => {
+        const files = await Promise.all(inputs.map((input) => uploads.upload(input, 'stdin.pdf')));
+        progress('uploading');
+        return { files, onUploadProgress: uploadProgress(progress, 'submitting') };
+      },
+      deliver: async (_inputs, result, progress) => {
+        return [await deliver(ctx, client, result.download, path, flags.force === true, progress)];
+      },
     },
     view: mergeView,
   });

@@ -8,16 +8,15 @@ import { UsageError } from '../errors.js';
 import { describeInput, describeOutput } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
-import { skipExistingOption } from '../options.js';
+import { asyncOption, resumeOption, skipExistingOption } from '../options.js';
 import { type OutputTarget, ocrTextName, outputPath, STDIO } from '../output-naming.js';
-import { assertDistinct, planTarget } from '../output-plan.js';
+import { assertDistinct, outputFolder, planTarget } from '../output-plan.js';
 import { assertCanWrite, existingOutput, writeOutput } from '../output-writer.js';
-import type { OutputReport } from '../report.js';
 import type { HumanView } from '../reporter.js';
-import { runOperations } from '../run-operations.js';
+import { type JobFlags, runJobs } from '../run-jobs.js';
 import { uploadProgress } from '../upload-progress.js';
 
-interface OcrFlags {
+interface OcrFlags extends JobFlags {
   language?: string;
   output?: string;
   force?: boolean;
@@ -42,12 +41,15 @@ export function registerOcr(program: Command, io: Io): void {
     )
     .option('-f, --force', 'overwrite existing text files')
     .addOption(skipExistingOption())
+    .addOption(asyncOption())
+    .addOption(resumeOption())
     .addHelpText(
       'after',
       examples(
         'pdn ocr scan.png',
         'pdn ocr page-*.png --language deu -o text/',
         'pdn ocr scan.png --json | jq -r .results[0].data.text',
+        'pdn ocr pages/*.png -o text/ --resume',
       ),
     )
     .action(async (images: string[], flags: OcrFlags, command: Command) => {
@@ -68,7 +70,7 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
   if (flags.language !== undefined) await checkLanguage(ctx, client, flags.language);
   const uploads = new UploadSource(ctx.io.stdin);
 
-  await runOperations(ctx, {
+  await runJobs(ctx, client, {
     command: 'ocr',
     items: images,
     input: (image) => image,
@@ -77,30 +79,31 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
       const existing = flags.skipExisting ? await existingOutput(path) : undefined;
       return existing && { reason: 'output_exists', outputs: [existing] };
     },
-    work: async (image, progress) => {
-      const path = outputPath(target, image, ocrTextName(image));
-      await assertCanWrite(path, flags.force === true);
-      const upload = await uploads.upload(image, 'stdin');
-      progress('uploading');
-      const result = await client.pdn.ocr({
-        image: upload,
-        ...(flags.language !== undefined ? { language: flags.language } : {}),
-        onUploadProgress: uploadProgress(progress, 'reading'),
-        signal: ctx.io.signal,
-      });
-      ctx.reporter.answered(image, result);
-      const output: OutputReport =
-        path === STDIO
-          ? { kind: 'stdout', bytes: Buffer.byteLength(result.text) }
-          : {
-              kind: 'file',
-              path,
-              bytes: await writeOutput(path, result.text, {
-                force: flags.force === true,
-                signal: ctx.io.signal,
-              }),
-            };
-      return { requestId: result.requestId, data: { ...result }, outputs: [output] };
+    options: { language: flags.language, output: flags.output },
+    stateFolder: outputFolder(target),
+    flags,
+    steps: {
+      operation: 'ocr',
+      doing: 'reading',
+      prepare: (image) => assertCanWrite(outputPath(target, image, ocrTextName(image)), flags.force === true),
+      params: async (image, progress) => {
+        const upload = await uploads.upload(image, 'stdin');
+        progress('uploading');
+        return {
+          image: upload,
+          ...(flags.language !== undefined ? { language: flags.language } : {}),
+          onUploadProgress: uploadProgress(progress, 'submitting'),
+        };
+      },
+      deliver: async (image, result) => {
+        const path = outputPath(target, image, ocrTextName(image));
+        if (path === STDIO) return [{ kind: 'stdout', bytes: Buffer.byteLength(result.text) }];
+        const bytes = await writeOutput(path, result.text, {
+          force: flags.force === true,
+          signal: ctx.io.signal,
+        });
+        return [{ kind: 'file', path, bytes }];
+      },
     },
     view: ocrView(target, images.length),
   });

@@ -9,15 +9,16 @@ import { UsageError } from '../errors.js';
 import { describeInput, describeOutput, formatBytes, pages } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
+import { asyncOption, resumeOption } from '../options.js';
 import { outputPath, STDIO, splitPartName } from '../output-naming.js';
-import { type OutputFlags, planTarget } from '../output-plan.js';
+import { type OutputFlags, outputFolder, planTarget } from '../output-plan.js';
 import { assertCanWrite } from '../output-writer.js';
 import type { OutputReport } from '../report.js';
 import type { HumanView } from '../reporter.js';
-import { runOperations } from '../run-operations.js';
+import { type JobFlags, runJobs } from '../run-jobs.js';
 import { uploadProgress } from '../upload-progress.js';
 
-interface SplitFlags extends OutputFlags {
+interface SplitFlags extends OutputFlags, JobFlags {
   ranges: string;
 }
 
@@ -33,12 +34,15 @@ export function registerSplit(program: Command, io: Io): void {
     .option('-o, --output <dir>', 'folder for the parts (created if missing)')
     .option('-f, --force', 'overwrite existing part files')
     .option('--no-download', 'print signed download URLs instead of downloading the parts')
+    .addOption(asyncOption())
+    .addOption(resumeOption())
     .addHelpText(
       'after',
       examples(
         'pdn split book.pdf --ranges 1-3,4,5-9',
         'pdn split book.pdf -r 1,2-3 -o parts/',
         'pdn split book.pdf -r 1-10 --json',
+        'pdn split book.pdf -r 1-100,101-200 --async',
       ),
     )
     .action(async (file: string, flags: SplitFlags, command: Command) => {
@@ -55,38 +59,45 @@ async function split(ctx: CommandContext, file: string, flags: SplitFlags): Prom
   const client = await ctx.connect();
   const uploads = new UploadSource(ctx.io.stdin);
 
-  await runOperations(ctx, {
+  await runJobs(ctx, client, {
     command: 'split',
     items: [file],
     input: (input) => input,
-    work: async (input, progress) => {
-      const upload = await uploads.upload(input, 'stdin.pdf');
-      progress('uploading');
-      const result = await client.pdn.split({
-        file: upload,
-        ranges: flags.ranges,
-        onUploadProgress: uploadProgress(progress, 'splitting'),
-        signal: ctx.io.signal,
-      });
-      ctx.reporter.answered(input, result);
-      const paths = result.parts.map((part) =>
-        flags.download ? outputPath(target, input, splitPartName(input, part.pages)) : undefined,
-      );
-      // Names are only known now; check them all before writing any, so a clash writes nothing.
-      for (const path of new Set(paths)) await assertCanWrite(path, flags.force === true);
-      // A repeated range ("1,1") names the same file with the same pages: write it once.
-      const written = new Map<string, OutputReport>();
-      const outputs: OutputReport[] = [];
-      for (const [index, part] of result.parts.entries()) {
-        const path = paths[index];
-        const key = path ?? `url:${index}`;
-        const output =
-          written.get(key) ??
-          (await deliver(ctx, client, part.download, path, flags.force === true, progress));
-        written.set(key, output);
-        outputs.push(output);
-      }
-      return { requestId: result.requestId, data: { ...result }, outputs };
+    options: { ranges: flags.ranges, output: flags.output, download: flags.download },
+    stateFolder: outputFolder(target),
+    flags,
+    steps: {
+      operation: 'split',
+      doing: 'splitting',
+      params: async (input, progress) => {
+        const upload = await uploads.upload(input, 'stdin.pdf');
+        progress('uploading');
+        return {
+          file: upload,
+          ranges: flags.ranges,
+          onUploadProgress: uploadProgress(progress, 'submitting'),
+        };
+      },
+      deliver: async (input, result, progress) => {
+        const paths = result.parts.map((part) =>
+          flags.download ? outputPath(target, input, splitPartName(input, part.pages)) : undefined,
+        );
+        // Names are only known now; check them all before writing any, so a clash writes nothing.
+        for (const path of new Set(paths)) await assertCanWrite(path, flags.force === true);
+        // A repeated range ("1,1") names the same file with the same pages: write it once.
+        const written = new Map<string, OutputReport>();
+        const outputs: OutputReport[] = [];
+        for (const [index, part] of result.parts.entries()) {
+          const path = paths[index];
+          const key = path ?? `url:${index}`;
+          const output =
+            written.get(key) ??
+            (await deliver(ctx, client, part.download, path, flags.force === true, progress));
+          written.set(key, output);
+          outputs.push(output);
+        }
+        return outputs;
+      },
     },
     view: splitView,
   });

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { examples } from '../help.js';
 import type { HumanView } from '../reporter.js';
-import { runOperations } from '../run-operations.js';
+import { eachItem, runOperations } from '../run-operations.js';
 
 export function registerStatus(program: Command, io: Io): void {
   program
@@ -24,11 +24,11 @@ export function registerStatus(program: Command, io: Io): void {
         command: 'status',
         items: [null],
         input: () => null,
-        work: async (_item, progress) => {
+        execute: eachItem(ctx, async (_item, progress) => {
           progress('asking the server');
           const result = await client.pdn.account({ signal: ctx.io.signal });
           return { requestId: result.requestId, data: { ...result }, outputs: [] };
-        },
+        }),
         view: statusView(() => Date.now()),
       });
     });

@@ -72,6 +72,20 @@ export function rateLimiterContract(backend: Backend): void {
       expect((await f.accounts.rateLimiter.consume(other, 3)).allowed).toBe(true);
     });
 
+    it('admits exactly the limit of 50 simultaneous requests spread over two handles', async () => {
+      await ada();
+      const again = await f.again();
+      const decisions = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          (index % 2 === 0 ? f.accounts : again).rateLimiter.consume(userId, 10),
+        ),
+      );
+      const admitted = decisions.filter((decision) => decision.allowed);
+      expect(admitted.map((decision) => decision.remaining).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+      ]);
+    });
+
     it('treats an unlimited plan as always allowed, resetting now, yet counts its use', async () => {
       await ada();
       expect(await consume(null)).toEqual({

@@ -3,7 +3,9 @@
 // and split refused it; issue #2 "Bad input"; issue #3: Ghostscript "returns success with a blank
 // one-page PDF" for empty, encrypted and page-less files). Cheap checks first: the bytes (pdf-header.ts),
 // then the pages really in the page tree, walked by qpdf (and its password query when it cannot walk
-// it), or by pdf-lib in a worker thread when qpdf is not installed.
+// it), or by pdf-lib in a worker thread when qpdf is not installed. Merge inputs are counted together
+// (inspectPdfs) and walked one by one only when that finds a fault to name.
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { checkPdfBytes, pdfFromHeader } from './pdf/pdf-header.js';
 import {
@@ -14,7 +16,7 @@ import {
   unprocessable,
 } from './pdf/pdf-input-errors.js';
 import { runPdfLibTask } from './pdf/run-pdf-lib-task.js';
-import { type QpdfRun, runQpdf, walkPages } from './pdf/run-qpdf.js';
+import { countPagesTogether, type QpdfRun, runQpdf, walkPages } from './pdf/run-qpdf.js';
 import type { DetectedTools } from './tools.js';
 import type { InputFile } from './types.js';
 
@@ -69,4 +71,79 @@ export async function inspectPdf(input: InputFile, o: InspectOptions): Promise<P
   });
   checkPageCount(input.label, pageCount, o.maxPages);
   return { pageCount, path };
+}
+
+export interface PdfsInspection {
+  /** Each input's label with the file tools must read for it (PdfInspection.path), in upload order. */
+  files: InputFile[];
+  /** Pages of all inputs together. */
+  pageCount: number;
+}
+
+/** Inspects each input alone; the first failure in upload order is thrown (merge names that file). */
+async function inspectEach(inputs: readonly InputFile[], o: InspectOptions): Promise<PdfsInspection> {
+  const outcomes = await Promise.allSettled(inputs.map((input) => inspectPdf(input, o)));
+  const files: InputFile[] = [];
+  let pageCount = 0;
+  for (const [index, outcome] of outcomes.entries()) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    files.push({ label: (inputs[index] as InputFile).label, path: outcome.value.path });
+    pageCount += outcome.value.pageCount;
+  }
+  return { files, pageCount };
+}
+
+/**
+ * The pages of all `paths` together, or undefined when a file is unreadable or may be over the cap of
+ * one file. One qpdf run per CPU, each counting its share of the files (countPagesTogether).
+ */
+async function pagesTogether(
+  paths: readonly string[],
+  run: QpdfRun,
+  maxPages: number,
+): Promise<number | undefined> {
+  const share = Math.ceil(paths.length / availableParallelism());
+  const groups = Array.from({ length: Math.ceil(paths.length / share) }, (_, i) =>
+    paths.slice(i * share, (i + 1) * share),
+  );
+  const counts = await Promise.all(groups.map((group) => countPagesTogether(group, run)));
+  let total = 0;
+  for (const count of counts) {
+    // A group over one file's cap may hide a file over it: only walking each alone can tell.
+    if (count === undefined || count > maxPages) return undefined;
+    total += count;
+  }
+  return total;
+}
+
+/**
+ * Checks merge inputs as inspectPdf checks each, with one qpdf run per CPU instead of one per file
+ * (issue #11's bench, 20 files of 50 pages with qpdf 11.3: 20 walks took 210 ms of CPU and 20 process
+ * starts, 2 runs together 100 ms; the merge itself takes 160 ms).
+ * Only when a run fails, or a group holds more pages than one file may, is each file inspected alone,
+ * which names the first bad one in upload order: the verdict is the one inspectPdf gives file by file.
+ */
+export async function inspectPdfs(inputs: readonly InputFile[], o: InspectOptions): Promise<PdfsInspection> {
+  const [first] = inputs;
+  const { qpdf } = o.tools;
+  if (first !== undefined && qpdf !== undefined) {
+    // Settled, not raced: a file's copy from its header must be written before inspectEach redoes it.
+    const headers = await Promise.allSettled(
+      inputs.map(async (input) => ({
+        label: input.label,
+        path: await pdfFromHeader(input, await checkPdfBytes(input)),
+      })),
+    );
+    if (headers.every((header) => header.status === 'fulfilled')) {
+      const files = headers.map((header) => header.value);
+      const run = { qpdf, cwd: dirname(first.path), timeoutMs: o.timeoutMs, signal: o.signal };
+      const pageCount = await pagesTogether(
+        files.map((file) => file.path),
+        run,
+        o.maxPages,
+      );
+      if (pageCount !== undefined) return { files, pageCount };
+    }
+  }
+  return inspectEach(inputs, o);
 }

@@ -25,6 +25,10 @@ export interface DetectedTools {
   pdftoppm?: ToolInfo;
   /** poppler's image lister: the content check counts the images each sampled page draws. */
   pdfimages?: ToolInfo;
+  /** poppler's document reader: page sizes and rotations for OCR of documents (issue #17). */
+  pdfinfo?: ToolInfo;
+  /** OCR of documents (issue #17): the reference tool, used whole when installed. */
+  ocrmypdf?: ToolInfo;
 }
 
 /** `--version` answers within a second; anything slower is a broken install, not a tool to rely on. */
@@ -46,6 +50,10 @@ const KNOWN_TOOLS = {
   pdftoppm: { binary: 'pdftoppm', flag: '-v', version: /pdftoppm version (\S+)/ },
   // "pdfimages version 22.12.0"
   pdfimages: { binary: 'pdfimages', flag: '-v', version: /pdfimages version (\S+)/ },
+  // "pdfinfo version 22.12.0"
+  pdfinfo: { binary: 'pdfinfo', flag: '-v', version: /pdfinfo version (\S+)/ },
+  // "14.0.1+dfsg1"
+  ocrmypdf: { binary: 'ocrmypdf', flag: '--version', version: /^(\d+\.\d+(?:\.\d+)?)/ },
 } as const satisfies Record<keyof DetectedTools, { binary: string; flag: string; version: RegExp }>;
 
 async function findOnPath(binary: string): Promise<string | undefined> {
@@ -76,7 +84,7 @@ async function detect(binary: string, flag: string, versionPattern: RegExp): Pro
   }
 }
 
-/** Looks for qpdf, Ghostscript, tesseract, prlimit and poppler's pdftotext, pdftoppm and pdfimages on PATH and asks each for its version. Call once. */
+/** Looks for qpdf, Ghostscript, tesseract, prlimit, poppler's pdftotext, pdftoppm, pdfimages and pdfinfo, and OCRmyPDF on PATH and asks each for its version. Call once. */
 export async function detectTools(): Promise<DetectedTools> {
   const entries = await Promise.all(
     Object.entries(KNOWN_TOOLS).map(

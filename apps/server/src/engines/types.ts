@@ -1,6 +1,7 @@
 // The contract between the engines (files in, files out; no HTTP) and the code that wires and serves
 // them. Routes in src/http/routes/ call exactly these methods; src/main.ts builds them at start-up.
-import type { CompressionLevel, CompressMethod, EngineInfo, Language } from '@pdn/api-types';
+import type { CompressionLevel, CompressMethod, EngineInfo, Language, OcrWord } from '@pdn/api-types';
+import type { OcrPdfEngine } from './ocr-pdf/types.js';
 import type { PageBudget } from './page-budget.js';
 
 export type { CompressionLevel, CompressMethod, EngineInfo, Language, PageBudget };
@@ -26,6 +27,8 @@ export interface WorkContext {
   /** The request's log (its lines carry the request id), for what an engine decided on the way, e.g.
    * a compression output refused by the content check (issue #9). Absent in engine unit tests. */
   log?: EngineLog | undefined;
+  /** Told how far the work is, in the engine's own units (pages for OCR of documents), when it knows. */
+  progress?: ((done: number, total: number) => void) | undefined;
 }
 
 export interface PdfOutput {
@@ -62,6 +65,8 @@ export interface OcrOutput {
   text: string;
   /** Mean word confidence, 0-100. */
   confidence: number;
+  /** Every word with its page, box and confidence (openapi.yaml OcrWord), answered with `detail=words`. */
+  words: OcrWord[];
   language: string;
 }
 
@@ -81,4 +86,6 @@ export interface Engines {
   pdf: PdfEngine;
   compress: CompressEngine;
   ocr: OcrEngine;
+  /** OCR of documents (issue #17): engines/ocr-pdf/. */
+  ocrPdf: OcrPdfEngine;
 }

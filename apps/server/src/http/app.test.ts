@@ -15,6 +15,7 @@ import { loadConfig } from '../config.js';
 import { createCompressEngine } from '../engines/compress/index.js';
 import { CpuSlots } from '../engines/cpu-slots.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
+import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
 import { detectTools } from '../engines/tools.js';
 import type { OcrEngine } from '../engines/types.js';
@@ -73,6 +74,14 @@ describe('createApp', () => {
       pdf: createPdfEngine({ ...common, choice: 'pdf-lib' }),
       compress: createCompressEngine({ ...common, choice: 'pdf-lib' }),
       ocr,
+      // No tools: the operation answers what to install (engines/ocr-pdf/index.ts).
+      ocrPdf: await createOcrPdfEngine({
+        ...common,
+        choice: 'auto',
+        concurrency: 1,
+        maxImagePixels: 1_000_000,
+        memoryBytes: 1024 * 1024 * 1024,
+      }),
     };
     jobs = new JobRunner({
       store: accounts.jobs,
@@ -131,6 +140,21 @@ describe('createApp', () => {
     expect(JSON.stringify(body)).not.toMatch(/ENOENT|outputs/);
     // The request's work folder went too, fault or not.
     expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
+  });
+
+  it('answers OCR of documents without its tools with a 500 and logs what to install (issue #17)', async () => {
+    const form = new FormData();
+    form.append('file', await pdf(1), 'scan.pdf');
+    const res = await fetch(`${base}/api/v1/ocr/pdf`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'ocr-pdf-none-0001' },
+      body: form,
+    });
+    expect(res.status).toBe(500);
+    const logged = logLines.find(
+      (line) => line.includes('ocr-pdf-none-0001') && line.includes('request failed'),
+    );
+    expect(logged).toMatch(/install OCRmyPDF, or tesseract with qpdf and poppler-utils/);
   });
 
   /** Sends headers with `Expect: 100-continue`, then the body only if the server says "continue". */

@@ -31,6 +31,7 @@ import { cancelJobRoute, getJobRoute, listJobsRoute } from './routes/jobs.js';
 import { languagesRoute } from './routes/languages.js';
 import { mergeParts, mergeRoute } from './routes/merge.js';
 import { ocrParts, ocrRoute } from './routes/ocr.js';
+import { ocrPdfParts, ocrPdfRoute } from './routes/ocr-pdf.js';
 import { openapiRoute } from './routes/openapi.js';
 import { splitParts, splitRoute } from './routes/split.js';
 import type { AppContext, AppState } from './state.js';
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.post('/api/v1/merge', ...submission(mergeParts), mergeRoute(jobs, config.uploadLimits));
   router.post('/api/v1/split', ...submission(splitParts), splitRoute(jobs, config.uploadLimits));
   router.post('/api/v1/ocr', ...submission(ocrParts), ocrRoute(jobs));
+  router.post('/api/v1/ocr/pdf', ...submission(ocrPdfParts), ocrPdfRoute(jobs));
   router.get('/api/v1/jobs', ...uncounted, listJobsRoute(accounts, jobs));
   router.get('/api/v1/jobs/:id', ...uncounted, getJobRoute(accounts, jobs));
   router.delete('/api/v1/jobs/:id', ...uncounted, cancelJobRoute(accounts, jobs));

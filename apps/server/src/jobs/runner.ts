@@ -5,7 +5,7 @@
 // them (synchronous calls get the operation's own result or error back), and the restart rules.
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { Job } from '@pdn/api-types';
+import type { Job, JobProgress } from '@pdn/api-types';
 import type { EngineLog } from '../engines/types.js';
 import type { Logger } from '../logger.js';
 import type { OperationInput, Operations } from '../operations/index.js';
@@ -46,6 +46,8 @@ interface Running {
   controller: AbortController;
   canceled: boolean;
   done: Promise<void>;
+  /** How far the engine is, when it says (openapi.yaml `JobProgress`). Held by the process running it. */
+  progress?: JobProgress;
 }
 
 /** Shown for a job a restart interrupted on its last attempt (openapi.yaml, "Jobs"). */
@@ -141,6 +143,7 @@ export class JobRunner {
       operations,
       (download, keepUntil) => downloads.resign(download, keepUntil),
       this.#now(),
+      this.#running.get(record.id)?.progress,
     );
   }
 
@@ -313,7 +316,14 @@ export class JobRunner {
       const result = await operations[job.operation].run(
         files.inputsOf(job.id, job.input.files),
         job.input.params,
-        { workDir, signal, log: jobLog },
+        {
+          workDir,
+          signal,
+          log: jobLog,
+          progress: (done, total) => {
+            running.progress = { done, total };
+          },
+        },
         outputs,
       );
       outcome = { status: 'succeeded', result };

@@ -4,12 +4,14 @@ import type { Engines } from '../engines/types.js';
 import { compressOperation } from './compress.js';
 import { mergeOperation } from './merge.js';
 import { ocrOperation } from './ocr.js';
+import { ocrPdfOperation } from './ocr-pdf.js';
 import { splitOperation } from './split.js';
 import type { Operation } from './types.js';
 
 export { type CompressParams, parseLevel } from './compress.js';
 export { checkMergeCount, MERGE_PART, type MergeParams } from './merge.js';
-export { DEFAULT_LANGUAGE, type OcrParams } from './ocr.js';
+export { DEFAULT_LANGUAGE, type OcrParams, parseDetail } from './ocr.js';
+export { OCR_PDF_MODES, OCR_PDF_OUTPUTS, type OcrPdfParams, parseChoice } from './ocr-pdf.js';
 export { checkRangesLength, type SplitParams } from './split.js';
 export type { Operation, OperationInput, OutputPublisher } from './types.js';
 
@@ -22,5 +24,6 @@ export function createOperations(engines: Engines): Operations {
     merge: mergeOperation(engines.pdf) as Operation,
     split: splitOperation(engines.pdf) as Operation,
     ocr: ocrOperation(engines.ocr) as Operation,
+    ocr_pdf: ocrPdfOperation(engines.ocrPdf) as Operation,
   };
 }

@@ -3,21 +3,39 @@
 // it read it (sorted, each code once).
 import type { OcrResult } from '@pdn/api-types';
 import type { OcrEngine } from '../engines/types.js';
+import { InvalidInputError } from '../errors.js';
 import { labelled, type Operation, onlyInput } from './types.js';
 
 /** openapi.yaml `ocr` `language` default; GET /api/v1/languages reports it too. */
 export const DEFAULT_LANGUAGE = 'eng';
 
+export type OcrDetail = 'text' | 'words';
+
 export interface OcrParams {
   language: string;
+  /** openapi.yaml `ocr` `detail`: `words` adds each word's box and confidence (issue #17). */
+  detail: OcrDetail;
+}
+
+/** openapi.yaml `ocr` `detail`: `text` when omitted. */
+export function parseDetail(raw: string | undefined): OcrDetail {
+  if (raw === undefined || raw === 'text') return 'text';
+  if (raw === 'words') return 'words';
+  throw new InvalidInputError(`\`detail\` must be one of text, words; got "${raw}".`);
 }
 
 export function ocrOperation(engine: OcrEngine): Operation<OcrParams, OcrResult> {
   return {
     name: 'ocr',
-    async run(inputs, { language }, work) {
+    async run(inputs, { language, detail }, work) {
       const result = await engine.recognize(labelled(onlyInput(inputs)), language, work);
-      return { text: result.text, language: result.language, confidence: result.confidence };
+      const answer: OcrResult = {
+        text: result.text,
+        language: result.language,
+        confidence: result.confidence,
+      };
+      // The default answer stays exactly as the spec shows it.
+      return detail === 'words' ? { ...answer, words: result.words } : answer;
     },
     // Text only: nothing to sign.
     resign: (result) => result,

@@ -49,6 +49,15 @@ export function compressedName(uploadName: string): string {
   return `${baseName(uploadName)}.compressed.pdf`;
 }
 
+/** OCR of documents (openapi.yaml `ocrPdf`): `scan.pdf` or `scan.png` -> `scan.ocr.pdf` and `scan.ocr.txt`. */
+export function ocrNames(uploadName: string): { pdf: string; text: string } {
+  const base = baseName(uploadName).replace(/\.(png|jpe?g|tiff?|webp|bmp)$/i, '');
+  return {
+    pdf: `${base === '' ? FALLBACK : base}.ocr.pdf`,
+    text: `${base === '' ? FALLBACK : base}.ocr.txt`,
+  };
+}
+
 export function partName(uploadName: string, pages: string): string {
   return `${baseName(uploadName)}.pages-${pages}.pdf`;
 }

@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExpiredError, ForbiddenError, NotFoundError } from '../errors.js';
 import { DOWNLOAD_TTL_SECONDS, Downloads } from './downloads.js';
-import { OutputStore } from './output-store.js';
+import { FolderOutputStore } from './folder-output-store.js';
+import type { OutputStore } from './output-store.js';
 import { UrlSigner } from './url-signer.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -19,7 +21,7 @@ describe('Downloads', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pdn-downloads-'));
     clock = T0;
-    store = await OutputStore.open(dir);
+    store = await FolderOutputStore.open(dir);
     downloads = new Downloads(store, new UrlSigner('s'.repeat(64)), () => clock);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,12 +42,8 @@ describe('Downloads', () => {
     expect(download.expires_in).toBe(DOWNLOAD_TTL_SECONDS);
     expect(download.expires_at).toBe(new Date(T0 + 900_000).toISOString());
     const opened = await downloads.open(queryOf(download.url));
-    try {
-      expect(opened.meta).toMatchObject({ filename: 'report.compressed.pdf', size: 13 });
-      expect(await opened.handle.readFile('utf8')).toBe('%PDF-1.7 test');
-    } finally {
-      await opened.handle.close();
-    }
+    expect(opened.meta).toMatchObject({ filename: 'report.compressed.pdf', size: 13 });
+    expect(await text(opened.body)).toBe('%PDF-1.7 test');
   });
 
   it('answers forbidden, expired and not found in that order', async () => {
@@ -62,8 +60,8 @@ describe('Downloads', () => {
     for (const [name, { given, at, want }] of table) {
       clock = at;
       const outcome = await downloads.open(given).then(
-        async (opened) => {
-          await opened.handle.close();
+        (opened) => {
+          opened.body.destroy();
           return undefined;
         },
         (error: unknown) => (error as Error).constructor,

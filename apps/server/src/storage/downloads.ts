@@ -3,7 +3,6 @@
 // retention says (issue #13), and a URL never outlives it.
 import type { Download } from '@pdn/api-types';
 import { ExpiredError, ForbiddenError, NotFoundError } from '../errors.js';
-import { newOutputId } from './output-id.js';
 import type { OpenedOutput, OutputStore } from './output-store.js';
 import type { UrlSigner } from './url-signer.js';
 
@@ -24,12 +23,9 @@ export class Downloads {
   async publish(
     path: string,
     filename: string,
-    output: { id: string; keepUntil: number } = {
-      id: newOutputId(),
-      keepUntil: this.now() + DOWNLOAD_TTL_SECONDS * 1000,
-    },
+    output: { id: string; keepUntil: number },
   ): Promise<Download> {
-    const meta = await this.store.save(path, filename, output.keepUntil, output.id);
+    const meta = await this.store.put(output.id, path, { filename, expiresAt: output.keepUntil });
     return this.sign(meta.id, output.keepUntil);
   }
 

@@ -2,16 +2,18 @@
 import type { Logger } from '../logger.js';
 import { isFull } from './disk-space.js';
 import { Downloads } from './downloads.js';
-import { OutputStore } from './output-store.js';
+import { FolderOutputStore } from './folder-output-store.js';
+import type { OutputStore } from './output-store.js';
 import { loadSigningSecret } from './signing-secret.js';
-import { startSweeper } from './sweeper.js';
+import { type SweepLock, startSweeper } from './sweeper.js';
 import { UrlSigner } from './url-signer.js';
 import { WorkDirs } from './work-dirs.js';
 
 export { blameFullDisk, insufficientStorage, saysOutOfSpace } from './disk-space.js';
 export { DOWNLOAD_PATH, Downloads } from './downloads.js';
 export { outputIdFor } from './output-id.js';
-export type { OpenedOutput, OutputMeta } from './output-store.js';
+export type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
+export type { SweepLock } from './sweeper.js';
 export { WorkDirs } from './work-dirs.js';
 
 export interface Storage {
@@ -30,10 +32,16 @@ export async function openStorage(options: {
   dataDir: string;
   signingSecret: string | undefined;
   log: Logger;
+  /** Shared backends (issue #15): the bucket, and the lock that lets one process at a time sweep it. */
+  shared?: { outputs: OutputStore; sweepLock: SweepLock };
 }): Promise<Storage> {
   const secret = await loadSigningSecret(options.dataDir, options.signingSecret);
-  const store = await OutputStore.open(options.dataDir);
-  const stopSweeper = startSweeper(store, { intervalMs: SWEEP_INTERVAL_MS, log: options.log });
+  const store = options.shared?.outputs ?? (await FolderOutputStore.open(options.dataDir));
+  const stopSweeper = startSweeper(store, {
+    intervalMs: SWEEP_INTERVAL_MS,
+    log: options.log,
+    ...(options.shared === undefined ? {} : { lock: options.shared.sweepLock }),
+  });
   return {
     downloads: new Downloads(store, new UrlSigner(secret)),
     workDirs: await WorkDirs.open(options.dataDir),

@@ -1,11 +1,8 @@
-// Output files, kept in <dataDir>/outputs until their download URL expires. Each output is
-// `<id>.pdf` plus `<id>.json` (its filename, size and expiry): the id is all a URL carries, never a
-// path or a name. Metadata is written before the PDF is moved in, so a crash between the two leaves
-// metadata that the sweeper removes, never a PDF nobody will delete.
-import type { FileHandle } from 'node:fs/promises';
-import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { newOutputId, OUTPUT_ID_PATTERN } from './output-id.js';
+// Where outputs live until their download URL expires (issue #15; STYLE.md 14): an interface with no
+// connection or file types, so the folder in the data folder (folder-output-store.ts, the embedded
+// default) and an S3-compatible bucket (s3/, shared by every process) are two implementations of it,
+// both passing output-store.contract.ts. Keys are what a URL names (output-id.ts): never a path.
+import type { Readable } from 'node:stream';
 
 export interface OutputMeta {
   id: string;
@@ -18,92 +15,18 @@ export interface OutputMeta {
 
 export interface OpenedOutput {
   meta: OutputMeta;
-  /** Open before it is streamed, so a sweep in between cannot pull the file away. Caller closes it. */
-  handle: FileHandle;
+  /** The bytes, already open: a sweep after open() cannot pull them away. Read or destroy it. */
+  body: Readable;
 }
 
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === 'ENOENT';
-}
-
-export class OutputStore {
-  private constructor(private readonly dir: string) {}
-
-  static async open(dataDir: string): Promise<OutputStore> {
-    const dir = join(dataDir, 'outputs');
-    // Only the server's user may read the outputs (QA: the folder was 0755, every PDF 0644).
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    // A folder made by an earlier version may still be 0755.
-    await chmod(dir, 0o700);
-    return new OutputStore(dir);
-  }
-
-  /** Moves `sourcePath` (a file in a work folder on the same disk) into the store, as `id` (replacing one there). */
-  async save(
-    sourcePath: string,
-    filename: string,
-    expiresAt: number,
-    id = newOutputId(),
-  ): Promise<OutputMeta> {
-    const { size } = await stat(sourcePath);
-    const meta: OutputMeta = { id, filename, size, expiresAt };
-    const metaPath = join(this.dir, `${id}.json`);
-    await writeFile(metaPath, JSON.stringify(meta), { mode: 0o600 });
-    try {
-      // Tools write their outputs under the process umask; tighten before the file enters the store.
-      await chmod(sourcePath, 0o600);
-      await rename(sourcePath, join(this.dir, `${id}.pdf`));
-    } catch (error) {
-      await rm(metaPath, { force: true });
-      throw error;
-    }
-    return meta;
-  }
-
-  /** The output with this id, opened for reading; undefined when it does not exist (any more). */
-  async open(id: string): Promise<OpenedOutput | undefined> {
-    if (!OUTPUT_ID_PATTERN.test(id)) return undefined;
-    const meta = await this.readMeta(id);
-    if (!meta) return undefined;
-    try {
-      return { meta, handle: await open(join(this.dir, `${id}.pdf`), 'r') };
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
-  }
-
+export interface OutputStore {
+  /**
+   * Stores the file at `sourcePath` (in a work folder; it may be moved away) under `key`, replacing
+   * what the key held: a job run again overwrites its output instead of leaving a second one.
+   */
+  put(key: string, sourcePath: string, meta: { filename: string; expiresAt: number }): Promise<OutputMeta>;
+  /** The output under `key`, opened for reading; undefined when it does not exist (any more). */
+  open(key: string): Promise<OpenedOutput | undefined>;
   /** Deletes every output whose expiry is at or before `now`; returns how many went. */
-  async sweep(now: number): Promise<number> {
-    let removed = 0;
-    for (const entry of await readdir(this.dir)) {
-      const id = entry.endsWith('.json') ? entry.slice(0, -'.json'.length) : undefined;
-      if (id === undefined || !OUTPUT_ID_PATTERN.test(id)) continue;
-      const meta = await this.readMeta(id);
-      // Unreadable metadata (a torn write) counts as expired: nothing could ever serve that output.
-      if (meta && meta.expiresAt > now) continue;
-      await rm(join(this.dir, `${id}.pdf`), { force: true });
-      await rm(join(this.dir, entry), { force: true });
-      removed += 1;
-    }
-    return removed;
-  }
-
-  private async readMeta(id: string): Promise<OutputMeta | undefined> {
-    let text: string;
-    try {
-      text = await readFile(join(this.dir, `${id}.json`), 'utf8');
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
-    try {
-      const parsed = JSON.parse(text) as Partial<OutputMeta>;
-      if (typeof parsed.filename !== 'string' || typeof parsed.size !== 'number') return undefined;
-      if (typeof parsed.expiresAt !== 'number') return undefined;
-      return { id, filename: parsed.filename, size: parsed.size, expiresAt: parsed.expiresAt };
-    } catch {
-      return undefined;
-    }
-  }
+  sweep(now: number): Promise<number>;
 }

@@ -15,6 +15,7 @@ import {
   PayloadTooLargeError,
   RateLimitError,
   ServiceUnavailableError,
+  TooManyJobsError,
 } from '../errors.js';
 import { parseRateLimit } from './rate-limit.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -41,9 +42,10 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
   };
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(headers.get('retry-after'));
-    return new RateLimitError(message, {
+    const Limit = envelope?.code === 'too_many_jobs' ? TooManyJobsError : RateLimitError;
+    return new Limit(message, {
       ...init,
-      retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+      retryAfter: retryAfterMs === undefined ? envelope?.retryAfter : Math.ceil(retryAfterMs / 1000),
       rateLimit: parseRateLimit(headers),
     });
   }
@@ -57,6 +59,36 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
   if (Known) return new Known(message, init);
   // A status the contract gives no class (405 `method_not_allowed`, or something unforeseen).
   return new ApiError(envelope?.code ?? 'invalid_response', message, init);
+}
+
+/**
+ * The status each wire code is sent with (openapi.yaml `ErrorCode`: one code, one status), so a job
+ * that failed (`GET /api/v1/jobs/{id}`, `error`) rejects with the class, code and status the
+ * synchronous call would have: a bad PDF is an InvalidInputError with status 400 either way.
+ */
+const statusOfCode: Partial<Record<ErrorCode, number>> = {
+  invalid_input: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  expired: 410,
+  payload_too_large: 413,
+  rate_limited: 429,
+  too_many_jobs: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+  insufficient_storage: 507,
+};
+
+/** A failed job's `error` object as the typed error; `requestId` is that of the answer that held it. */
+export function errorFromJobError(
+  error: { code: ErrorCode; message: string },
+  requestId: string | undefined,
+): ApiError {
+  const body = { error, meta: { request_id: requestId } };
+  return errorFromResponse(statusOfCode[error.code] ?? 500, new Headers(), body);
 }
 
 interface Envelope {

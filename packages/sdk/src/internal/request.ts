@@ -64,11 +64,13 @@ export type HeadersInput = ConstructorParameters<typeof Headers>[0];
 export type FormField = { name: string; value: string } | { name: string; part: UploadPart };
 
 export interface RequestSpec<T> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** A path under the base URL (`/api/v1/compress`) or an absolute URL. */
   url: string;
   /** Sends the API key; downloads do not, their signature is the credential (openapi.yaml). */
   authenticated: boolean;
+  /** Headers the SDK decides for this request (`Prefer: respond-async`), over the caller's. */
+  headers?: Record<string, string>;
   form?: FormField[];
   /** Reads a 2xx response; runs inside the attempt, so the timeout and the signal cover it. */
   read(response: Response): Promise<T>;
@@ -187,13 +189,14 @@ async function attempt<T>(
 /**
  * The headers of a request, later ones winning: the SDK's defaults (Accept, User-Agent where the
  * runtime lets a script set it), the client's `headers`, the call's `headers`; then what only the
- * SDK may decide (Authorization, and the multipart Content-Type and Content-Length set below).
+ * SDK may decide (the request's own, such as `Prefer`; Authorization; and the multipart
+ * Content-Type and Content-Length set below).
  */
 function headersOf(transport: Transport, spec: RequestSpec<unknown>, options: CallOptions): Headers {
   const headers = new Headers({ accept: 'application/json' });
   const { userAgent } = transport.runtime;
   if (userAgent !== undefined) headers.set('user-agent', `pdn-sdk/${VERSION} ${userAgent}`);
-  for (const extra of [transport.headers, new Headers(options.headers)]) {
+  for (const extra of [transport.headers, new Headers(options.headers), new Headers(spec.headers)]) {
     for (const [name, value] of extra) headers.set(name, value);
   }
   if (spec.authenticated) headers.set('authorization', `Bearer ${transport.apiKey}`);

@@ -4,7 +4,7 @@
 // Issue #11: a 503 waits for the envelope's hint (`error.retry_after_seconds`) under the same cap; a
 // 507 (the server's disk is full) is not retried: that seldom clears within a retry's wait. Issue #14:
 // a 409 `idempotency_in_progress` is retried, after backoff, with the call's same key.
-import { ApiError, ConnectionError, ServiceUnavailableError } from '../errors.js';
+import { ApiError, ConnectionError, RateLimitError, ServiceUnavailableError } from '../errors.js';
 import { parseRetryAfter } from './retry-after.js';
 
 const initialBackoffMs = 500;
@@ -21,14 +21,15 @@ export function shouldRetry(error: unknown): boolean {
 
 /**
  * What the server asked to wait, in milliseconds: the Retry-After header (429, or a proxy's 503),
- * else a 503's hint in the envelope. `undefined` when it asked nothing.
+ * else the hint in the envelope (a 503's; a 429 `too_many_jobs` sent without the header, issue #13).
+ * `undefined` when it asked nothing.
  */
 function askedDelayMs(error: unknown): number | undefined {
   if (!(error instanceof ApiError)) return undefined;
   const header = parseRetryAfter(error.headers.get('retry-after'));
   if (header !== undefined) return header;
-  if (error instanceof ServiceUnavailableError && error.retryAfter !== undefined)
-    return error.retryAfter * 1000;
+  const hinted = error instanceof ServiceUnavailableError || error instanceof RateLimitError;
+  if (hinted && error.retryAfter !== undefined) return error.retryAfter * 1000;
   return undefined;
 }
 

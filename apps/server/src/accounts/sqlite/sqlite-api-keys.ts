@@ -3,35 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { type ApiKeyRecord, type ApiKeyStore, LAST_USED_PRECISION_MS, type Principal } from '../api-keys.js';
 import { displayPrefix, generateKey, hashKey, type KeyKind, parseKeyKind } from '../key-format.js';
 import type { Plan } from '../plans.js';
+import { KEY_COLUMNS, type KeyRow, toKeyRecord } from '../sql-rows.js';
 import { userLabel } from '../users.js';
 import type { Db } from './database.js';
-
-interface KeyRow {
-  id: string;
-  user_id: number;
-  user_name: string | null;
-  user_email: string | null;
-  name: string;
-  kind: KeyKind;
-  prefix: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
-
-function toRecord(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    owner: userLabel({ name: row.user_name, email: row.user_email }),
-    name: row.name,
-    kind: row.kind,
-    prefix: row.prefix,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
 
 export class SqliteApiKeys implements ApiKeyStore {
   constructor(
@@ -58,14 +32,13 @@ export class SqliteApiKeys implements ApiKeyStore {
   ): Promise<ApiKeyRecord[]> {
     const rows = this.db
       .prepare(
-        `SELECT k.id, k.user_id, u.name AS user_name, u.email AS user_email, k.name, k.kind, k.prefix,
-                k.created_at, k.last_used_at, k.revoked_at
+        `SELECT ${KEY_COLUMNS}
            FROM api_keys k JOIN users u ON u.id = k.user_id
           WHERE ${where}
           ORDER BY k.created_at, k.id`,
       )
       .all(params) as KeyRow[];
-    return rows.map(toRecord);
+    return rows.map(toKeyRecord);
   }
 
   list(userId?: number) {

@@ -1,21 +1,8 @@
 // UserStore over SQLite (users.contract.ts).
 import type { Plan } from '../plans.js';
+import { toUser, USER_COLUMNS, type UserRow } from '../sql-rows.js';
 import { checkUserName, EmailTakenError, type User, type UserStore } from '../users.js';
 import type { Db } from './database.js';
-
-interface UserRow {
-  id: number;
-  name: string | null;
-  email: string | null;
-  plan: Plan;
-  created_at: number;
-}
-
-const COLUMNS = 'id, name, email, plan, created_at';
-
-function toUser(row: UserRow): User {
-  return { id: row.id, name: row.name, email: row.email, plan: row.plan, createdAt: row.created_at };
-}
 
 /** Runs `write`, turning a clash on the email column into EmailTakenError. */
 function emailUnique<T>(email: string, write: () => T): T {
@@ -35,7 +22,7 @@ export class SqliteUsers implements UserStore {
   ) {}
 
   private one(where: string, value: string | number): User | undefined {
-    const row = this.db.prepare(`SELECT ${COLUMNS} FROM users WHERE ${where} = ?`).get(value) as
+    const row = this.db.prepare(`SELECT ${USER_COLUMNS} FROM users WHERE ${where} = ?`).get(value) as
       | UserRow
       | undefined;
     return row && toUser(row);
@@ -54,7 +41,9 @@ export class SqliteUsers implements UserStore {
   }
 
   async list() {
-    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id`).all() as UserRow[];
+    const rows = this.db
+      .prepare(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id`)
+      .all() as UserRow[];
     return rows.map(toUser);
   }
 

@@ -11,6 +11,7 @@ import {
   encryptedPdf,
   imageMagickSixImagesPdf,
   infoIsPageTreePdf,
+  lyingCountPdf,
   photoPdf,
   postscriptAsPdf,
   scanPdf,
@@ -276,6 +277,22 @@ describe('pdf-lib engine', () => {
     expect(low.output.size).toBeLessThan(bytes.length / 10);
     expect((await PDFDocument.load(await readFile(low.output.path))).getTitle()).toBe('Kept at low');
     expect((await PDFDocument.load(await readFile(medium.output.path))).getTitle()).toBeUndefined();
+  });
+
+  // Found by the fuzz suite: the output keeps the input's page tree, and kept a /Count that lied,
+  // which poppler refuses. The pages really there are counted instead.
+  it.each([
+    ['/Count 65535 over 3 pages', 65_535],
+    ['/Count 1 over 3 pages', 1],
+  ])('writes the true page count where the input says %s', SLOW, async (_name, claimed) => {
+    // An orphan of random bytes for pdf-lib to drop, so its output beats the input (not `original`).
+    const doc = await PDFDocument.load(lyingCountPdf(3, claimed));
+    doc.context.register(PDFRawStream.of(doc.context.obj({}), randomBytes(50_000)));
+    const { output } = await compress(engine, `lib-lying-${claimed}`, await doc.save(), 'low');
+    expect(output.method).toBe('pdf-lib');
+    const written = await PDFDocument.load(await readFile(output.path));
+    expect(written.catalog.Pages().Count().asNumber()).toBe(3);
+    await expectValidPdf(output, 3);
   });
 
   it('returns the input unchanged as `original` when its own output cannot be beaten', SLOW, async () => {

@@ -9,7 +9,10 @@ import {
   PDFDict,
   PDFDocument,
   PDFName,
+  PDFNumber,
   type PDFObject,
+  PDFPageLeaf,
+  PDFPageTree,
   PDFRawStream,
   PDFRef,
   PDFStream,
@@ -68,6 +71,30 @@ function deflateUnfilteredStreams(context: PDFContext): void {
   }
 }
 
+/**
+ * Sets every /Pages node's /Count to the pages really under it. The output keeps the input's page tree,
+ * so a /Count that lies (issue #11.4) would survive into it, and poppler refuses such a file ("Page
+ * count (65535) larger than number of objects": found by the fuzz suite). Leaves are what pdf-lib
+ * counts as pages; loadPdf has already refused trees that reach a node twice, and the explicit stack
+ * keeps deep ones in bounds.
+ */
+function recountPageTree(doc: PDFDocument): void {
+  const root = doc.catalog.Pages();
+  const stack = [{ node: root, kids: root.Kids(), next: 0, pages: 0 }];
+  for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+    if (frame.next >= frame.kids.size()) {
+      stack.pop();
+      frame.node.set(PDFName.of('Count'), PDFNumber.of(frame.pages));
+      const parent = stack.at(-1);
+      if (parent !== undefined) parent.pages += frame.pages;
+      continue;
+    }
+    const kid = doc.context.lookup(frame.kids.get(frame.next++));
+    if (kid instanceof PDFPageTree) stack.push({ node: kid, kids: kid.Kids(), next: 0, pages: 0 });
+    else if (kid instanceof PDFPageLeaf) frame.pages += 1;
+  }
+}
+
 export interface PdfLibCompressResult {
   pageCount: number;
   /** What the output lost against the input (page-structure.ts): it must not be returned. */
@@ -81,6 +108,7 @@ export async function compressWithPdfLib(args: PdfLibCompressArgs): Promise<PdfL
     doc.catalog.delete(PDFName.of('Metadata'));
     delete doc.context.trailerInfo.Info;
   }
+  recountPageTree(doc);
   dropUnreachableObjects(doc.context);
   deflateUnfilteredStreams(doc.context);
   // pdf-lib's save() packs objects into object streams by default; savePdf re-reads and counts pages.

@@ -95,6 +95,20 @@ async function engineWith(options: Partial<OcrEngineOptions> = {}): Promise<OcrE
   });
 }
 
+/** Runs `use` on an engine made with `options` and a fresh log, closing the engine whatever happens. */
+async function withEngine(
+  options: Partial<OcrEngineOptions>,
+  use: (engine: OcrEngine, log: RecordingLog) => Promise<void>,
+): Promise<void> {
+  const log = new RecordingLog();
+  const engine = await engineWith({ log, ...options });
+  try {
+    await use(engine, log);
+  } finally {
+    await engine.close();
+  }
+}
+
 async function file(bytes: Uint8Array, label: string): Promise<InputFile> {
   const path = join(dir, `${Math.random().toString(36).slice(2)}-${label}`);
   await writeFile(path, bytes);
@@ -230,25 +244,19 @@ describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
     ],
     ['a JPEG hiding its 16000x16000 frame', hiddenFrameJpeg(), /is 16000x16000 pixels/],
   ])('refuses %s from its header, without starting a process', async (_name, bytes, message) => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log });
-    try {
+    await withEngine({}, async (engine, log) => {
       const error = await refusal(engine.recognize(await file(bytes, 'attack.img'), 'eng', job()));
       expect(error).toBeInstanceOf(InvalidInputError);
       expect(error.message).toMatch(message);
       expect(log.count('OCR worker started')).toBe(0);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   // The bound behind the header check: an honest 400-megapixel image, under a cap raised to let it
   // through, fails in its OCR process and never grows this one: its greyscale pixels alone are 381 MB,
   // over a 384 MiB limit that Node, sharp and tesseract.js already use part of.
   it('fails an image whose decoding needs more than the memory limit, in the OCR process', async () => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log, maxImagePixels: 500_000_000, memoryBytes: 384 * 2 ** 20 });
-    try {
+    await withEngine({ maxImagePixels: 500_000_000, memoryBytes: 384 * 2 ** 20 }, async (engine, log) => {
       const before = peakRss();
       const error = await refusal(
         engine.recognize(await file(hugeDimensionsPng(), 'huge.png'), 'eng', job()),
@@ -262,60 +270,44 @@ describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
       expect(log.count('OCR worker started')).toBe(2);
       // None of the 400 MB of pixels ever lived here.
       expect(peakRss() - before).toBeLessThan(100 * 2 ** 20);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('refuses a 20000x20000 PNG from its header, without starting a worker', async () => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log });
-    try {
+    await withEngine({}, async (engine, log) => {
       const error = await refusal(
         engine.recognize(await file(hugeDimensionsPng(), 'huge.png'), 'eng', job()),
       );
       expect(error).toBeInstanceOf(InvalidInputError);
       expect(error.message).toMatch(/huge\.png is 20000x20000 pixels .* at most 40,000,000 pixels/);
       expect(log.count('OCR worker started')).toBe(0);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('reuses one warm worker and recycles it after recycleAfter jobs', async () => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log, recycleAfter: 2 });
-    try {
+    await withEngine({ recycleAfter: 2 }, async (engine, log) => {
       const image = await sample('eng', 'png');
       for (let i = 0; i < 3; i += 1) await engine.recognize(image, 'eng', job());
       expect(log.count('OCR worker started')).toBe(2);
       expect(log.count('OCR worker recycled')).toBe(1);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('keeps one process per language set, whatever the order or repeats', async () => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log });
-    try {
+    await withEngine({}, async (engine, log) => {
       const image = await sample('eng', 'png');
       for (const language of ['eng+deu', 'deu+eng', 'eng+deu+eng']) {
         expect((await engine.recognize(image, language, job())).language).toBe('deu+eng');
       }
       expect(log.count('OCR worker started')).toBe(1);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   // Issue #11, item 3: a pool per language set, never closed, grew RSS from 587 MB to 4.24 GB.
   it('holds at most poolSize processes across language sets, closing the least recently used', {
     timeout: 180_000,
   }, async () => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log, poolSize: 2 });
-    try {
+    await withEngine({ poolSize: 2 }, async (engine, log) => {
       const image = await sample('eng', 'png');
       for (const language of ['eng', 'deu', 'eng', 'fra', 'spa', 'eng']) {
         await engine.recognize(image, language, job());
@@ -323,27 +315,19 @@ describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
       // eng, deu, then fra in deu's place, spa in eng's, eng in fra's: five starts, never three alive.
       expect(log.count('OCR worker started')).toBe(5);
       expect(log.count('OCR worker closed for another language set (least recently used)')).toBe(3);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('closes an OCR process that stayed idle', async () => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log, idleMs: 50 });
-    try {
+    await withEngine({ idleMs: 50 }, async (engine, log) => {
       const retired = log.next('OCR worker retired after idling');
       await engine.recognize(await sample('eng', 'png'), 'eng', job());
       await retired;
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('never starts a job aborted while it waits for the worker', async () => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log, recycleAfter: 2 });
-    try {
+    await withEngine({ recycleAfter: 2 }, async (engine, log) => {
       const image = await sample('eng', 'png');
       const first = engine.recognize(image, 'eng', job());
       const client = new AbortController();
@@ -355,15 +339,11 @@ describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
       await engine.recognize(image, 'eng', job());
       expect(log.count('OCR worker recycled')).toBe(1);
       expect(log.count('OCR worker started')).toBe(1);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('terminates the worker of a job aborted while running, and serves the next on a new one', async () => {
-    const log = new RecordingLog();
-    const engine = await engineWith({ log });
-    try {
+    await withEngine({}, async (engine, log) => {
       const image = await sample('eng', 'png');
       const client = new AbortController();
       const started = log.next('OCR worker started');
@@ -376,23 +356,17 @@ describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
       const next = await engine.recognize(image, 'eng', job());
       expect(characterErrorRate(OCR_TEXTS.eng, next.text)).toBeLessThan(MAX_CER);
       expect(log.count('OCR worker started')).toBe(2);
-    } finally {
-      await engine.close();
-    }
+    });
   });
 
   it('falls back to tesseract.js under auto when the binary cannot list its languages', async () => {
     const broken = join(dir, 'broken-tesseract');
     await writeFile(broken, '#!/bin/sh\necho "Error opening data file" >&2\nexit 1\n', { mode: 0o755 });
     const brokenTools = { ...tools, tesseract: { path: broken, version: '5.3.0' } };
-    const log = new RecordingLog();
-    const engine = await engineWith({ choice: 'auto', tools: brokenTools, log });
-    try {
+    await withEngine({ choice: 'auto', tools: brokenTools }, async (engine, log) => {
       expect(engine.info.name).toBe('tesseract.js');
       expect(log.count('native tesseract unusable, OCR runs on tesseract.js only')).toBe(1);
-    } finally {
-      await engine.close();
-    }
+    });
     await expect(engineWith({ choice: 'tesseract', tools: brokenTools })).rejects.toThrow(
       /--list-langs failed/,
     );
@@ -513,9 +487,7 @@ describe.skipIf(!hasTesseract)('OCR engine on the native tesseract binary', { ti
       context.skip();
       return;
     }
-    const log = new RecordingLog();
-    const auto = await engineWith({ choice: 'auto', log });
-    try {
+    await withEngine({ choice: 'auto' }, async (auto, log) => {
       expect(auto.info.name).toBe('tesseract');
       const english = await auto.recognize(await sample('eng', 'png'), 'eng', job());
       expect(characterErrorRate(OCR_TEXTS.eng, english.text)).toBeLessThan(MAX_CER);
@@ -525,19 +497,14 @@ describe.skipIf(!hasTesseract)('OCR engine on the native tesseract binary', { ti
       expect(characterErrorRate(OCR_TEXTS[code], other.text)).toBeLessThan(MAX_CER);
       // The other language needed a tesseract.js process of its own.
       expect(log.count('OCR worker started')).toBe(2);
-    } finally {
-      await auto.close();
-    }
+    });
   });
 
   it('reports a job that overruns its time as an internal error', async () => {
-    const slow = await engineWith({ choice: 'tesseract', timeoutMs: 1 });
-    try {
+    await withEngine({ choice: 'tesseract', timeoutMs: 1 }, async (slow) => {
       const error = await refusal(slow.recognize(await sample('eng', 'png'), 'eng', job()));
       expect(error).toBeInstanceOf(InternalError);
       expect(error.message).toMatch(/did not finish within 1 ms/);
-    } finally {
-      await slow.close();
-    }
+    });
   });
 });

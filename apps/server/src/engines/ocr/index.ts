@@ -186,12 +186,12 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
       try {
         // The shared CPU slots bound OCR together with compress/merge/split, so the CPUs are never
         // oversubscribed whatever mix of languages and operations arrives.
-        const { text, confidence } = await o.cpuSlots.run(
+        const { text, confidence, words } = await o.cpuSlots.run(
           () => recognizeWith(image, header, languages, job),
           job.signal,
         );
         // The language set as read: sorted, each code once (language-registry.ts select).
-        return { text, confidence, language: languages.map((entry) => entry.code).join('+') };
+        return { text, confidence, words, language: languages.map((entry) => entry.code).join('+') };
       } catch (error) {
         throw toApiError(error, image, header, o, job.signal);
       }

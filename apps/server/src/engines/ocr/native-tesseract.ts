@@ -16,6 +16,7 @@ import type { EngineLog } from '../types.js';
 import { LANGUAGE_CODE, type LanguageData } from './language-registry.js';
 import { isOutOfMemory, OcrJobError, type RecognizedText } from './recognizer.js';
 import { reportSkippedData, traineddataProblem } from './traineddata-file.js';
+import { wordsOfTsv } from './tsv-words.js';
 
 /** `--list-langs` prints `List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (4):`. */
 const LIST_HEADER = /languages in "([^"]+)"/;
@@ -123,6 +124,10 @@ export class NativeTesseract {
       readFile(`${outputBase}.tsv`, 'utf8'),
     ]);
     // Form feeds between pages, as tesseract.js pages are joined (openapi.yaml `ocr`); none after the last.
-    return { text: text.endsWith('\f') ? text.slice(0, -1) : text, confidence: meanWordConfidence(tsv) };
+    return {
+      text: text.endsWith('\f') ? text.slice(0, -1) : text,
+      confidence: meanWordConfidence(tsv),
+      words: wordsOfTsv(tsv),
+    };
   }
 }

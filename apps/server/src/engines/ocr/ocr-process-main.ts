@@ -19,15 +19,17 @@ async function recognize(pages: readonly string[]): Promise<RecognizedText> {
   if (recognizer === undefined) throw new Error('this OCR process was started without languages');
   const texts: string[] = [];
   const confidences: number[] = [];
-  for (const page of pages) {
+  const words: RecognizedText['words'] = [];
+  for (const [index, page] of pages.entries()) {
     const result = await recognizer.recognize(await readFile(page));
     texts.push(result.text);
     if (result.text.trim() !== '') confidences.push(result.confidence);
+    words.push(...result.words.map((word) => ({ ...word, page: index + 1 })));
   }
   const confidence =
     confidences.length === 0 ? 0 : confidences.reduce((sum, value) => sum + value, 0) / confidences.length;
   // Pages apart by a form feed (openapi.yaml `ocr`), as tesseract itself separates them.
-  return { text: texts.join('\f'), confidence: Math.round(confidence) };
+  return { text: texts.join('\f'), confidence: Math.round(confidence), words };
 }
 
 function kindOf(error: unknown, request: OcrRequest): FailureKind {

@@ -1,10 +1,14 @@
 // What the two OCR paths (tesseract.js workers, the native tesseract binary) have in common, so the
 // engine can route a job to either and map their failures in one place.
 
+import type { OcrWord } from './tsv-words.js';
+
 /** Text of one image and tesseract's mean word confidence (0-100, 0 when no word was found). */
 export interface RecognizedText {
   text: string;
   confidence: number;
+  /** Every word with its box (tsv-words.ts), for `detail=words`. */
+  words: OcrWord[];
 }
 
 /** The image passed the header checks but its data could not be decoded: the client's file is bad. */

@@ -17,6 +17,7 @@ import Tesseract from 'tesseract.js';
 import { ToolTimeoutError } from '../run-tool.js';
 import type { LanguageData } from './language-registry.js';
 import { messageOf, type RecognizedText, UnreadableImageError } from './recognizer.js';
+import { wordsOfTsv } from './tsv-words.js';
 
 export const TESSERACT_JS_VERSION: string = (
   createRequire(import.meta.url)('tesseract.js/package.json') as { version: string }
@@ -124,12 +125,16 @@ export class TesseractJsWorker {
     if (this.#terminated) throw new Error('tesseract.js worker was terminated');
     let result: Tesseract.RecognizeResult;
     try {
-      result = await Promise.race([this.#worker.recognize(image, {}, { text: true }), this.#died]);
+      result = await Promise.race([this.#worker.recognize(image, {}, { text: true, tsv: true }), this.#died]);
     } catch (error) {
       if (isDecodingFailure(messageOf(error))) throw new UnreadableImageError(messageOf(error));
       throw error instanceof Error ? error : new Error(`tesseract.js failed: ${messageOf(error)}`);
     }
-    return { text: result.data.text, confidence: result.data.confidence };
+    return {
+      text: result.data.text,
+      confidence: result.data.confidence,
+      words: wordsOfTsv(result.data.tsv ?? ''),
+    };
   }
 
   terminate(): Promise<void> {

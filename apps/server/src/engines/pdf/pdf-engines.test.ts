@@ -188,6 +188,24 @@ describe.each(engines)('%s engine', (choice, skip) => {
     },
   );
 
+  it.skipIf(skip)('names the first of two bad files in upload order', async () => {
+    const inputs = [
+      await upload('good.pdf', labelledPdf('A', 1), 'file 1 (good.pdf)'),
+      await upload('loop.pdf', pageTreeLoopPdf(), 'file 2 (loop.pdf)'),
+      await upload('none.pdf', zeroPagePdf(), 'file 3 (none.pdf)'),
+    ];
+    const result = engine.merge(inputs, await newJob(), BUDGET);
+    await expect(result).rejects.toThrow(/file 2 \(loop\.pdf\) cannot be read: its page tree has a loop/);
+  });
+
+  it.skipIf(skip)('merges files that together have more pages than one file may', async () => {
+    const inputs = [
+      await upload('p1.pdf', labelledPdf('P', MAX_PAGES - 1)),
+      await upload('p2.pdf', labelledPdf('Q', MAX_PAGES)),
+    ];
+    expect((await engine.merge(inputs, await newJob(), BUDGET)).pageCount).toBe(2 * MAX_PAGES - 1);
+  });
+
   it.skipIf(skip).each(badInputs)('refuses to split a file that is %s', async (name, bytes, message) => {
     const input = await upload(`${name}.pdf`, bytes());
     const job = await newJob();

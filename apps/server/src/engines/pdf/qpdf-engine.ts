@@ -14,7 +14,7 @@ import { InternalError } from '../../errors.js';
 import type { CpuSlots } from '../cpu-slots.js';
 import { checkMergeBudget } from '../page-budget.js';
 import { parsePageRanges } from '../page-ranges.js';
-import { inspectPdf, type PdfInspection } from '../pdf-inspect.js';
+import { inspectPdf, inspectPdfs, type PdfInspection } from '../pdf-inspect.js';
 import type { ToolResult } from '../run-tool.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
 import type { InputFile, PageBudget, PdfEngine, PdfOutput, SplitOutput, WorkContext } from '../types.js';
@@ -58,24 +58,12 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
     timeoutMs: o.timeoutMs,
     signal: job.signal,
   });
-  const inspect = (input: InputFile, job: WorkContext) =>
-    inspectPdf(input, { maxPages: o.maxPages, tools: o.tools, timeoutMs: o.timeoutMs, signal: job.signal });
-
-  /**
-   * Inspects all merge inputs at once: each check is a short qpdf run dominated by process start-up,
-   * so overlapping them all more than halves a 20-file merge (issue #6, scenario 3; measured 245 ms in
-   * sequence, 120-165 ms four at a time, 100-110 ms all at once). Merge takes at most 20 files, which
-   * bounds the processes. The error reported is that of the first bad file in upload order.
-   */
-  async function inspectAll(inputs: readonly InputFile[], job: WorkContext): Promise<Inspected[]> {
-    const inspected: Inspected[] = [];
-    const outcomes = await Promise.allSettled(inputs.map((input) => inspect(input, job)));
-    for (const [index, outcome] of outcomes.entries()) {
-      if (outcome.status === 'rejected') throw outcome.reason;
-      inspected.push(readable(inputs[index] as InputFile, outcome.value));
-    }
-    return inspected;
-  }
+  const inspectOptions = (job: WorkContext) => ({
+    maxPages: o.maxPages,
+    tools: o.tools,
+    timeoutMs: o.timeoutMs,
+    signal: job.signal,
+  });
 
   /**
    * Explains a failed qpdf run over inputs that passed inspection. A crash names no file, so each
@@ -100,10 +88,10 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
     job: WorkContext,
     budget: PageBudget,
   ): Promise<PdfOutput> {
-    const sources = await inspectAll(inputs, job);
-    const pageCount = sources.reduce((sum, source) => sum + source.pageCount, 0);
+    const { files: inspected, pageCount } = await inspectPdfs(inputs, inspectOptions(job));
     checkMergeBudget(pageCount, inputs.length, budget);
     const output = mergedPath(job.workDir);
+    const sources = inspected.map((file) => ({ label: file.label, path: resolve(file.path) }));
     const files = sources.map((source) => source.path);
     const result = await runQpdf(['--empty', '--pages', ...files, '--', output], runFor(job));
     if (!qpdfSucceeded(result)) throw await failure(result, sources, job);
@@ -117,7 +105,7 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
     job: WorkContext,
     budget: PageBudget,
   ): Promise<SplitOutput[]> {
-    const source = readable(input, await inspect(input, job));
+    const source = readable(input, await inspectPdf(input, inspectOptions(job)));
     const parts: SplitOutput[] = [];
     for (const [index, range] of parsePageRanges(ranges, source.pageCount, budget).entries()) {
       const output = partPath(job.workDir, index);

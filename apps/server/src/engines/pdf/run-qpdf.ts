@@ -60,6 +60,25 @@ export async function walkPages(path: string, run: QpdfRun): Promise<PageWalk> {
 }
 
 /**
+ * The pages a merge of `paths` would have, counted by qpdf reading them all in one run and writing
+ * nothing: `--empty --pages` walks each page tree and copies the pages it finds, exactly as the merge
+ * will, and `--show-npages` then reads the /Count qpdf computed for the document it built in memory
+ * (unlike an upload's /Count, it cannot lie). One run for many files saves a qpdf start-up per file,
+ * most of a short walk's cost (issue #11's merge bench: 5 ms of a 10 ms walk, measured with qpdf 11.3).
+ * Every file gets the range `1-z`, so a file without pages is an error, not an empty selection.
+ * Undefined when qpdf fails on any of them: walking each alone (walkPages) then says which and why.
+ */
+export async function countPagesTogether(
+  paths: readonly string[],
+  run: QpdfRun,
+): Promise<number | undefined> {
+  const pages = paths.flatMap((path) => [resolve(path), '1-z']);
+  const result = await runQpdf(['--empty', '--pages', ...pages, '--', '--show-npages'], run);
+  const count = result.stdout.trim();
+  return qpdfSucceeded(result) && /^\d+$/.test(count) ? Number(count) : undefined;
+}
+
+/**
  * Checks a file qpdf or Ghostscript just wrote. qpdf once exited 0 after writing a truncated file on a
  * full disk (issue #2), so an exit code alone proves nothing: qpdf must open the output without
  * repairing it (exit 0: a file cut short has lost the cross-reference table written last) and its root

@@ -1,5 +1,5 @@
 // GET /api/get-pdf.php (openapi.yaml operation `downloadPdf`; issue #2): no Authorization, not rate
-// limited; the signature is the credential. Streams the stored PDF as an attachment under its name.
+// limited; the signature is the credential. Streams the stored output as an attachment under its name.
 import type { Middleware } from 'koa';
 import { asciiName, withoutControls } from '../../operations/output-names.js';
 import type { Downloads } from '../../storage/index.js';
@@ -7,7 +7,7 @@ import type { AppState } from '../state.js';
 
 export function downloadRoute(downloads: Downloads): Middleware<AppState> {
   return async (ctx) => {
-    const { meta, handle } = await downloads.open(ctx.query);
+    const { meta, body } = await downloads.open(ctx.query);
     ctx.status = 200;
     // Names are cleaned when outputs are named; an output stored by an older version may still hold
     // bidi controls, and this header is where a browser shows the name (issue #11, item 12).
@@ -15,12 +15,13 @@ export function downloadRoute(downloads: Downloads): Middleware<AppState> {
     // An explicit ASCII fallback: content-disposition's own (`fallback: true`) sends Latin-1 names raw,
     // without `filename*`, and turns other scripts into `?`. Any difference adds `filename*` (RFC 5987).
     ctx.attachment(filename, { fallback: asciiName(filename) });
-    ctx.type = 'application/pdf';
+    // Every output is a PDF but the text of OCR of documents (openapi.yaml `downloadPdf`, `ocrPdf`).
+    ctx.type = filename.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/pdf';
     ctx.length = meta.size;
     // A signed URL is a bearer credential: keep the file out of shared caches.
     ctx.set('Cache-Control', 'private, no-store');
     // Browsers must not second-guess the type of a file a user uploaded.
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = handle.createReadStream();
+    ctx.body = body;
   };
 }

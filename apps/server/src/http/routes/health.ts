@@ -13,7 +13,12 @@ export function healthRoute(engines: Engines, storage: Pick<Storage, 'isFull'>):
     if (await storage.isFull()) throw insufficientStorage();
     sendData<HealthResult>(ctx, {
       status: 'ok',
-      engines: { pdf: engines.pdf.info, compress: engines.compress.info, ocr: engines.ocr.info },
+      engines: {
+        pdf: engines.pdf.info,
+        compress: engines.compress.info,
+        ocr: engines.ocr.info,
+        ocr_pdf: engines.ocrPdf.info,
+      },
     });
   };
 }

@@ -1,0 +1,87 @@
+// ApiKeyStore over PostgreSQL (api-keys.contract.ts). authenticate() reads the table on every call:
+// no cache of key validity, so a key revoked through any process is refused by every other on its
+// very next request (issue #15).
+import { randomBytes } from 'node:crypto';
+import { type ApiKeyRecord, type ApiKeyStore, LAST_USED_PRECISION_MS, type Principal } from '../api-keys.js';
+import { displayPrefix, generateKey, hashKey, type KeyKind, parseKeyKind } from '../key-format.js';
+import type { Plan } from '../plans.js';
+import { KEY_COLUMNS, type KeyRow, toKeyRecord } from '../sql-rows.js';
+import { userLabel } from '../users.js';
+import type { PgDb } from './pg-db.js';
+
+export class PgApiKeys implements ApiKeyStore {
+  constructor(
+    private readonly db: PgDb,
+    private readonly now: () => number,
+  ) {}
+
+  async create(userId: number, kind: KeyKind, name: string) {
+    const key = generateKey(kind);
+    const id = `key_${randomBytes(6).toString('hex')}`;
+    await this.db.changes(
+      'INSERT INTO api_keys (id, user_id, kind, hash, prefix, name, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [id, userId, kind, hashKey(key), displayPrefix(key), name, this.now()],
+    );
+    const [record] = await this.select('k.id = $1', [id]);
+    if (!record) throw new Error(`key ${id} vanished right after it was saved`);
+    return { key, record };
+  }
+
+  private async select(where: string, params: unknown[]): Promise<ApiKeyRecord[]> {
+    const rows = await this.db.rows<KeyRow>(
+      `SELECT ${KEY_COLUMNS}
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE ${where}
+        ORDER BY k.created_at, k.id`,
+      params,
+    );
+    return rows.map(toKeyRecord);
+  }
+
+  list(userId?: number) {
+    return this.select('$1::integer IS NULL OR k.user_id = $1', [userId ?? null]);
+  }
+
+  async revoke(id: string, ownerId?: number) {
+    const changed = await this.db.changes(
+      `UPDATE api_keys SET revoked_at = $1
+        WHERE id = $2 AND revoked_at IS NULL AND ($3::integer IS NULL OR user_id = $3)`,
+      [this.now(), id, ownerId ?? null],
+    );
+    return changed === 1;
+  }
+
+  async authenticate(presented: string): Promise<Principal | undefined> {
+    // Format first: a malformed key never reaches the database (issue #2).
+    if (parseKeyKind(presented) === undefined) return undefined;
+    const now = this.now();
+    // One round trip: the lookup, and "last used" refreshed at most once a minute.
+    const [row] = await this.db.rows<{
+      key_id: string;
+      kind: KeyKind;
+      user_id: number;
+      name: string | null;
+      email: string | null;
+      plan: Plan;
+    }>(
+      `WITH found AS (
+         SELECT k.id AS key_id, k.kind, u.id AS user_id, u.name, u.email, u.plan
+           FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE k.hash = $1 AND k.revoked_at IS NULL
+       ), used AS (
+         UPDATE api_keys SET last_used_at = $2
+          WHERE id = (SELECT key_id FROM found) AND (last_used_at IS NULL OR last_used_at < $3)
+       )
+       SELECT * FROM found`,
+      [hashKey(presented), now, now - LAST_USED_PRECISION_MS],
+    );
+    if (!row) return undefined;
+    return {
+      userId: row.user_id,
+      owner: userLabel(row),
+      plan: row.plan,
+      keyId: row.key_id,
+      keyKind: row.kind,
+    };
+  }
+}

@@ -1,0 +1,73 @@
+// The one door the PostgreSQL stores use to the pool they are handed (STYLE.md 14: the pool is the
+// composition module's; this file only borrows it): queries, transactions, and the translation of
+// connection failures into `503 service_unavailable` (unreachable.ts). Timestamps are BIGINT
+// milliseconds, which node-postgres returns as strings: rows are read through num().
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { orUnavailable } from '../../unreachable.js';
+
+const SERVICE = 'accounts database (PostgreSQL)';
+
+export type Params = readonly unknown[];
+
+/** A query runner: the pool itself, or one client inside a transaction. */
+export interface Sql {
+  rows<Row extends QueryResultRow>(text: string, params?: Params): Promise<Row[]>;
+  /** Rows changed by an INSERT, UPDATE or DELETE. */
+  changes(text: string, params?: Params): Promise<number>;
+}
+
+function runner(target: Pool | PoolClient): Sql {
+  return {
+    async rows<Row extends QueryResultRow>(text: string, params: Params = []) {
+      return (await target.query<Row>(text, params as unknown[])).rows;
+    },
+    async changes(text: string, params: Params = []) {
+      return (await target.query(text, params as unknown[])).rowCount ?? 0;
+    },
+  };
+}
+
+/** BIGINT and COUNT(*) as numbers: every value here (milliseconds, ids, counts) is below 2^53. */
+export function num(value: string | number): number;
+export function num(value: string | number | null): number | null;
+export function num(value: string | number | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+export class PgDb implements Sql {
+  private readonly sql: Sql;
+
+  constructor(private readonly pool: Pool) {
+    this.sql = runner(pool);
+  }
+
+  rows<Row extends QueryResultRow>(text: string, params?: Params): Promise<Row[]> {
+    return orUnavailable(SERVICE, () => this.sql.rows<Row>(text, params));
+  }
+
+  changes(text: string, params?: Params): Promise<number> {
+    return orUnavailable(SERVICE, () => this.sql.changes(text, params));
+  }
+
+  /** Runs `work` in one transaction on one client: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    return orUnavailable(SERVICE, async () => {
+      const client = await this.pool.connect();
+      let broken: unknown;
+      try {
+        await client.query('BEGIN');
+        const result = await work(runner(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          // A client whose connection died cannot go back to the pool.
+          broken = rollbackError;
+        });
+        throw error;
+      } finally {
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    });
+  }
+}

@@ -1,0 +1,52 @@
+// RateEventStore over PostgreSQL (rate-limiter.contract.ts), for a deployment's accounts database when
+// the limits are not in Redis, and the contract's reference for a second SQL store. admit() takes a
+// transaction-level advisory lock on the user first (STYLE.md 15), so concurrent requests of one user,
+// from any process, count and record one after another while other users' requests go on in parallel.
+import { type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
+import { num, type PgDb, type Sql } from './pg-db.js';
+
+/** The advisory lock namespace of rate windows ("pdnr"); the user id is the second key. */
+const RATE_LOCK = 0x70646e72;
+
+async function windowOf(sql: Sql, userId: number, now: number): Promise<RateWindow> {
+  const [row] = await sql.rows<{ used: string; oldest: string | null }>(
+    'SELECT COUNT(*) AS used, MIN(at) AS oldest FROM rate_events WHERE user_id = $1 AND at > $2',
+    [userId, now - WINDOW_MS],
+  );
+  return { used: num(row?.used ?? 0), oldest: num(row?.oldest ?? null) };
+}
+
+export class PgRateEvents implements RateEventStore {
+  constructor(private readonly db: PgDb) {}
+
+  admit(userId: number, limit: number | null, now: number) {
+    return this.db.transaction(async (sql) => {
+      await sql.rows('SELECT pg_advisory_xact_lock($1, $2)', [RATE_LOCK, userId]);
+      await sql.changes('DELETE FROM rate_events WHERE user_id = $1 AND at <= $2', [userId, now - WINDOW_MS]);
+      const window = await windowOf(sql, userId, now);
+      const admitted = limit === null || window.used < limit;
+      if (admitted) await sql.changes('INSERT INTO rate_events (user_id, at) VALUES ($1, $2)', [userId, now]);
+      return { ...window, admitted };
+    });
+  }
+
+  peek(userId: number, now: number) {
+    return windowOf(this.db, userId, now);
+  }
+
+  async histogram(userId: number, now: number, slotMs: number) {
+    const slots = Math.ceil(WINDOW_MS / slotMs);
+    const start = now - slots * slotMs;
+    const counts = new Array<number>(slots).fill(0);
+    const rows = await this.db.rows<{ slot: string; n: string }>(
+      `SELECT (at - $1 - 1) / $2 AS slot, COUNT(*) AS n FROM rate_events
+        WHERE user_id = $3 AND at > $4 GROUP BY slot`,
+      [start, slotMs, userId, now - WINDOW_MS],
+    );
+    for (const row of rows) {
+      const slot = num(row.slot);
+      if (slot >= 0 && slot < slots) counts[slot] = num(row.n);
+    }
+    return counts;
+  }
+}

@@ -1,0 +1,54 @@
+// The PostgreSQL backend against every accounts contract, each test in a schema of its own on the
+// machine's PostgreSQL (test-services.ts), dropped afterwards: parallel runs never meet.
+import pg from 'pg';
+import { describe } from 'vitest';
+import { missingService, TEST_DATABASE_URL, uniqueName } from '../../test-services.js';
+import { apiKeysContract } from '../api-keys.contract.js';
+import type { Backend } from '../contract-harness.js';
+import { rateLimiterContract } from '../rate-limiter.contract.js';
+import { sessionsContract } from '../sessions.contract.js';
+import { signInLinksContract } from '../sign-in-links.contract.js';
+import { throttleContract } from '../throttle.contract.js';
+import { usersContract } from '../users.contract.js';
+import { openPostgresStores } from './index.js';
+
+const missing = await missingService('PostgreSQL');
+
+let schema = '';
+const pools: pg.Pool[] = [];
+const poolOnSchema = () => {
+  const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+  pools.push(pool);
+  return pool;
+};
+
+const postgres: Backend = {
+  name: 'PostgreSQL',
+  async open(now) {
+    schema = uniqueName('pdn_test');
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    return openPostgresStores(poolOnSchema(), now);
+  },
+  async openAgain(now) {
+    return openPostgresStores(poolOnSchema(), now);
+  },
+  async dispose() {
+    for (const pool of pools.splice(0)) await pool.end();
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  },
+};
+
+describe.skipIf(missing !== undefined)('PostgreSQL accounts', () => {
+  usersContract(postgres);
+  apiKeysContract(postgres);
+  rateLimiterContract(postgres);
+  sessionsContract(postgres);
+  throttleContract(postgres);
+  signInLinksContract(postgres);
+});

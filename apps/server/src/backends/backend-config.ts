@@ -1,0 +1,111 @@
+// Which backends hold the server's state (issue #15). With no PDN_DATABASE_URL, PDN_REDIS_URL or
+// PDN_S3_* set: embedded, exactly as before (SQLite and the outputs folder in the data folder). With
+// any of them set, every piece of state goes to the shared services and all of them must be given,
+// since a half-shared server is wrong in a way nobody would notice at first: limits in Redis but keys
+// in a local SQLite file, or outputs in a folder the other processes cannot read. So a partial set
+// stops the server at start with the list of what is missing.
+import { ConfigError } from '../config-error.js';
+
+/** What connects a process to the shared services; every process of one deployment gets the same. */
+export interface SharedBackendConfig {
+  /** postgres://…: accounts (users, keys, plans, sessions, sign-in links, throttle). */
+  databaseUrl: string;
+  /** redis://… or rediss://…: rate-limit windows and the sweeper's lock. */
+  redisUrl: string;
+  /** PDN_REDIS_KEY_PREFIX, default `pdn:`: keeps deployments (or test runs) sharing one Redis apart. */
+  redisKeyPrefix: string;
+  s3: S3Config;
+}
+
+export interface S3Config {
+  /** Absent: AWS S3 itself; else an S3-compatible server (MinIO, Ceph, …). */
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible servers want. */
+  forcePathStyle: boolean;
+  /** From AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; absent: the SDK's default chain (roles, profiles). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+export type BackendConfig = { kind: 'embedded' } | ({ kind: 'shared' } & SharedBackendConfig);
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The variables that ask for the shared backends; any one of them set means all are needed. */
+export const SHARED_VARIABLES = [
+  'PDN_DATABASE_URL',
+  'PDN_REDIS_URL',
+  'PDN_S3_ENDPOINT',
+  'PDN_S3_BUCKET',
+  'PDN_S3_REGION',
+  'PDN_S3_FORCE_PATH_STYLE',
+] as const;
+
+/** Needed once any shared variable is set (PDN_S3_ENDPOINT may stay unset for AWS S3 itself). */
+const REQUIRED = ['PDN_DATABASE_URL', 'PDN_REDIS_URL', 'PDN_S3_BUCKET', 'PDN_S3_REGION'] as const;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string {
+  const raw = text(env, name) ?? '';
+  const protocol = URL.canParse(raw) ? new URL(raw).protocol : '';
+  if (!protocols.includes(protocol)) {
+    const wanted = protocols.map((p) => `${p}//…`).join(' or ');
+    throw new ConfigError(`${name} must be a URL starting ${wanted}, got '${raw}'`);
+  }
+  return raw;
+}
+
+function credentials(env: Env): S3Config['credentials'] {
+  const accessKeyId = text(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = text(env, 'AWS_SECRET_ACCESS_KEY');
+  if (accessKeyId === undefined && secretAccessKey === undefined) return undefined;
+  if (accessKeyId === undefined || secretAccessKey === undefined) {
+    throw new ConfigError(
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither to use the AWS SDK’s default credentials',
+    );
+  }
+  const sessionToken = text(env, 'AWS_SESSION_TOKEN');
+  return { accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }) };
+}
+
+/**
+ * Embedded when no shared variable is set; the shared set when all are; else a ConfigError
+ * naming what is missing. `signingSecretSet`: several processes must sign download URLs alike, so the
+ * secret cannot be one generated into a local data folder.
+ */
+export function backendConfig(env: Env, signingSecretSet: boolean): BackendConfig {
+  const given = SHARED_VARIABLES.filter((name) => text(env, name) !== undefined);
+  if (given.length === 0) return { kind: 'embedded' };
+  const missing: string[] = REQUIRED.filter((name) => text(env, name) === undefined);
+  if (!signingSecretSet) missing.push('PDN_SIGNING_SECRET');
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} set, so accounts go to PostgreSQL, rate limits ` +
+        `to Redis and outputs to S3, which also needs ${missing.join(', ')} (README, "Shared backends"). ` +
+        'Unset them all for the embedded SQLite file and outputs folder.',
+    );
+  }
+  const forcePathStyle = text(env, 'PDN_S3_FORCE_PATH_STYLE') ?? 'false';
+  if (forcePathStyle !== 'true' && forcePathStyle !== 'false')
+    throw new ConfigError(`PDN_S3_FORCE_PATH_STYLE must be true or false, got '${forcePathStyle}'`);
+  const endpoint = text(env, 'PDN_S3_ENDPOINT');
+  const creds = credentials(env);
+  return {
+    kind: 'shared',
+    databaseUrl: url(env, 'PDN_DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'PDN_REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: text(env, 'PDN_REDIS_KEY_PREFIX') ?? 'pdn:',
+    s3: {
+      ...(endpoint === undefined ? {} : { endpoint: url(env, 'PDN_S3_ENDPOINT', ['http:', 'https:']) }),
+      bucket: text(env, 'PDN_S3_BUCKET') ?? '',
+      region: text(env, 'PDN_S3_REGION') ?? '',
+      forcePathStyle: forcePathStyle === 'true',
+      ...(creds === undefined ? {} : { credentials: creds }),
+    },
+  };
+}

@@ -1,0 +1,183 @@
+// The shared backends (issue #15), imported by index.ts only when PDN_DATABASE_URL and the rest are
+// set: a node-postgres pool for accounts, one ioredis client for rate limits and the sweeper's lock,
+// an S3 client for outputs. Each client is opened, checked once (so a wrong URL stops the start with
+// a message naming the service), and its cleanup registered before the next one opens.
+//
+// Failures after the start are answered, not fatal: the pool and the client report lost connections
+// as events (logged once per outage, never thrown), queries fail fast instead of queueing while a
+// service is away (pg: connectionTimeoutMillis; ioredis: no offline queue, a command timeout), and
+// the stores turn those failures into 503 service_unavailable (unreachable.ts). Both reconnect on
+// their own, so the first request after the service is back succeeds.
+import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import {
+  type AccountStores,
+  type Accounts,
+  type AccountsOptions,
+  composeAccounts,
+} from '../accounts/index.js';
+import { type CopyCounts, copyFromSqlite } from '../accounts/postgres/copy-from-sqlite.js';
+import { openPostgresStores } from '../accounts/postgres/index.js';
+import { PgDb } from '../accounts/postgres/pg-db.js';
+import { RedisRateEvents } from '../accounts/redis/redis-rate-events.js';
+import { openDatabase } from '../accounts/sqlite/database.js';
+import type { Logger } from '../logger.js';
+import { redisSweepLock } from '../storage/redis-sweep-lock.js';
+import { S3OutputStore } from '../storage/s3/s3-output-store.js';
+import type { S3Config, SharedBackendConfig } from './backend-config.js';
+import type { Cleanups } from './cleanups.js';
+import type { Backends } from './index.js';
+
+/** A URL fit for a log line or an error message: no password. */
+function redacted(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.toString();
+}
+
+/** Logs the first failure of an outage and the recovery, not every reconnection attempt. */
+function outageLog(log: Logger, service: string) {
+  let down = false;
+  return {
+    failed(error: unknown) {
+      if (down) return;
+      down = true;
+      log.warn(`${service} unreachable: requests that need it are answered 503 until it is back`, { error });
+    },
+    recovered() {
+      if (!down) return;
+      down = false;
+      log.info(`${service} reachable again`);
+    },
+  };
+}
+
+async function opened<T>(service: string, url: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    throw new Error(`cannot use ${service} at ${url}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function openPool(url: string, log: Logger, cleanups: Cleanups): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // A request waits at most this long for a connection while PostgreSQL is away, then gets 503.
+    connectionTimeoutMillis: 3_000,
+    idleTimeoutMillis: 30_000,
+    query_timeout: 10_000,
+    keepAlive: true,
+  });
+  const outage = outageLog(log, 'PostgreSQL');
+  // An idle client losing its connection is emitted here; unheard, it would crash the process.
+  pool.on('error', (error) => outage.failed(error));
+  pool.on('connect', () => outage.recovered());
+  cleanups.add('PostgreSQL pool', () => pool.end());
+  return pool;
+}
+
+async function openRedis(url: string, log: Logger, cleanups: Cleanups): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // While Redis is away commands fail at once (and the request gets 503) instead of queueing.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 2_000,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  });
+  const outage = outageLog(log, 'Redis');
+  redis.on('error', (error) => outage.failed(error));
+  redis.on('ready', () => outage.recovered());
+  cleanups.add('Redis client', async () => {
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  await opened('Redis', redacted(url), () => redis.connect());
+  return redis;
+}
+
+async function openS3(config: S3Config, cleanups: Cleanups): Promise<S3Client> {
+  const client = new S3Client({
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
+    ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
+    // Checksums only where S3 requires them: several S3-compatible servers (s3rver among them)
+    // mishandle the SDK's default checksummed, aws-chunked uploads (issue #15). Bytes are still
+    // checked end to end by the contract's round-trip test.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  cleanups.add('S3 client', () => client.destroy());
+  await opened(`the S3 bucket ${config.bucket}`, config.endpoint ?? `region ${config.region}`, () =>
+    client.send(new HeadBucketCommand({ Bucket: config.bucket })),
+  );
+  return client;
+}
+
+/** The account stores in PostgreSQL, its schema brought up to date (under an advisory lock) on the way. */
+async function openAccountStores(
+  databaseUrl: string,
+  options: AccountsOptions,
+  log: Logger,
+  cleanups: Cleanups,
+): Promise<AccountStores> {
+  const pool = openPool(databaseUrl, log, cleanups);
+  return opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool, options.now));
+}
+
+/** `pdn-server accounts copy`: a SQLite data folder's users and keys into the PostgreSQL database. */
+export async function copyIntoSharedAccounts(
+  databaseUrl: string,
+  fromDataDir: string,
+  log: Logger,
+  cleanups: Cleanups,
+): Promise<CopyCounts> {
+  const pool = openPool(databaseUrl, log, cleanups);
+  await opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool));
+  const source = openDatabase(fromDataDir);
+  cleanups.add('source database (SQLite)', () => {
+    source.close();
+  });
+  return copyFromSqlite(source, new PgDb(pool));
+}
+
+/** For the admin commands: accounts alone, no Redis or S3 client. */
+export async function openSharedAccounts(
+  databaseUrl: string,
+  options: AccountsOptions,
+  log: Logger,
+  cleanups: Cleanups,
+): Promise<Accounts> {
+  return composeAccounts(await openAccountStores(databaseUrl, options, log, cleanups), options);
+}
+
+export async function openSharedBackends(
+  config: SharedBackendConfig,
+  options: AccountsOptions,
+  log: Logger,
+  cleanups: Cleanups,
+): Promise<Backends> {
+  const stores = await openAccountStores(config.databaseUrl, options, log, cleanups);
+  const redis = await openRedis(config.redisUrl, log, cleanups);
+  const s3 = await openS3(config.s3, cleanups);
+  log.info('backends: shared', {
+    accounts: redacted(config.databaseUrl),
+    rate_limits: redacted(config.redisUrl),
+    outputs: `${config.s3.endpoint ?? 'AWS S3'} bucket ${config.s3.bucket}`,
+  });
+  return {
+    // Rate windows in Redis rather than the accounts database: one round trip per request (issue #15).
+    accounts: composeAccounts(
+      { ...stores, rateEvents: new RedisRateEvents(redis, `${config.redisKeyPrefix}rate:`) },
+      options,
+    ),
+    sharedOutputs: {
+      outputs: new S3OutputStore(s3, config.s3.bucket),
+      sweepLock: redisSweepLock(redis, `${config.redisKeyPrefix}lock:sweep`),
+    },
+  };
+}

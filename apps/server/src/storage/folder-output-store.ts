@@ -1,0 +1,90 @@
+// The embedded OutputStore (output-store.ts): files in <dataDir>/outputs. Each output is
+// `<id>.pdf` plus `<id>.json` (its filename, size and expiry): the id is all a URL carries, never a
+// path or a name. Metadata is written before the PDF is moved in, so a crash between the two leaves
+// metadata that the sweeper removes, never a PDF nobody will delete.
+import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { OUTPUT_ID_PATTERN } from './output-id.js';
+import type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+export class FolderOutputStore implements OutputStore {
+  private constructor(private readonly dir: string) {}
+
+  static async open(dataDir: string): Promise<FolderOutputStore> {
+    const dir = join(dataDir, 'outputs');
+    // Only the server's user may read the outputs (QA: the folder was 0755, every PDF 0644).
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // A folder made by an earlier version may still be 0755.
+    await chmod(dir, 0o700);
+    return new FolderOutputStore(dir);
+  }
+
+  /** Moves `sourcePath` (a file in a work folder on the same disk) into the store. */
+  async put(id: string, sourcePath: string, given: { filename: string; expiresAt: number }) {
+    if (!OUTPUT_ID_PATTERN.test(id)) throw new Error(`'${id}' is not an output key`);
+    const { size } = await stat(sourcePath);
+    const meta: OutputMeta = { id, filename: given.filename, size, expiresAt: given.expiresAt };
+    const metaPath = join(this.dir, `${id}.json`);
+    await writeFile(metaPath, JSON.stringify(meta), { mode: 0o600 });
+    try {
+      // Tools write their outputs under the process umask; tighten before the file enters the store.
+      await chmod(sourcePath, 0o600);
+      await rename(sourcePath, join(this.dir, `${id}.pdf`));
+    } catch (error) {
+      await rm(metaPath, { force: true });
+      throw error;
+    }
+    return meta;
+  }
+
+  async open(id: string): Promise<OpenedOutput | undefined> {
+    if (!OUTPUT_ID_PATTERN.test(id)) return undefined;
+    const meta = await this.readMeta(id);
+    if (!meta) return undefined;
+    try {
+      // Opened before it is streamed, so a sweep in between cannot pull the file away.
+      const handle = await open(join(this.dir, `${id}.pdf`), 'r');
+      return { meta, body: handle.createReadStream() };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async sweep(now: number): Promise<number> {
+    let removed = 0;
+    for (const entry of await readdir(this.dir)) {
+      const id = entry.endsWith('.json') ? entry.slice(0, -'.json'.length) : undefined;
+      if (id === undefined || !OUTPUT_ID_PATTERN.test(id)) continue;
+      const meta = await this.readMeta(id);
+      // Unreadable metadata (a torn write) counts as expired: nothing could ever serve that output.
+      if (meta && meta.expiresAt > now) continue;
+      await rm(join(this.dir, `${id}.pdf`), { force: true });
+      await rm(join(this.dir, entry), { force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
+  private async readMeta(id: string): Promise<OutputMeta | undefined> {
+    let text: string;
+    try {
+      text = await readFile(join(this.dir, `${id}.json`), 'utf8');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    try {
+      const parsed = JSON.parse(text) as Partial<OutputMeta>;
+      if (typeof parsed.filename !== 'string' || typeof parsed.size !== 'number') return undefined;
+      if (typeof parsed.expiresAt !== 'number') return undefined;
+      return { id, filename: parsed.filename, size: parsed.size, expiresAt: parsed.expiresAt };
+    } catch {
+      return undefined;
+    }
+  }
+}

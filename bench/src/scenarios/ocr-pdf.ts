@@ -1,0 +1,200 @@
+// Issue #17: OCR of documents against the `ocrmypdf` CLI run directly with the same options
+// (baselines.ts OCRMYPDF_OPTIONS), on generated 200 dpi scans with dust and a tilt (English; 10 and 50
+// pages in the full profile), for each engine whose tools are installed: time (request and download
+// of the searchable PDF against the CLI's run), output size, character error rate of what pdftotext
+// reads from each output, pages per second, and the peak memory of the server and every process it
+// started on the largest scan. One run per case (a 50-page scan takes minutes on 2 cores), the CLI run
+// right before each pdn request so both see the same load.
+import { execFile, execFileSync } from 'node:child_process';
+import { openAsBlob } from 'node:fs';
+import { stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startServer, type TestServer } from '@pdn/e2e/harness';
+import { characterErrorRate, scannedDocumentPdf } from '@pdn/fixtures';
+import { OCRMYPDF_OPTIONS, ocrmypdfCli } from '../baselines.js';
+import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
+import { sampleTreePeak } from '../process-memory.js';
+import { formatBytes, formatMs, type Row } from '../report.js';
+
+const run = promisify(execFile);
+
+const TARGETS = { ocrmypdf: 1.1, tesseract: 1.5 } as const;
+type Engine = keyof typeof TARGETS;
+
+function installed(command: string, flag: string): boolean {
+  try {
+    execFileSync(command, [flag], { stdio: 'ignore', timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function searchableText(pdf: string): Promise<string> {
+  return (await run('pdftotext', ['-enc', 'UTF-8', pdf, '-'], { maxBuffer: 64 * 2 ** 20 })).stdout;
+}
+
+interface Scan {
+  pages: number;
+  path: string;
+  truth: string;
+}
+
+interface Measured {
+  ms: number;
+  size: number;
+  cer: number;
+}
+
+async function makeScans(context: BenchContext): Promise<Scan[]> {
+  const scans: Scan[] = [];
+  for (const pages of context.profile.ocrPdfPages) {
+    const scan = await scannedDocumentPdf({ pages, seed: pages, languages: ['eng'] });
+    const path = join(context.workDir, `scan-${pages}.pdf`);
+    await writeFile(path, scan.bytes);
+    scans.push({ pages, path, truth: scan.pageTexts.join('\f') });
+  }
+  return scans;
+}
+
+/** The CLI on `scan`, run right before pdn's request so both see the same load on a shared machine. */
+async function viaCli(scan: Scan, workDir: string): Promise<Measured> {
+  const output = join(workDir, `scan-${scan.pages}.ocrmypdf.pdf`);
+  const start = performance.now();
+  await ocrmypdfCli(scan.path, output);
+  const ms = performance.now() - start;
+  return {
+    ms,
+    size: (await stat(output)).size,
+    cer: characterErrorRate(scan.truth, await searchableText(output)),
+  };
+}
+
+async function viaPdn(
+  server: TestServer,
+  apiKey: string,
+  scan: Scan,
+  workDir: string,
+  engine: Engine,
+): Promise<Measured> {
+  const body = new FormData();
+  body.set('file', await openAsBlob(scan.path), 'scan.pdf');
+  const start = performance.now();
+  const res = await fetch(server.url('/api/v1/ocr/pdf'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}` },
+    body,
+  });
+  if (res.status !== 200) throw new Error(`ocr/pdf answered ${res.status}: ${await res.text()}`);
+  const { data } = (await res.json()) as { data: { download: { url: string } } };
+  const pdf = Buffer.from(await (await fetch(server.url(data.download.url))).arrayBuffer());
+  const ms = performance.now() - start;
+  const output = join(workDir, `scan-${scan.pages}.${engine}.pdf`);
+  await writeFile(output, pdf);
+  return { ms, size: pdf.length, cer: characterErrorRate(scan.truth, await searchableText(output)) };
+}
+
+async function measureEngine(engine: Engine, scans: readonly Scan[], context: BenchContext, rows: Row[]) {
+  const server = await startServer({ env: { PDN_OCR_PDF_ENGINE: engine } });
+  try {
+    const apiKey = await server.createKey({ user: 'bench', plan: 'enterprise' });
+    const largest = Math.max(...scans.map((scan) => scan.pages));
+    for (const scan of scans) {
+      const cli = await viaCli(scan, context.workDir);
+      const sampler = scan.pages === largest ? sampleTreePeak(server.pid) : undefined;
+      const pdn = await viaPdn(server, apiKey, scan, context.workDir, engine);
+      const peak = await sampler?.stop();
+      const scenario = '7. OCR of documents';
+      const what = `${scan.pages}-page scan, pdn (${engine})`;
+      const ratio = pdn.ms / cli.ms;
+      rows.push(
+        {
+          scenario,
+          case: `${what} / ocrmypdf CLI: time`,
+          pdn: formatMs(pdn.ms),
+          baseline: formatMs(cli.ms),
+          ratio,
+          target: `<= ${TARGETS[engine].toFixed(2)}`,
+          met: ratio <= TARGETS[engine],
+          note: 'pdn: upload, OCR and download of the searchable PDF',
+        },
+        {
+          scenario,
+          case: `${what} / ocrmypdf CLI: output size`,
+          pdn: formatBytes(pdn.size),
+          baseline: formatBytes(cli.size),
+          ratio: pdn.size / cli.size,
+          target: '<= 1.00',
+          met: pdn.size <= cli.size,
+          note: '',
+        },
+        {
+          scenario,
+          case: `${what} vs ocrmypdf CLI: character error rate (pdftotext)`,
+          pdn: `${(pdn.cer * 100).toFixed(2)}%`,
+          baseline: `${(cli.cer * 100).toFixed(2)}%`,
+          ratio: null,
+          target: 'pdn <= CLI',
+          met: pdn.cer <= cli.cer + 1e-9,
+          note: '',
+        },
+        {
+          scenario,
+          case: `${what} vs ocrmypdf CLI: pages per second`,
+          pdn: `${(scan.pages / (pdn.ms / 1000)).toFixed(2)} p/s`,
+          baseline: `${(scan.pages / (cli.ms / 1000)).toFixed(2)} p/s`,
+          ratio: cli.ms / pdn.ms,
+          target: '',
+          met: null,
+          note: 'on 2 cores',
+        },
+      );
+      if (peak !== undefined) {
+        rows.push({
+          scenario,
+          case: `${what}: peak memory of the server and the processes it started`,
+          pdn: formatBytes(peak),
+          baseline: '',
+          ratio: null,
+          target: '',
+          met: null,
+          note: 'sum of RSS over the process tree, sampled every 200 ms',
+        });
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+async function ocrPdf(context: BenchContext): Promise<ScenarioResult> {
+  const hasCli = installed('ocrmypdf', '--version');
+  const engines: Engine[] = [
+    ...(hasCli ? (['ocrmypdf'] as const) : []),
+    ...(installed('tesseract', '--version') && installed('qpdf', '--version')
+      ? (['tesseract'] as const)
+      : []),
+  ];
+  if (!hasCli || engines.length === 0) {
+    process.stderr.write(
+      'bench: OCR of documents skipped: ocrmypdf (the baseline) or tesseract is not installed\n',
+    );
+    return { rows: [] };
+  }
+  const scans = await makeScans(context);
+  const rows: Row[] = [];
+  for (const engine of engines) await measureEngine(engine, scans, context, rows);
+  const options = OCRMYPDF_OPTIONS.filter((option) => option !== '--quiet').join(' ');
+  return {
+    rows,
+    details: [
+      {
+        title: 'OCR of documents: the baseline',
+        markdown: `\`OMP_THREAD_LIMIT=1 ocrmypdf ${options} scan.pdf out.pdf\`; pdn's OCRmyPDF engine passes the same options (with \`--jobs\` = the server's job concurrency, 2 here).`,
+      },
+    ],
+  };
+}
+
+export const ocrPdfScenario: Scenario = { name: 'ocr-pdf', run: ocrPdf };

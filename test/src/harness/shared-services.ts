@@ -1,0 +1,118 @@
+// The shared backends for end-to-end tests (issue #15): a fresh PostgreSQL database on the machine's
+// server, a Redis key prefix of this run's own on the machine's Redis, both reached through TcpProxy
+// so a test can cut them, and an S3 bucket on s3rver running in the test process (it checks no
+// signatures: never rely on it to refuse anything). `env` is what every server of the test gets.
+// Without PostgreSQL or Redis, sharedServicesMissing() says why the suite skips.
+/// <reference path="./s3rver.d.ts" />
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import S3rver from 's3rver';
+import { TcpProxy } from './tcp-proxy.js';
+
+const DATABASE_URL = process.env.PDN_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+const REDIS_URL = process.env.PDN_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const BUCKET = 'pdn-e2e';
+
+function answers(url: string, defaultPort: number): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || defaultPort), timeout: 1000 });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
+}
+
+/** Undefined when PostgreSQL and Redis answer; else why the suite skips (also logged). */
+export async function sharedServicesMissing(): Promise<string | undefined> {
+  const absent = [];
+  if (!(await answers(DATABASE_URL, 5432)))
+    absent.push(`PostgreSQL at ${DATABASE_URL} (PDN_TEST_DATABASE_URL)`);
+  if (!(await answers(REDIS_URL, 6379))) absent.push(`Redis at ${REDIS_URL} (PDN_TEST_REDIS_URL)`);
+  if (absent.length === 0) return undefined;
+  const reason = `[e2e] skipping the shared-backend suite: nothing answers from ${absent.join(' or ')}; .ci/run installs and starts both`;
+  console.warn(reason);
+  return reason;
+}
+
+export interface SharedServices {
+  /** PDN_DATABASE_URL, PDN_REDIS_URL, PDN_S3_* and the AWS keys, through the proxies. */
+  env: Record<string, string>;
+  postgres: TcpProxy;
+  redis: TcpProxy;
+  /** Drops the database, the Redis keys and the bucket's folder; closes the proxies and s3rver. */
+  stop(): Promise<void>;
+}
+
+async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startSharedServices(): Promise<SharedServices> {
+  const run = randomBytes(6).toString('hex');
+  const database = `pdn_e2e_${run}`;
+  const keyPrefix = `pdn-e2e-${run}:`;
+  await withClient((client) => client.query(`CREATE DATABASE ${database}`));
+  const pgTarget = new URL(DATABASE_URL);
+  const redisTarget = new URL(REDIS_URL);
+  const postgres = await TcpProxy.start({ host: pgTarget.hostname, port: Number(pgTarget.port || 5432) });
+  const redis = await TcpProxy.start({ host: redisTarget.hostname, port: Number(redisTarget.port || 6379) });
+  const directory = await mkdtemp(join(tmpdir(), 'pdn-e2e-s3-'));
+  const s3 = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: BUCKET }],
+  });
+  const { port: s3Port } = await s3.run();
+  const databaseUrl = new URL(DATABASE_URL);
+  databaseUrl.port = String(postgres.port);
+  databaseUrl.pathname = `/${database}`;
+  const redisUrl = new URL(REDIS_URL);
+  redisUrl.port = String(redis.port);
+  return {
+    env: {
+      PDN_DATABASE_URL: databaseUrl.toString(),
+      PDN_REDIS_URL: redisUrl.toString(),
+      PDN_REDIS_KEY_PREFIX: keyPrefix,
+      PDN_S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
+      PDN_S3_BUCKET: BUCKET,
+      PDN_S3_REGION: 'us-east-1',
+      PDN_S3_FORCE_PATH_STYLE: 'true',
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    },
+    postgres,
+    redis,
+    async stop() {
+      await postgres.close();
+      await redis.close();
+      await s3.close();
+      await rm(directory, { recursive: true, force: true });
+      await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+      const client = new Redis(REDIS_URL);
+      try {
+        const keys = await client.keys(`${keyPrefix}*`);
+        if (keys.length > 0) await client.del(...keys);
+      } finally {
+        client.disconnect();
+      }
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// A TCP proxy between a server under test and a shared service (issue #15): cut() breaks every
+// connection through it and refuses new ones, as a service going down would look from the server;
+// restore() lets connections through again. The machine's PostgreSQL and Redis are shared with other
+// runs, so tests cut this proxy, never the service.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+export class TcpProxy {
+  #cut = false;
+  readonly #sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    /** The port to give the server under test instead of the service's. */
+    readonly port: number,
+  ) {}
+
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    let proxy: TcpProxy | undefined;
+    const server = createServer((client) => {
+      if (!proxy || proxy.#cut) {
+        client.destroy();
+        return;
+      }
+      const upstream = connect(target);
+      const sockets = proxy.#sockets;
+      for (const [socket, other] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
+        sockets.add(socket);
+        socket.on('error', () => other.destroy());
+        socket.on('close', () => {
+          sockets.delete(socket);
+          other.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
+    proxy = new TcpProxy(server, address.port);
+    return proxy;
+  }
+
+  /** Breaks every connection through the proxy; new ones are closed as soon as they open. */
+  cut(): void {
+    this.#cut = true;
+    for (const socket of this.#sockets) socket.destroy();
+  }
+
+  restore(): void {
+    this.#cut = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -3,6 +3,8 @@
 // transaction, so a claim cannot hand the same job out twice, even to another process. A write with
 // RETURNING outside a transaction is read with all(), never get(): get() stops at the first row, and
 // the commit that follows can fail (SQLITE_FULL on a full disk) without a word, losing the row.
+
+import { decodeCursor, encodeCursor } from '../../jobs/job-cursor.js';
 import type {
   JobError,
   JobListQuery,
@@ -46,13 +48,6 @@ function toRecord(row: Row): JobRecord {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };
-}
-
-/** A page cursor is the `seq` of the last job shown, in base64url so nobody builds one by hand. */
-const encodeCursor = (seq: number) => Buffer.from(`s${seq}`).toString('base64url');
-function decodeCursor(cursor: string): number | undefined {
-  const match = /^s([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
 const UNFINISHED = "status IN ('queued', 'running')";

@@ -8,8 +8,7 @@
 // recover() at start requeues only its jobs, never those other live processes are running. Reading,
 // listing and cancelling work from any process (a cancel from another one marks the job canceled
 // without stopping its tools). Moving work between processes is issue #16 (workers and roles).
-
-import { decodeCursor, encodeCursor } from '../../jobs/job-cursor.js';
+import { decodeCursor, encodeCursor, type JobRow, jobFromRow } from '../../jobs/job-rows.js';
 import type {
   JobError,
   JobListQuery,
@@ -22,39 +21,8 @@ import type {
 } from '../../jobs/job-store.js';
 import { num, type PgDb, type Sql } from './pg-db.js';
 
-/** BIGINT columns arrive as strings (pg-db.ts). */
-interface Row {
-  seq: string;
-  id: string;
-  user_id: number;
-  operation: JobRecord['operation'];
-  mode: JobRecord['mode'];
-  status: JobRecord['status'];
-  attempts: number;
-  input: string;
-  result: string | null;
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-function toRecord(row: Row): JobRecord {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    operation: row.operation,
-    mode: row.mode,
-    status: row.status,
-    attempts: row.attempts,
-    input: JSON.parse(row.input) as JobRecord['input'],
-    result: row.result === null ? null : (JSON.parse(row.result) as unknown),
-    error: row.error === null ? null : (JSON.parse(row.error) as JobError),
-    createdAt: num(row.created_at),
-    startedAt: num(row.started_at),
-    finishedAt: num(row.finished_at),
-  };
-}
+/** `seq` orders submissions (list cursors). */
+type Row = JobRow & { seq: string };
 
 const UNFINISHED = "status IN ('queued', 'running')";
 
@@ -73,12 +41,12 @@ export class PgJobs implements JobStore {
        VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7) RETURNING *`,
       [job.id, this.owner, job.userId, job.operation, job.mode, JSON.stringify(job.input), now],
     );
-    return toRecord(row as Row);
+    return jobFromRow(row as Row);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
     const [row] = await this.db.rows<Row>('SELECT * FROM jobs WHERE id = $1', [id]);
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : jobFromRow(row);
   }
 
   async list(userId: number, query: JobListQuery): Promise<JobPage | undefined> {
@@ -92,7 +60,7 @@ export class PgJobs implements JobStore {
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
-      jobs: page.map(toRecord),
+      jobs: page.map(jobFromRow),
       next: rows.length > query.limit && last !== undefined ? encodeCursor(num(last.seq)) : null,
     };
   }
@@ -120,7 +88,7 @@ export class PgJobs implements JobStore {
          FROM picked WHERE jobs.seq = picked.seq RETURNING jobs.*`,
       [now, this.owner],
     );
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : jobFromRow(row);
   }
 
   async finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined> {
@@ -135,7 +103,7 @@ export class PgJobs implements JobStore {
         now,
       ],
     );
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : jobFromRow(row);
   }
 
   async release(id: string): Promise<void> {

@@ -1,29 +1,9 @@
 // DeliveryStore over PostgreSQL (webhooks/delivery-store.contract.ts): a claim is one UPDATE over rows
 // picked FOR UPDATE SKIP LOCKED, so processes sharing the database never take the same attempt.
-import type { Delivery, DeliveryStore } from '../../webhooks/delivery-store.js';
-import { num, type PgDb } from './pg-db.js';
 
-interface Row {
-  job_id: string;
-  user_id: number;
-  url: string;
-  state: Delivery['state'];
-  event_id: string | null;
-  body: string | null;
-  attempts: number;
-  next_attempt_at: string | null;
-}
-
-const toDelivery = (row: Row): Delivery => ({
-  jobId: row.job_id,
-  userId: row.user_id,
-  url: row.url,
-  state: row.state,
-  eventId: row.event_id,
-  body: row.body,
-  attempts: row.attempts,
-  nextAttemptAt: num(row.next_attempt_at),
-});
+import { type DeliveryRow as Row, toDelivery } from '../../webhooks/delivery-rows.js';
+import type { DeliveryStore } from '../../webhooks/delivery-store.js';
+import type { PgDb } from './pg-db.js';
 
 export class PgDeliveries implements DeliveryStore {
   constructor(private readonly db: PgDb) {}

@@ -1,17 +1,9 @@
 // IdempotencyStore over PostgreSQL (idempotency/idempotency-store.contract.ts): a claim is one upsert
 // that takes the row only when it is missing or older than `since`, so two processes cannot both
 // take the same key; whoever did not gets the row as it stands.
+import { type IdempotencyRow as Row, toIdempotencyRecord } from '../../idempotency/idempotency-rows.js';
 import type { Claim, IdempotencyStore } from '../../idempotency/idempotency-store.js';
-import { num, type PgDb } from './pg-db.js';
-
-interface Row {
-  user_id: number;
-  key: string;
-  token: string;
-  fingerprint: string | null;
-  job_id: string | null;
-  created_at: string;
-}
+import type { PgDb } from './pg-db.js';
 
 export class PgIdempotency implements IdempotencyStore {
   constructor(private readonly db: PgDb) {}
@@ -32,18 +24,7 @@ export class PgIdempotency implements IdempotencyStore {
         'SELECT * FROM idempotency_keys WHERE user_id = $1 AND key = $2',
         [userId, key],
       );
-      if (row)
-        return {
-          first: false,
-          record: {
-            userId: row.user_id,
-            key: row.key,
-            token: row.token,
-            fingerprint: row.fingerprint,
-            jobId: row.job_id,
-            createdAt: num(row.created_at),
-          },
-        };
+      if (row) return { first: false, record: toIdempotencyRecord(row) };
     }
   }
 

@@ -1,29 +1,9 @@
 // DeliveryStore over SQLite (webhooks/delivery-store.contract.ts): one row per job with a callback.
 // A claim is one immediate transaction, so two processes never take the same attempt.
+
+import { type DeliveryRow as Row, toDelivery } from '../../webhooks/delivery-rows.js';
 import type { Delivery, DeliveryStore } from '../../webhooks/delivery-store.js';
 import type { Db } from './database.js';
-
-interface Row {
-  job_id: string;
-  user_id: number;
-  url: string;
-  state: Delivery['state'];
-  event_id: string | null;
-  body: string | null;
-  attempts: number;
-  next_attempt_at: number | null;
-}
-
-const toDelivery = (row: Row): Delivery => ({
-  jobId: row.job_id,
-  userId: row.user_id,
-  url: row.url,
-  state: row.state,
-  eventId: row.event_id,
-  body: row.body,
-  attempts: row.attempts,
-  nextAttemptAt: row.next_attempt_at,
-});
 
 export class SqliteDeliveries implements DeliveryStore {
   private readonly claimTx: (now: number, leaseUntil: number, limit: number) => Delivery[];

@@ -1,26 +1,9 @@
 // IdempotencyStore over SQLite (idempotency/idempotency-store.contract.ts): one row per (user, key).
 // better-sqlite3 is synchronous, so a claim is one immediate transaction: two processes cannot both
 // take the same key.
-import type { Claim, IdempotencyRecord, IdempotencyStore } from '../../idempotency/idempotency-store.js';
+import { type IdempotencyRow as Row, toIdempotencyRecord } from '../../idempotency/idempotency-rows.js';
+import type { Claim, IdempotencyStore } from '../../idempotency/idempotency-store.js';
 import type { Db } from './database.js';
-
-interface Row {
-  user_id: number;
-  key: string;
-  token: string;
-  fingerprint: string | null;
-  job_id: string | null;
-  created_at: number;
-}
-
-const toRecord = (row: Row): IdempotencyRecord => ({
-  userId: row.user_id,
-  key: row.key,
-  token: row.token,
-  fingerprint: row.fingerprint,
-  jobId: row.job_id,
-  createdAt: row.created_at,
-});
 
 export class SqliteIdempotency implements IdempotencyStore {
   private readonly claimTx: (userId: number, key: string, token: string, now: number, since: number) => Claim;
@@ -34,7 +17,8 @@ export class SqliteIdempotency implements IdempotencyStore {
     const tx = db.transaction(
       (userId: number, key: string, token: string, now: number, since: number): Claim => {
         const row = get.get(userId, key) as Row | undefined;
-        if (row && row.created_at > since) return { first: false, record: toRecord(row) };
+        const record = row && toIdempotencyRecord(row);
+        if (record && record.createdAt > since) return { first: false, record };
         put.run(userId, key, token, now);
         return { first: true, token };
       },

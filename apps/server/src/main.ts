@@ -21,6 +21,7 @@ import { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import { createOperations } from './operations/index.js';
 import { openStorage } from './storage/index.js';
+import { WebhookDeliverer } from './webhooks/deliverer.js';
 
 export interface RunningServer {
   /** `http://127.0.0.1:3000`: the address actually bound (the real port when PORT=0). */
@@ -159,18 +160,30 @@ export async function startServer(
     cleanups.add('output sweeper', () => storage.close());
     const engines = await buildEngines(config, log);
     cleanups.add('OCR engine', () => engines.ocr.close());
+    // Webhooks (issue #14) show the job as the runner does, and the runner tells them of each end.
+    const webhooks: WebhookDeliverer = new WebhookDeliverer({
+      deliveries: accounts.deliveries,
+      secrets: accounts.webhookSecrets,
+      jobs: accounts.jobs,
+      view: (record) => jobs.view(record),
+      log,
+      allowPrivate: config.webhookAllowPrivate,
+    });
     // The runner starts as many jobs at once as the engines have CPU slots, so the fair order it
     // picks is the order work really starts in (issue #13).
-    const jobs = new JobRunner({
+    const jobs: JobRunner = new JobRunner({
       store: accounts.jobs,
       operations: createOperations(engines),
       files: await JobFiles.open(config.dataDir),
       downloads: storage.downloads,
       slots: config.jobConcurrency,
       log,
+      callbacks: webhooks,
     });
     await jobs.start();
     cleanups.add('job runner', () => jobs.close());
+    await webhooks.start();
+    cleanups.add('webhook deliverer', () => webhooks.close());
 
     const drain = new Drain();
     const server = createHttpServer(createApp({ config, accounts, storage, engines, jobs, log, drain }), log);

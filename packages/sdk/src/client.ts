@@ -88,6 +88,7 @@ export class Pdn {
   static readonly ConnectionError = errors.ConnectionError;
   static readonly TimeoutError = errors.TimeoutError;
   static readonly AbortError = errors.AbortError;
+  static readonly WebhookVerificationError = errors.WebhookVerificationError;
   static readonly TooManyJobsError = errors.TooManyJobsError;
   static readonly JobCanceledError = errors.JobCanceledError;
 
@@ -254,6 +255,7 @@ export declare namespace Pdn {
   type ConnectionError = errors.ConnectionError;
   type TimeoutError = errors.TimeoutError;
   type AbortError = errors.AbortError;
+  type WebhookVerificationError = errors.WebhookVerificationError;
   type TooManyJobsError = errors.TooManyJobsError;
   type JobCanceledError = errors.JobCanceledError;
 }

@@ -42,6 +42,7 @@ export {
   ServiceUnavailableError,
   TimeoutError,
   TooManyJobsError,
+  WebhookVerificationError,
 } from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export type { Operation, OperationParams } from './internal/operations.js';
@@ -61,3 +62,4 @@ export type {
 } from './results.js';
 export { fromPath, NamedUpload, PathFile, toFile, type Uploadable, type UploadOptions } from './uploads.js';
 export { VERSION } from './version.js';
+export { type VerifyWebhookOptions, verifyWebhook, type WebhookEvent } from './webhooks.js';

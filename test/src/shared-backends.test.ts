@@ -1,14 +1,16 @@
-// Two server processes on the same PostgreSQL, Redis and S3 bucket (issue #15): limits, keys and
-// outputs hold across both, and a service going away answers 503 service_unavailable (never unlimited
-// admission, never a crash) until it is back. The services are cut at a TCP proxy, never stopped:
-// the machine's PostgreSQL and Redis serve other runs too. Skips, saying why, without PostgreSQL or
-// Redis (.ci/run installs and starts both).
+// Two server processes on the same PostgreSQL, Redis and S3 bucket (issue #15): limits, keys, outputs
+// and jobs (issue #13) hold across both, and a service going away answers 503 service_unavailable
+// (never unlimited admission, never a crash) until it is back. The services are cut at a TCP proxy,
+// never stopped: the machine's PostgreSQL and Redis serve other runs too. Skips, saying why, without
+// PostgreSQL or Redis (.ci/run installs and starts both).
 import { randomBytes } from 'node:crypto';
+import type { MergeResult } from '@pdn/api-types';
 import { labelledPdf } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallResult, call } from './contract/checked-fetch.js';
 import { pageCount } from './harness/download.js';
 import { field, file, form } from './harness/form.js';
+import { type Caller, getJob, submitJob, waitForJob } from './harness/jobs.js';
 import { startServer, type TestServer } from './harness/server.js';
 import {
   type SharedServices,
@@ -37,6 +39,9 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
   });
 
   const [a, b] = [() => servers[0] as TestServer, () => servers[1] as TestServer];
+  const caller = (server: TestServer): Caller => ({
+    call: (path, options) => call(server.baseUrl, path, options),
+  });
 
   /** A call that counts against the limit: a split of a one-page PDF. */
   function split(server: TestServer, key: string): Promise<CallResult<{ error?: { code: string } }>> {
@@ -83,6 +88,22 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
     );
     expect(merged.status).toBe(200);
     const downloaded = await call(b().baseUrl, merged.json.data.download.url);
+    expect(downloaded.status).toBe(200);
+    expect(await pageCount(downloaded.bytes)).toBe(5);
+  });
+
+  it('runs a job submitted with Prefer: respond-async, read and downloaded through the other server', async () => {
+    const key = await a().createKey({ user: 'async-jobs', plan: 'premium' });
+    const body = form(
+      file('files[]', await labelledPdf('a', 2), 'a.pdf'),
+      file('files[]', await labelledPdf('b', 3), 'b.pdf'),
+    );
+    const job = await submitJob(caller(a()), key, '/api/v1/merge', body);
+    expect(job.status).toBe('queued');
+    expect(await waitForJob(caller(a()), key, job.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    const read = await getJob(caller(b()), key, job.id);
+    expect(read).toMatchObject({ status: 'succeeded', expired: false });
+    const downloaded = await call(b().baseUrl, (read.result as MergeResult).download.url);
     expect(downloaded.status).toBe(200);
     expect(await pageCount(downloaded.bytes)).toBe(5);
   });

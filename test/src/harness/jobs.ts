@@ -6,16 +6,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, JobResponse } from '@pdn/api-types';
 import type { ServerContext } from './use-server.js';
 
+/** Whatever calls one server's API: a ServerContext, or one of several servers of a test. */
+export type Caller = Pick<ServerContext, 'call'>;
+
 export const FINAL: readonly Job['status'][] = ['succeeded', 'failed', 'canceled'];
 
-export async function submitJob(ctx: ServerContext, key: string, path: string, body: FormData): Promise<Job> {
+export async function submitJob(ctx: Caller, key: string, path: string, body: FormData): Promise<Job> {
   const res = await ctx.call<JobResponse>(path, { key, body, headers: { Prefer: 'respond-async' } });
   if (res.status !== 202) throw new Error(`${path} answered ${res.status}: ${res.bytes.toString('utf8')}`);
   return res.json.data;
 }
 
 export async function getJob(
-  ctx: ServerContext,
+  ctx: Caller,
   key: string,
   id: string,
   headers?: Record<string, string>,
@@ -27,7 +30,7 @@ export async function getJob(
 
 /** Polls until the job's status is one of `statuses` (a final one by default). */
 export async function waitForJob(
-  ctx: ServerContext,
+  ctx: Caller,
   key: string,
   id: string,
   statuses: readonly Job['status'][] = FINAL,

@@ -26,7 +26,7 @@ function accountsOptions(config: Config): AccountsOptions {
 export async function openBackends(config: Config, log: Logger, cleanups: Cleanups): Promise<Backends> {
   if (config.backends.kind === 'shared') {
     const { openSharedBackends } = await import('./shared.js');
-    return openSharedBackends(config.backends, accountsOptions(config), log, cleanups);
+    return openSharedBackends(config.backends, config.dataDir, accountsOptions(config), log, cleanups);
   }
   const accounts = openSqliteAccounts(config.dataDir, accountsOptions(config));
   cleanups.add('accounts database (SQLite)', () => accounts.close());
@@ -41,7 +41,13 @@ export async function openBackends(config: Config, log: Logger, cleanups: Cleanu
 export async function openAdminAccounts(config: Config, log: Logger, cleanups: Cleanups): Promise<Accounts> {
   if (config.backends.kind === 'shared') {
     const { openSharedAccounts } = await import('./shared.js');
-    return openSharedAccounts(config.backends.databaseUrl, accountsOptions(config), log, cleanups);
+    return openSharedAccounts(
+      config.backends.databaseUrl,
+      config.dataDir,
+      accountsOptions(config),
+      log,
+      cleanups,
+    );
   }
   const accounts = openExistingAccounts(config.dataDir, process.cwd());
   cleanups.add('accounts database (SQLite)', () => accounts.close());

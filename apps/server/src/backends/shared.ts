@@ -8,6 +8,7 @@
 // service is away (pg: connectionTimeoutMillis; ioredis: no offline queue, a command timeout), and
 // the stores turn those failures into 503 service_unavailable (unreachable.ts). Both reconnect on
 // their own, so the first request after the service is back succeeds.
+import { hostname } from 'node:os';
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -118,15 +119,26 @@ async function openS3(config: S3Config, cleanups: Cleanups): Promise<S3Client> {
   return client;
 }
 
+/**
+ * Which jobs in PostgreSQL are this process's to run and to recover: those submitted to a process on
+ * this machine and data folder, where their input files are (accounts/postgres/pg-jobs.ts).
+ */
+function jobOwner(dataDir: string): string {
+  return `${hostname()}:${dataDir}`;
+}
+
 /** The account stores in PostgreSQL, its schema brought up to date (under an advisory lock) on the way. */
 async function openAccountStores(
   databaseUrl: string,
+  dataDir: string,
   options: AccountsOptions,
   log: Logger,
   cleanups: Cleanups,
 ): Promise<AccountStores> {
   const pool = openPool(databaseUrl, log, cleanups);
-  return opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool, options.now));
+  return opened('PostgreSQL', redacted(databaseUrl), () =>
+    openPostgresStores(pool, jobOwner(dataDir), options.now),
+  );
 }
 
 /** `pdn-server accounts copy`: a SQLite data folder's users and keys into the PostgreSQL database. */
@@ -137,7 +149,7 @@ export async function copyIntoSharedAccounts(
   cleanups: Cleanups,
 ): Promise<CopyCounts> {
   const pool = openPool(databaseUrl, log, cleanups);
-  await opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool));
+  await opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool, jobOwner(fromDataDir)));
   const source = openDatabase(fromDataDir);
   cleanups.add('source database (SQLite)', () => {
     source.close();
@@ -148,20 +160,22 @@ export async function copyIntoSharedAccounts(
 /** For the admin commands: accounts alone, no Redis or S3 client. */
 export async function openSharedAccounts(
   databaseUrl: string,
+  dataDir: string,
   options: AccountsOptions,
   log: Logger,
   cleanups: Cleanups,
 ): Promise<Accounts> {
-  return composeAccounts(await openAccountStores(databaseUrl, options, log, cleanups), options);
+  return composeAccounts(await openAccountStores(databaseUrl, dataDir, options, log, cleanups), options);
 }
 
 export async function openSharedBackends(
   config: SharedBackendConfig,
+  dataDir: string,
   options: AccountsOptions,
   log: Logger,
   cleanups: Cleanups,
 ): Promise<Backends> {
-  const stores = await openAccountStores(config.databaseUrl, options, log, cleanups);
+  const stores = await openAccountStores(config.databaseUrl, dataDir, options, log, cleanups);
   const redis = await openRedis(config.redisUrl, log, cleanups);
   const s3 = await openS3(config.s3, cleanups);
   log.info('backends: shared', {

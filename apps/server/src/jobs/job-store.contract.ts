@@ -1,5 +1,6 @@
 // The job store contract (issue #13; STYLE.md 16): every JobStore backend passes these cases, run by
-// the backend's suite (accounts/sqlite/sqlite.test.ts) on the accounts fixture.
+// the backend's suite (accounts/sqlite/sqlite.test.ts, accounts/postgres/postgres.test.ts) on the
+// accounts fixture.
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../accounts/contract-harness.js';
 import type { JobMode, JobStore, NewJob } from './job-store.js';

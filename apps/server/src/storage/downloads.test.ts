@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExpiredError, ForbiddenError, NotFoundError } from '../errors.js';
 import { DOWNLOAD_TTL_SECONDS, Downloads } from './downloads.js';
 import { FolderOutputStore } from './folder-output-store.js';
+import { newOutputId } from './output-id.js';
 import type { OutputStore } from './output-store.js';
 import { UrlSigner } from './url-signer.js';
 
@@ -26,10 +27,14 @@ describe('Downloads', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function publish(content = '%PDF-1.7 test') {
+  /** Kept as long as one URL lasts, unless `keepFor` (ms) says otherwise. */
+  async function publish(keepFor = DOWNLOAD_TTL_SECONDS * 1000) {
     const source = join(dir, 'work.pdf');
-    await writeFile(source, content);
-    return downloads.publish(source, 'report.compressed.pdf');
+    await writeFile(source, '%PDF-1.7 test');
+    return downloads.publish(source, 'report.compressed.pdf', {
+      id: newOutputId(),
+      keepUntil: clock + keepFor,
+    });
   }
 
   function queryOf(url: string): Record<string, string> {
@@ -44,6 +49,12 @@ describe('Downloads', () => {
     const opened = await downloads.open(queryOf(download.url));
     expect(opened.meta).toMatchObject({ filename: 'report.compressed.pdf', size: 13 });
     expect(await text(opened.body)).toBe('%PDF-1.7 test');
+  });
+
+  it('never signs a URL past the time the output is kept until', async () => {
+    const download = await publish(60_000);
+    expect(download.expires_in).toBe(60);
+    expect(download.expires_at).toBe(new Date(T0 + 60_000).toISOString());
   });
 
   it('answers forbidden, expired and not found in that order', async () => {

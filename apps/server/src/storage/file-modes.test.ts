@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../accounts/sqlite/database.js';
 import { createLogger } from '../logger.js';
 import { openStorage } from './index.js';
+import { newOutputId } from './output-id.js';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
@@ -32,7 +33,10 @@ describe('file modes of the data folder', () => {
       const source = join(await storage.workDirs.create(), 'out.pdf');
       // As a tool writes it under a usual umask.
       await writeFile(source, '%PDF-1.7 test', { mode: 0o644 });
-      await storage.downloads.publish(source, 'report.pdf');
+      await storage.downloads.publish(source, 'report.pdf', {
+        id: newOutputId(),
+        keepUntil: Date.now() + 60_000,
+      });
       expect(modeOf(dataDir)).toBe(0o700);
       const outputs = join(dataDir, 'outputs');
       expect(modeOf(outputs)).toBe(0o700);

@@ -7,13 +7,21 @@ import { migrate } from './migrations.js';
 import { PgApiKeys } from './pg-api-keys.js';
 import { PgAttempts } from './pg-attempts.js';
 import { PgDb } from './pg-db.js';
+import { PgJobs } from './pg-jobs.js';
 import { PgRateEvents } from './pg-rate-events.js';
 import { PgSessions } from './pg-sessions.js';
 import { PgSignInLinks } from './pg-sign-in-links.js';
 import { PgUsers } from './pg-users.js';
 
-/** Brings the schema up to date, then the stores; close() leaves the pool to its owner. */
-export async function openPostgresStores(pool: Pool, now: () => number = Date.now): Promise<AccountStores> {
+/**
+ * Brings the schema up to date, then the stores; close() leaves the pool to its owner. `jobOwner`
+ * names the data folder whose jobs this process runs (pg-jobs.ts).
+ */
+export async function openPostgresStores(
+  pool: Pool,
+  jobOwner: string,
+  now: () => number = Date.now,
+): Promise<AccountStores> {
   const db = new PgDb(pool);
   await migrate(db);
   return {
@@ -23,6 +31,7 @@ export async function openPostgresStores(pool: Pool, now: () => number = Date.no
     attempts: new PgAttempts(db),
     signInLinks: new PgSignInLinks(db),
     rateEvents: new PgRateEvents(db),
+    jobs: new PgJobs(db, jobOwner),
     close: async () => {},
   };
 }

@@ -54,6 +54,32 @@ const MIGRATIONS: readonly string[] = [
      expires_at BIGINT NOT NULL
    );
    CREATE INDEX sign_in_links_user ON sign_in_links (user_id);`,
+  // Issue #13, jobs, as in SQLite: `seq` orders submissions, `start_seq` (from its own sequence) orders
+  // starts for the fair pick, `owner` names the data folder holding the job's files (pg-jobs.ts).
+  // input, result and error are JSON as TEXT, not JSONB: JSONB refuses a \u0000 that a client may
+  // well send in a parameter.
+  `CREATE TABLE jobs (
+     seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     owner TEXT NOT NULL,
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     operation TEXT NOT NULL,
+     mode TEXT NOT NULL CHECK (mode IN ('sync', 'async')),
+     status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', 'failed', 'canceled')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     input TEXT NOT NULL,
+     result TEXT,
+     error TEXT,
+     created_at BIGINT NOT NULL,
+     started_at BIGINT,
+     finished_at BIGINT,
+     start_seq BIGINT
+   );
+   CREATE SEQUENCE job_starts;
+   CREATE INDEX jobs_user_seq ON jobs (user_id, seq);
+   CREATE INDEX jobs_owner_status_seq ON jobs (owner, status, seq);
+   CREATE INDEX jobs_user_start ON jobs (user_id, start_seq);
+   CREATE INDEX jobs_finished ON jobs (finished_at);`,
 ];
 
 /** Brings the schema up to date; safe to run from any number of processes at once. */

@@ -2,6 +2,7 @@
 // machine's PostgreSQL (test-services.ts), dropped afterwards: parallel runs never meet.
 import pg from 'pg';
 import { describe } from 'vitest';
+import { jobStoreContract } from '../../jobs/job-store.contract.js';
 import { missingService, TEST_DATABASE_URL, uniqueName } from '../../test-services.js';
 import { apiKeysContract } from '../api-keys.contract.js';
 import type { Backend } from '../contract-harness.js';
@@ -13,6 +14,7 @@ import { usersContract } from '../users.contract.js';
 import { openPostgresStores } from './index.js';
 
 const missing = await missingService('PostgreSQL');
+const JOB_OWNER = 'test-host:/data';
 
 let schema = '';
 const pools: pg.Pool[] = [];
@@ -30,10 +32,10 @@ const postgres: Backend = {
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.end();
-    return openPostgresStores(poolOnSchema(), now);
+    return openPostgresStores(poolOnSchema(), JOB_OWNER, now);
   },
   async openAgain(now) {
-    return openPostgresStores(poolOnSchema(), now);
+    return openPostgresStores(poolOnSchema(), JOB_OWNER, now);
   },
   async dispose() {
     for (const pool of pools.splice(0)) await pool.end();
@@ -51,4 +53,5 @@ describe.skipIf(missing !== undefined)('PostgreSQL accounts', () => {
   sessionsContract(postgres);
   throttleContract(postgres);
   signInLinksContract(postgres);
+  jobStoreContract(postgres);
 });

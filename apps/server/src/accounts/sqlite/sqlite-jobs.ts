@@ -3,6 +3,7 @@
 // transaction, so a claim cannot hand the same job out twice, even to another process. A write with
 // RETURNING outside a transaction is read with all(), never get(): get() stops at the first row, and
 // the commit that follows can fail (SQLITE_FULL on a full disk) without a word, losing the row.
+import { decodeCursor, encodeCursor, type JobRow, jobFromRow } from '../../jobs/job-rows.js';
 import type {
   JobError,
   JobListQuery,
@@ -15,45 +16,8 @@ import type {
 } from '../../jobs/job-store.js';
 import type { Db } from './database.js';
 
-interface Row {
-  seq: number;
-  id: string;
-  user_id: number;
-  operation: JobRecord['operation'];
-  mode: JobRecord['mode'];
-  status: JobRecord['status'];
-  attempts: number;
-  input: string;
-  result: string | null;
-  error: string | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
-function toRecord(row: Row): JobRecord {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    operation: row.operation,
-    mode: row.mode,
-    status: row.status,
-    attempts: row.attempts,
-    input: JSON.parse(row.input) as JobRecord['input'],
-    result: row.result === null ? null : (JSON.parse(row.result) as unknown),
-    error: row.error === null ? null : (JSON.parse(row.error) as JobError),
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-  };
-}
-
-/** A page cursor is the `seq` of the last job shown, in base64url so nobody builds one by hand. */
-const encodeCursor = (seq: number) => Buffer.from(`s${seq}`).toString('base64url');
-function decodeCursor(cursor: string): number | undefined {
-  const match = /^s([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  return match?.[1] === undefined ? undefined : Number(match[1]);
-}
+/** `seq` orders submissions (list cursors). */
+type Row = JobRow & { seq: number };
 
 const UNFINISHED = "status IN ('queued', 'running')";
 
@@ -117,12 +81,12 @@ export class SqliteJobs implements JobStore {
          VALUES (@id, @userId, @operation, @mode, 'queued', @input, @now) RETURNING *`,
       )
       .all({ ...job, input: JSON.stringify(job.input), now })[0] as Row;
-    return toRecord(row);
+    return jobFromRow(row);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
     const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as Row | undefined;
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : jobFromRow(row);
   }
 
   async list(userId: number, query: JobListQuery): Promise<JobPage | undefined> {
@@ -138,7 +102,7 @@ export class SqliteJobs implements JobStore {
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
-      jobs: page.map(toRecord),
+      jobs: page.map(jobFromRow),
       next: rows.length > query.limit && last !== undefined ? encodeCursor(last.seq) : null,
     };
   }
@@ -152,7 +116,7 @@ export class SqliteJobs implements JobStore {
 
   async claimNext(now: number): Promise<JobRecord | undefined> {
     const row = this.claimTx(now);
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : jobFromRow(row);
   }
 
   async finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined> {
@@ -168,7 +132,7 @@ export class SqliteJobs implements JobStore {
         result: outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
         error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
       })[0] as Row | undefined;
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : jobFromRow(row);
   }
 
   async release(id: string): Promise<void> {

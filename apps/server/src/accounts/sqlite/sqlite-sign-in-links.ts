@@ -20,9 +20,11 @@ export class SqliteSignInLinks implements SignInLinkStore {
 
   async redeem(tokenHash: string, now: number) {
     // One statement deletes and answers: two processes redeeming together cannot both get the user.
-    const row = this.db
+    // Read with all(), never get(): get() stops at the first row, and the commit that follows can fail
+    // (SQLITE_FULL on a full disk) without a word, leaving the link usable again (sqlite-jobs.ts).
+    const [row] = this.db
       .prepare('DELETE FROM sign_in_links WHERE token_hash = ? RETURNING user_id, expires_at')
-      .get(tokenHash) as { user_id: number; expires_at: number } | undefined;
+      .all(tokenHash) as { user_id: number; expires_at: number }[];
     return row !== undefined && row.expires_at > now ? row.user_id : undefined;
   }
 

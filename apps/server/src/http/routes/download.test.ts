@@ -10,6 +10,7 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../logger.js';
 import { openStorage, type Storage } from '../../storage/index.js';
+import { newOutputId } from '../../storage/output-id.js';
 import type { AppState } from '../state.js';
 import { downloadRoute } from './download.js';
 
@@ -37,7 +38,10 @@ afterAll(async () => {
 async function dispositionOf(filename: string): Promise<string | null> {
   const source = join(await storage.workDirs.create(), 'out.pdf');
   await writeFile(source, '%PDF-1.7 test');
-  const { url } = await storage.downloads.publish(source, filename);
+  const { url } = await storage.downloads.publish(source, filename, {
+    id: newOutputId(),
+    keepUntil: Date.now() + 60_000,
+  });
   const res = await fetch(`${base}${url}`);
   await res.arrayBuffer();
   return res.headers.get('content-disposition');

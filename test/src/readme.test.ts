@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDN_BIN } from '../cli/run-pdn.js';
+import { cannotOcrDocuments } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
 const run = promisify(execFile);
@@ -123,6 +124,27 @@ describe('README.md', () => {
       expect(output.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     }
   });
+
+  it.skipIf(cannotOcrDocuments('examples/ocr-pdf.mjs'))(
+    'examples/ocr-pdf.mjs (issue #17) makes the sample scan searchable, as a call and a job, as written',
+    { timeout: 120_000 },
+    async () => {
+      const dir = await mkdtemp(join(ROOT, 'test', '.readme-'));
+      dirs.push(dir);
+      await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+      const script = join(dir, 'examples', 'ocr-pdf.mjs');
+      await writeFile(script, (await readFile(script, 'utf8')).replaceAll(README_PORT, ctx.server.baseUrl));
+      const { stdout } = await run(process.execPath, [script], {
+        cwd: dir,
+        env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: '' },
+      });
+      expect(stdout).toMatch(/^examples\/scan\.ocr\.pdf: 1 page\(s\), ocred, /m);
+      expect(stdout).toMatch(/^job job_\S+: 1 page\(s\) read, same text: true$/m);
+      const pdf = await readFile(join(dir, 'examples', 'scan.ocr.pdf'));
+      expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      expect(await readFile(join(dir, 'examples', 'scan.ocr.txt'), 'utf8')).toMatch(/Fluss/);
+    },
+  );
 
   it('a later start of the server says how to get a key, and that way works', async () => {
     await ctx.server.restart();

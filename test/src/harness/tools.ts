@@ -19,6 +19,7 @@ export const tools = {
   tesseract: installed('tesseract', '--version'),
   ocrmypdf: installed('ocrmypdf', '--version'),
   pdftotext: installed('pdftotext', '-v'),
+  pdftoppm: installed('pdftoppm', '-v'),
   curl: installed('curl', '--version'),
 } as const;
 
@@ -26,5 +27,16 @@ export const tools = {
 export function missing(tool: keyof typeof tools, what: string): boolean {
   if (tools[tool]) return false;
   console.warn(`[e2e] skipping ${what}: ${tool} is not installed on this machine`);
+  return true;
+}
+
+/**
+ * True when the server cannot OCR documents here (issue #17): neither OCRmyPDF nor the native
+ * tesseract, qpdf and poppler it falls back to; logs that the named tests are skipped.
+ */
+export function cannotOcrDocuments(what: string): boolean {
+  const native = tools.tesseract && tools.qpdf && tools.pdftoppm && tools.pdftotext;
+  if (tools.ocrmypdf || native) return false;
+  console.warn(`[e2e] skipping ${what}: neither ocrmypdf nor tesseract + qpdf + poppler is installed`);
   return true;
 }

@@ -43,6 +43,23 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
+/**
+ * Runs `examples/<name>` as written, from the root of a copy of the repository's examples inside
+ * the repository (so `@pdn/sdk` resolves as after `npm install`), against this suite's server.
+ */
+async function runExample(name: string): Promise<{ dir: string; stdout: string }> {
+  const dir = await mkdtemp(join(ROOT, 'test', '.readme-'));
+  dirs.push(dir);
+  await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+  const script = join(dir, 'examples', name);
+  await writeFile(script, (await readFile(script, 'utf8')).replaceAll(README_PORT, ctx.server.baseUrl));
+  const { stdout } = await run(process.execPath, [script], {
+    cwd: dir,
+    env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: '' },
+  });
+  return { dir, stdout };
+}
+
 describe('README.md', () => {
   it('every curl line works as written', async () => {
     const lines = (await readmeShellLines()).filter((line) => /^(?:\w+=\$\()?curl /.test(line));
@@ -108,15 +125,7 @@ describe('README.md', () => {
   });
 
   it('examples/jobs.mjs (issue #13) submits the samples as jobs and collects them, as written', async () => {
-    const dir = await mkdtemp(join(ROOT, 'test', '.readme-'));
-    dirs.push(dir);
-    await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
-    const script = join(dir, 'examples', 'jobs.mjs');
-    await writeFile(script, (await readFile(script, 'utf8')).replaceAll(README_PORT, ctx.server.baseUrl));
-    const { stdout } = await run(process.execPath, [script], {
-      cwd: dir,
-      env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: '' },
-    });
+    const { dir, stdout } = await runExample('jobs.mjs');
     expect(stdout).toMatch(/^examples\/a\.pdf: job job_\S+ queued$/m);
     expect(stdout).toMatch(/^latest succeeded: (job_\S+ ?){4,5}$/m);
     for (const name of ['a', 'b', 'ab', 'photos']) {
@@ -129,15 +138,7 @@ describe('README.md', () => {
     'examples/ocr-pdf.mjs (issue #17) makes the sample scan searchable, as a call and a job, as written',
     { timeout: 120_000 },
     async () => {
-      const dir = await mkdtemp(join(ROOT, 'test', '.readme-'));
-      dirs.push(dir);
-      await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
-      const script = join(dir, 'examples', 'ocr-pdf.mjs');
-      await writeFile(script, (await readFile(script, 'utf8')).replaceAll(README_PORT, ctx.server.baseUrl));
-      const { stdout } = await run(process.execPath, [script], {
-        cwd: dir,
-        env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: '' },
-      });
+      const { dir, stdout } = await runExample('ocr-pdf.mjs');
       expect(stdout).toMatch(/^examples\/scan\.ocr\.pdf: 1 page\(s\), ocred, /m);
       expect(stdout).toMatch(/^job job_\S+: 1 page\(s\) read, same text: true$/m);
       const pdf = await readFile(join(dir, 'examples', 'scan.ocr.pdf'));

@@ -12,19 +12,19 @@ import { useServer } from './harness/use-server.js';
 
 const SLOW = { timeout: 240_000 };
 
+const ctx = useServer();
+let checked: CheckedFetch;
+let pdn: Pdn;
+
+beforeAll(async () => {
+  checked = checkedFetch();
+  const apiKey = await ctx.server.createKey({ user: 'sdk-ocr-pdf', plan: 'premium' });
+  pdn = new Pdn({ apiKey, baseUrl: ctx.server.baseUrl, fetch: checked.fetch });
+});
+
+afterEach(() => checked.assertConforms());
+
 describe.skipIf(cannotOcrDocuments('the SDK OCR-of-documents tests'))('pdn.ocrPdf', () => {
-  const ctx = useServer();
-  let checked: CheckedFetch;
-  let pdn: Pdn;
-
-  beforeAll(async () => {
-    checked = checkedFetch();
-    const apiKey = await ctx.server.createKey({ user: 'sdk-ocr-pdf', plan: 'premium' });
-    pdn = new Pdn({ apiKey, baseUrl: ctx.server.baseUrl, fetch: checked.fetch });
-  });
-
-  afterEach(() => checked.assertConforms());
-
   it('reads a scan synchronously and as a job, progress in pages seen while it runs', SLOW, async () => {
     const scan = await scannedDocumentPdf({ pages: 3, seed: 31, blocks: 2 });
     const file = new File([scan.bytes], 'letter.pdf', { type: 'application/pdf' });
@@ -70,18 +70,6 @@ describe.skipIf(cannotOcrDocuments('the SDK OCR-of-documents tests'))('pdn.ocrPd
 });
 
 describe('pdn.ocr with detail', () => {
-  const ctx = useServer();
-  let pdn: Pdn;
-  let checked: CheckedFetch;
-
-  beforeAll(async () => {
-    checked = checkedFetch();
-    const apiKey = await ctx.server.createKey({ user: 'sdk-ocr-words', plan: 'premium' });
-    pdn = new Pdn({ apiKey, baseUrl: ctx.server.baseUrl, fetch: checked.fetch });
-  });
-
-  afterEach(() => checked.assertConforms());
-
   it("detail: 'words' adds every word with its box; the default answer has none", SLOW, async () => {
     const sample = await ocrSample('eng', 'png');
     const words = await pdn.ocr({ image: sample.bytes, detail: 'words' });

@@ -1,13 +1,13 @@
 // OCR of documents through the SDK against the real server (issue #17): `pdn.ocrPdf` on a generated
-// multi-page scan, synchronously and as a job whose progress in pages is seen while it runs, the
-// two results alike; both downloads (the PDF, and the text served as text/plain); `pdn.ocr` with
+// multi-page scan with each engine installed, synchronously and as a job whose progress in pages is
+// seen while it runs, the two results alike; both downloads (the PDF, and the text served as text/plain); `pdn.ocr` with
 // `detail: 'words'`. Every response the SDK sees is validated against the contract (checked fetch).
 import { ocrSample, scannedDocumentPdf } from '@pdn/fixtures';
 import { type Job, Pdn } from '@pdn/sdk';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckedFetch, checkedFetch } from './contract/checked-fetch.js';
 import { pageCount } from './harness/download.js';
-import { cannotOcrDocuments } from './harness/tools.js';
+import { cannotOcrDocuments, ocrPdfEngines } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
 const SLOW = { timeout: 240_000 };
@@ -24,7 +24,15 @@ beforeAll(async () => {
 
 afterEach(() => checked.assertConforms());
 
-describe.skipIf(cannotOcrDocuments('the SDK OCR-of-documents tests'))('pdn.ocrPdf', () => {
+describe.each(ocrPdfEngines)('pdn.ocrPdf with %s', (engine) => {
+  const engineCtx = useServer({ env: { PDN_OCR_PDF_ENGINE: engine } });
+  let pdn: Pdn;
+
+  beforeAll(async () => {
+    const apiKey = await engineCtx.server.createKey({ user: 'sdk-ocr-pdf', plan: 'premium' });
+    pdn = new Pdn({ apiKey, baseUrl: engineCtx.server.baseUrl, fetch: checked.fetch });
+  });
+
   it('reads a scan synchronously and as a job, progress in pages seen while it runs', SLOW, async () => {
     const scan = await scannedDocumentPdf({ pages: 3, seed: 31, blocks: 2 });
     const file = new File([scan.bytes], 'letter.pdf', { type: 'application/pdf' });
@@ -36,6 +44,7 @@ describe.skipIf(cannotOcrDocuments('the SDK OCR-of-documents tests'))('pdn.ocrPd
       pages_ocred: 3,
       pages_skipped: 0,
       output: 'pdf',
+      method: engine,
     });
 
     const job: Job<'ocr_pdf'> = await pdn.jobs.submit('ocr_pdf', { file, language: 'eng', pages: ['1-3'] });
@@ -54,7 +63,9 @@ describe.skipIf(cannotOcrDocuments('the SDK OCR-of-documents tests'))('pdn.ocrPd
     expect(jobRest).toEqual(syncRest);
     expect(jobPages.map((p) => p.status)).toEqual(syncPages.map((p) => p.status));
   });
+});
 
+describe.skipIf(cannotOcrDocuments('the SDK OCR-of-documents tests'))('pdn.ocrPdf downloads', () => {
   it('downloads both outputs: the searchable PDF and its text', SLOW, async () => {
     const scan = await scannedDocumentPdf({ pages: 2, seed: 32, blocks: 1 });
     const result = await pdn.ocrPdf({ file: scan.bytes, mode: 'force' });

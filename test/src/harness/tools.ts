@@ -31,12 +31,17 @@ export function missing(tool: keyof typeof tools, what: string): boolean {
 }
 
 /**
- * True when the server cannot OCR documents here (issue #17): neither OCRmyPDF nor the native
- * tesseract, qpdf and poppler it falls back to; logs that the named tests are skipped.
+ * The engines of OCR of documents (issue #17) the server can be made to use here with
+ * PDN_OCR_PDF_ENGINE: OCRmyPDF, and the native tesseract with qpdf and poppler.
  */
+export const ocrPdfEngines: readonly ('ocrmypdf' | 'tesseract')[] = [
+  ...(tools.ocrmypdf && tools.tesseract ? (['ocrmypdf'] as const) : []),
+  ...(tools.tesseract && tools.qpdf && tools.pdftoppm && tools.pdftotext ? (['tesseract'] as const) : []),
+];
+
+/** True when the server cannot OCR documents here at all; logs that the named tests are skipped. */
 export function cannotOcrDocuments(what: string): boolean {
-  const native = tools.tesseract && tools.qpdf && tools.pdftoppm && tools.pdftotext;
-  if (tools.ocrmypdf || native) return false;
+  if (ocrPdfEngines.length > 0) return false;
   console.warn(`[e2e] skipping ${what}: neither ocrmypdf nor tesseract + qpdf + poppler is installed`);
   return true;
 }

@@ -12,6 +12,7 @@ import {
   type CompressParams,
   type MergeParams,
   type OcrParams,
+  type OcrPdfParams,
   type Operation,
   type OperationParams,
   operationRequest,
@@ -34,7 +35,9 @@ import type {
   CompressResult,
   LanguagesResult,
   MergeResult,
+  OcrPdfResult,
   OcrResult,
+  OcrWordsResult,
   OperationResults,
   SplitResult,
 } from './results.js';
@@ -63,7 +66,7 @@ export interface PdnOptions {
 }
 
 export type RequestOptions = CallOptions;
-export type { CompressParams, MergeParams, OcrParams, SplitParams };
+export type { CompressParams, MergeParams, OcrParams, OcrPdfParams, SplitParams };
 
 export interface DownloadOptions extends RequestOptions {
   /** Replace an existing file at `path`. Default true; when false an existing file is an EEXIST error. */
@@ -93,7 +96,7 @@ export class Pdn {
   static readonly JobCanceledError = errors.JobCanceledError;
 
   readonly baseUrl: string;
-  /** The four operations as jobs, and `/api/v1/jobs` (issue #13; README, "Jobs"). */
+  /** The operations as jobs, and `/api/v1/jobs` (issue #13; README, "Jobs"). */
   readonly jobs: Jobs;
   readonly #transport: Transport;
 
@@ -145,9 +148,19 @@ export class Pdn {
     return this.#run('split', params);
   }
 
-  /** POST /api/v1/ocr */
+  /** POST /api/v1/ocr; with `detail: 'words'` the result also has every word with its box (issue #17). */
+  ocr(params: OcrParams & { detail: 'words' }): ApiPromise<OcrWordsResult>;
+  ocr(params: OcrParams): ApiPromise<OcrResult>;
   ocr(params: OcrParams): ApiPromise<OcrResult> {
     return this.#run('ocr', params);
+  }
+
+  /**
+   * POST /api/v1/ocr/pdf (issue #17): a scanned PDF or an image made a searchable PDF. The result has
+   * two downloads, the PDF (`download`) and its text (`text_download`, served as `text/plain`).
+   */
+  ocrPdf(params: OcrPdfParams): ApiPromise<OcrPdfResult> {
+    return this.#run('ocr_pdf', params);
   }
 
   /** GET /api/v1/languages */
@@ -215,7 +228,7 @@ export class Pdn {
     return resolveUrl(this.baseUrl, download.url);
   }
 
-  /** One of the four operations, answered when done (without `Prefer: respond-async`). */
+  /** One of the operations, answered when done (without `Prefer: respond-async`). */
   #run<O extends Operation>(operation: O, params: OperationParams[O]): ApiPromise<OperationResults[O]> {
     return new ApiPromise(
       (async () => {

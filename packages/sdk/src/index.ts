@@ -9,6 +9,10 @@ export type {
   JobProgress,
   JobStatus,
   Language,
+  OcrPdfMode,
+  OcrPdfOutputType,
+  OcrPdfPage,
+  OcrWord,
   Plan,
   SplitPart,
 } from './api-types/index.js';
@@ -17,6 +21,7 @@ export {
   type DownloadOptions,
   type MergeParams,
   type OcrParams,
+  type OcrPdfParams,
   Pdn,
   type PdnOptions,
   type RequestOptions,
@@ -45,7 +50,7 @@ export {
   WebhookVerificationError,
 } from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
-export type { Operation, OperationParams } from './internal/operations.js';
+export type { OcrDetail, Operation, OperationParams } from './internal/operations.js';
 export type { RetryInfo } from './internal/request.js';
 export type { UploadProgress } from './internal/upload-progress.js';
 export type { Job, JobList, JobMethods, Jobs, ListParams, WaitOptions } from './jobs.js';
@@ -54,7 +59,9 @@ export type {
   CompressResult,
   LanguagesResult,
   MergeResult,
+  OcrPdfResult,
   OcrResult,
+  OcrWordsResult,
   OperationResults,
   RateLimitInfo,
   SplitResult,

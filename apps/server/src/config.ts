@@ -13,6 +13,8 @@ export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
 export type OcrEngineChoice = 'auto' | 'tesseract' | 'tesseract.js';
 export type OcrPdfEngineChoice = 'auto' | 'ocrmypdf' | 'tesseract';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'quiet';
+/** JSON lines for a log collector, or readable lines for a terminal (issue #18). */
+export type LogFormat = 'json' | 'pretty';
 
 /** Whole-request upload caps in bytes, per plan (issue #2: Free 10 MiB ... Enterprise 1 GiB). */
 export interface UploadLimits {
@@ -32,6 +34,7 @@ export interface Config {
   /** From PDN_SIGNING_SECRET; when absent the storage module generates one into the data folder. */
   signingSecret?: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   pdfEngine: PdfEngineChoice;
   compressEngine: CompressEngineChoice;
   ocrEngine: OcrEngineChoice;
@@ -177,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(text(env, 'PDN_DATA_DIR') ?? defaultDataDir(env)),
     ...(signingSecret === undefined ? {} : { signingSecret }),
     logLevel: oneOf(env, 'PDN_LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'quiet'], 'info'),
+    logFormat: oneOf(env, 'PDN_LOG_FORMAT', ['json', 'pretty'], 'json'),
     pdfEngine: oneOf(env, 'PDN_PDF_ENGINE', ['auto', 'qpdf', 'pdf-lib'], 'auto'),
     compressEngine: oneOf(env, 'PDN_COMPRESS_ENGINE', ['auto', 'ghostscript', 'pdf-lib'], 'auto'),
     ocrEngine: oneOf(env, 'PDN_OCR_ENGINE', ['auto', 'tesseract', 'tesseract.js'], 'auto'),

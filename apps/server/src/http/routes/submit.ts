@@ -22,6 +22,7 @@ export async function submitOrRun(
     userId: principalOf(ctx).userId,
     callbackUrl: ctx.state.callbackUrl,
   };
+  ctx.state.jobId = submission.id;
   // The key names the job before it exists, so a duplicate never finds it unbound once it runs.
   await ctx.state.idempotency?.bind(submission.id);
   if (!asksForJob(ctx)) {

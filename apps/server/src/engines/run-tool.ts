@@ -5,6 +5,7 @@
 // scenario 5), and bounded capture of what it prints.
 import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
+import { toolLog } from './tool-log.js';
 
 export interface RunToolOptions {
   /** Working folder: the per-request temp folder, so nothing lands anywhere else. */
@@ -155,6 +156,7 @@ export function runTool(
     let stdout: Buffer = Buffer.alloc(0);
     let stderr: Buffer = Buffer.alloc(0);
     let stoppedBy: Error | undefined;
+    const started = performance.now();
 
     const killGroup = (reason: Error) => {
       stoppedBy ??= reason;
@@ -187,11 +189,18 @@ export function runTool(
     });
     child.on('close', (exitCode, signal) => {
       finish();
+      const diagnostics = stderr.toString('utf8');
+      toolLog()?.debug('tool finished', {
+        tool: command,
+        exit_code: exitCode,
+        signal: signal ?? undefined,
+        ms: Math.round(performance.now() - started),
+        stderr: diagnostics === '' ? undefined : diagnostics,
+      });
       if (stoppedBy) {
         reject(stoppedBy);
         return;
       }
-      const diagnostics = stderr.toString('utf8');
       const outOfSpace = OUT_OF_SPACE.find(([pattern]) => pattern.test(diagnostics));
       if (outOfSpace) {
         reject(new ToolOutOfSpaceError(command, outOfSpace[1], diagnostics));

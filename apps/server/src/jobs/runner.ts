@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Job, JobProgress } from '@pdn/api-types';
-import type { EngineLog } from '../engines/types.js';
+import { withToolLog } from '../engines/tool-log.js';
 import type { Logger } from '../logger.js';
 import type { OperationInput, Operations } from '../operations/index.js';
 import { publicError } from '../public-error.js';
@@ -86,7 +86,7 @@ export class JobRunner {
   /** Readers holding their answer until a job ends (GET with `Prefer: wait`). */
   readonly #watchers = new Map<string, Set<() => void>>();
   /** The request log of a synchronous job, so its engine lines carry the request id. */
-  readonly #logs = new Map<string, EngineLog>();
+  readonly #logs = new Map<string, Logger>();
   #pumping = false;
   #pumpAgain = false;
   #closed = false;
@@ -157,7 +157,7 @@ export class JobRunner {
    * error. When `signal` aborts (the client went away, the server gave up on the request), the job
    * is canceled and the signal's reason thrown, as before jobs.
    */
-  async run(submission: Submission, signal: AbortSignal, log?: EngineLog): Promise<unknown> {
+  async run(submission: Submission, signal: AbortSignal, log?: Logger): Promise<unknown> {
     signal.throwIfAborted();
     const { record, settled } = await this.#enqueue(submission, 'sync', log);
     const onAbort = () => {
@@ -201,7 +201,7 @@ export class JobRunner {
     await Promise.all(running.map((job) => job.done));
   }
 
-  async #enqueue(submission: Submission, mode: JobMode, log?: EngineLog) {
+  async #enqueue(submission: Submission, mode: JobMode, log?: Logger) {
     const { store, files } = this.#deps;
     const id = submission.id ?? newJobId();
     // Only a synchronous call waits; registered before the job is stored, so no ending can be missed.
@@ -313,18 +313,20 @@ export class JobRunner {
             keepUntil: this.#now() + OUTPUT_KEEP_MS,
           }),
       };
-      const result = await operations[job.operation].run(
-        files.inputsOf(job.id, job.input.files),
-        job.input.params,
-        {
-          workDir,
-          signal,
-          log: jobLog,
-          progress: (done, total) => {
-            running.progress = { done, total };
+      const result = await withToolLog(jobLog, () =>
+        operations[job.operation].run(
+          files.inputsOf(job.id, job.input.files),
+          job.input.params,
+          {
+            workDir,
+            signal,
+            log: jobLog,
+            progress: (done, total) => {
+              running.progress = { done, total };
+            },
           },
-        },
-        outputs,
+          outputs,
+        ),
       );
       outcome = { status: 'succeeded', result };
       settled = { record: undefined, result };

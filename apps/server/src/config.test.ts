@@ -43,6 +43,7 @@ describe('loadConfig', () => {
     ['a forced engine', { env: { PDN_PDF_ENGINE: 'pdf-lib' }, want: { pdfEngine: 'pdf-lib' } }],
     ['quiet logs', { env: { PDN_LOG_LEVEL: 'quiet' }, want: { logLevel: 'quiet' } }],
     ['readable logs', { env: { PDN_LOG_FORMAT: 'pretty' }, want: { logFormat: 'pretty' } }],
+    ['a metrics token', { env: { PDN_METRICS_TOKEN: 'scrape-me' }, want: { metricsToken: 'scrape-me' } }],
     [
       'an upload cap',
       {

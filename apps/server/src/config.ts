@@ -49,6 +49,8 @@ export interface Config {
   idempotencyWaitMs: number;
   /** PDN_WEBHOOK_ALLOW_PRIVATE=1: callbacks may reach loopback and private addresses (issue #14). */
   webhookAllowPrivate: boolean;
+  /** PDN_METRICS_TOKEN: when set, GET /metrics answers only a bearer of it (issue #18). */
+  metricsToken?: string;
   /** OCR processes in all, whatever their languages (issue #11, item 3). */
   ocrPoolSize: number;
   ocrRecycleAfter: number;
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PDN_SIGNING_SECRET must be at least 32 characters long');
   }
   const tessdataDir = text(env, 'PDN_TESSDATA_DIR');
+  const metricsToken = text(env, 'PDN_METRICS_TOKEN');
   const base = publicUrl(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -192,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: integer(env, 'PDN_JOB_CONCURRENCY', cpus, 1, 256),
     idempotencyWaitMs: integer(env, 'PDN_IDEMPOTENCY_WAIT_SECONDS', 10, 0, 600) * 1000,
     webhookAllowPrivate: oneOf(env, 'PDN_WEBHOOK_ALLOW_PRIVATE', ['0', '1'], '0') === '1',
+    ...(metricsToken === undefined ? {} : { metricsToken }),
     ocrPoolSize: integer(env, 'PDN_OCR_POOL_SIZE', cpus, 1, 64),
     ocrRecycleAfter: integer(env, 'PDN_OCR_RECYCLE_AFTER', 200, 1),
     // 1 GiB: a 40-megapixel page (the default cap) peaked at 390 MB resident in tesseract.js and

@@ -291,6 +291,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operators' metrics in Prometheus text format
+         * @description Requests by route pattern, method and status, their latency and bytes, external tool runs by
+         *     tool and result, free space in the data folder, and the process's own figures (CPU, memory,
+         *     event loop), all prefixed `pdn_`. Not counted against any quota and without rate-limit headers.
+         *     With `PDN_METRICS_TOKEN` set, only a request presenting it as `Authorization: Bearer <token>`
+         *     is answered; any other gets `401 unauthorized`.
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -2338,6 +2362,34 @@ export interface operations {
             };
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text exposition format 0.0.4. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP pdn_http_requests_total Requests answered, by route pattern, method and status.
+                     *     # TYPE pdn_http_requests_total counter
+                     *     pdn_http_requests_total{route="/healthz",method="GET",status="200"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     openapiDocument: {

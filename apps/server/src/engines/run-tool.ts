@@ -5,6 +5,8 @@
 // scenario 5), and bounded capture of what it prints.
 import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
+import { basename } from 'node:path';
+import { toolRuns } from '../metrics.js';
 import { toolLog } from './tool-log.js';
 
 export interface RunToolOptions {
@@ -113,6 +115,12 @@ function minimalEnv(cwd: string, extra: Record<string, string> | undefined): Nod
   };
 }
 
+function toolResult(stoppedBy: Error | undefined, exitCode: number | null): string {
+  if (stoppedBy instanceof ToolTimeoutError) return 'timeout';
+  if (stoppedBy) return 'aborted';
+  return exitCode === 0 ? 'ok' : 'failed';
+}
+
 function appendCapped(buffer: Buffer, chunk: Buffer): Buffer {
   const joined = Buffer.concat([buffer, chunk]);
   return joined.length > MAX_CAPTURE_BYTES ? joined.subarray(joined.length - MAX_CAPTURE_BYTES) : joined;
@@ -197,6 +205,7 @@ export function runTool(
         ms: Math.round(performance.now() - started),
         stderr: diagnostics === '' ? undefined : diagnostics,
       });
+      toolRuns.inc({ tool: basename(command), result: toolResult(stoppedBy, exitCode) });
       if (stoppedBy) {
         reject(stoppedBy);
         return;

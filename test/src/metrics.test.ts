@@ -39,7 +39,7 @@ describe('GET /metrics', () => {
     expect((await ctx.call('/metrics', { headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
   });
 
-  it('counts real requests by route and status, their latency, bytes and tool runs', async () => {
+  it('counts real requests by route and status, their latency, bytes, jobs and tool runs', async () => {
     const merged = await ctx.call('/api/v1/merge', {
       method: 'POST',
       key,
@@ -54,6 +54,9 @@ describe('GET /metrics', () => {
     expect(got.get('pdn_http_request_duration_seconds_count{route="/api/v1/merge"}')).toBe(1);
     expect(got.get('pdn_http_bytes_total{route="/api/v1/merge",direction="in"}')).toBeGreaterThan(1000);
     expect(got.get('pdn_http_bytes_total{route="/api/v1/merge",direction="out"}')).toBeGreaterThan(100);
+    expect(got.get('pdn_jobs_finished_total{operation="merge",mode="sync",outcome="succeeded"}')).toBe(1);
+    expect(got.get('pdn_job_queue_wait_seconds_count{operation="merge",mode="sync"}')).toBe(1);
+    expect(got.get('pdn_jobs_running{operation="merge",mode="sync"}')).toBe(0);
     if (tools.qpdf) expect(got.get('pdn_tool_runs_total{tool="qpdf",result="ok"}')).toBeGreaterThan(0);
     expect(got.get('pdn_data_folder_free_bytes')).toBeGreaterThan(0);
     expect(got.get('pdn_process_resident_memory_bytes')).toBeGreaterThan(0);

@@ -30,6 +30,35 @@ export const httpBytes = new Counter({
   registers: [registry],
 });
 
+export const jobsRunning = new Gauge({
+  name: 'pdn_jobs_running',
+  help: 'Jobs running in this process now, by operation and mode (sync: a request waits; async: queued).',
+  labelNames: ['operation', 'mode'] as const,
+  registers: [registry],
+});
+
+export const jobsFinished = new Counter({
+  name: 'pdn_jobs_finished_total',
+  help: 'Jobs ended by this process, by operation, mode and outcome (succeeded, failed, canceled).',
+  labelNames: ['operation', 'mode', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const jobQueueWait = new Histogram({
+  name: 'pdn_job_queue_wait_seconds',
+  help: 'Time from a job being stored to a slot starting it, by operation and mode.',
+  labelNames: ['operation', 'mode'] as const,
+  buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
+  registers: [registry],
+});
+
+export const admissionRefusals = new Counter({
+  name: 'pdn_admission_refusals_total',
+  help: 'Requests refused before any work, by error code (rate_limited, too_many_jobs).',
+  labelNames: ['code'] as const,
+  registers: [registry],
+});
+
 export const toolRuns = new Counter({
   name: 'pdn_tool_runs_total',
   help: 'External tool runs, by tool and result (ok, failed: non-zero exit, timeout, aborted).',

@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import type { Job, JobProgress } from '@pdn/api-types';
 import { withToolLog } from '../engines/tool-log.js';
 import type { Logger } from '../logger.js';
+import { jobQueueWait, jobsFinished, jobsRunning } from '../metrics.js';
 import type { OperationInput, Operations } from '../operations/index.js';
 import { publicError } from '../public-error.js';
 import { type Downloads, outputIdFor } from '../storage/index.js';
@@ -281,6 +282,9 @@ export class JobRunner {
     setMaxListeners(ENGINE_LISTENERS, controller.signal);
     const running: Running = { controller, canceled: false, done: Promise.resolve() };
     this.#running.set(job.id, running);
+    const labels = { operation: job.operation, mode: job.mode };
+    jobQueueWait.observe(labels, Math.max(0, this.#now() - job.createdAt) / 1000);
+    jobsRunning.inc(labels);
     running.done = this.#attempt(job, running)
       .catch(async (error: unknown) => {
         // The store failed under the runner itself (a full disk, issue #11): whoever waits gets the
@@ -291,6 +295,7 @@ export class JobRunner {
         this.#settle(job.id, { record: undefined, error });
       })
       .finally(() => {
+        jobsRunning.dec(labels);
         this.#running.delete(job.id);
         this.#pump();
       });
@@ -345,6 +350,7 @@ export class JobRunner {
       settled = { record: undefined, error };
     }
     const ended = await store.finish(job.id, outcome, this.#now());
+    jobsFinished.inc({ operation: job.operation, mode: job.mode, outcome: outcome.status });
     await this.#ended(job.id, { ...settled, record: ended ?? (await store.get(job.id)) });
   }
 

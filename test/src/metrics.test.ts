@@ -1,4 +1,4 @@
-// GET /metrics (issue #18): Prometheus text after real requests, behind PDN_METRICS_TOKEN, never
+// GET /metrics and GET /readyz (issue #18): Prometheus text after real requests, behind PDN_METRICS_TOKEN, never
 // counted against a quota and without rate-limit headers.
 import { labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -68,5 +68,14 @@ describe('GET /metrics', () => {
     await scrape();
     const after = await ctx.call('/api/v1/account', { key });
     expect(after.headers.get('x-ratelimit-remaining')).toBe(before.headers.get('x-ratelimit-remaining'));
+  });
+});
+
+describe('GET /readyz', () => {
+  it('answers ready without a key when the database, the rate-limit store and the data folder work', async () => {
+    const res = await ctx.call<{ data: { status: string } }>('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.json.data.status).toBe('ready');
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
   });
 });

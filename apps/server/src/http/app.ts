@@ -35,6 +35,7 @@ import { metricsRoute } from './routes/metrics.js';
 import { ocrParts, ocrRoute } from './routes/ocr.js';
 import { ocrPdfParts, ocrPdfRoute } from './routes/ocr-pdf.js';
 import { openapiRoute } from './routes/openapi.js';
+import { readyRoute } from './routes/ready.js';
 import { splitParts, splitRoute } from './routes/split.js';
 import type { AppContext, AppState } from './state.js';
 
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.get('/api/v1/account', ...uncounted, accountRoute(accounts, config.uploadLimits));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
   router.get('/healthz', healthRoute(engines, storage));
+  router.get('/readyz', readyRoute(accounts, storage, config.dataDir));
   router.get('/metrics', metricsRoute(config.dataDir, config.metricsToken));
   router.get('/openapi.json', openapiRoute());
   router.get('/docs', docsPageRoute());

@@ -59,6 +59,13 @@ export const admissionRefusals = new Counter({
   registers: [registry],
 });
 
+export const ocrWorkers = new Gauge({
+  name: 'pdn_ocr_workers',
+  help: 'OCR workers alive or starting, by pool.',
+  labelNames: ['pool'] as const,
+  registers: [registry],
+});
+
 export const toolRuns = new Counter({
   name: 'pdn_tool_runs_total',
   help: 'External tool runs, by tool and result (ok, failed: non-zero exit, timeout, aborted).',

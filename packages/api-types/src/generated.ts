@@ -324,8 +324,8 @@ export interface paths {
          * Operators' metrics in Prometheus text format
          * @description Requests by route pattern, method and status, their latency and bytes, jobs running and ended
          *     by operation, mode and outcome, their wait in the queue, refusals before any work (`rate_limited`,
-         *     `too_many_jobs`), external tool runs by tool and result, OCR workers alive, free space in the data folder, and the process's own figures (CPU, memory,
-         *     event loop), all prefixed `pdn_`. Not counted against any quota and without rate-limit headers.
+         *     `too_many_jobs`), external tool runs by tool and result, OCR workers alive, free space in the
+         *     data folder, and the process's own figures (CPU, memory, event loop), all prefixed `pdn_`. Not counted against any quota and without rate-limit headers.
          *     With `PDN_METRICS_TOKEN` set, only a request presenting it as `Authorization: Bearer <token>`
          *     is answered; any other gets `401 unauthorized`.
          */

@@ -10,6 +10,7 @@ import { openSqliteAccounts } from '../accounts/sqlite/index.js';
 import { InvalidInputError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import type { Operation, Operations } from '../operations/index.js';
+import { partsOf, type Role } from '../role.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { JobFiles } from './job-files.js';
 import { JobRunner } from './runner.js';
@@ -54,7 +55,7 @@ describe('JobRunner', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function runner(operation: Operation): Promise<JobRunner> {
+  async function runner(operation: Operation, role: Role = 'all'): Promise<JobRunner> {
     const operations = {
       compress: operation,
       merge: operation,
@@ -69,6 +70,7 @@ describe('JobRunner', () => {
       downloads: storage.downloads,
       slots: 1,
       log,
+      parts: partsOf(role),
     });
     runners.push(made);
     await made.start();
@@ -89,6 +91,30 @@ describe('JobRunner', () => {
       refused,
     );
     expect(await readdir(join(dataDir, 'jobs'))).toEqual([]);
+  });
+
+  it('answers a synchronous call taken by an API runner once a worker runner has run it (issue #16)', async () => {
+    const api = await runner(
+      { name: 'ocr', run: () => Promise.reject(new Error('not here')), resign: (r) => r },
+      'api',
+    );
+    const ok: Operation = {
+      name: 'ocr',
+      run: async (_inputs, params) => {
+        if ((params as { tag: string }).tag === 'bad') throw new InvalidInputError('not an image');
+        return { text: 'from the worker' };
+      },
+      resign: (result) => result,
+    };
+    const answered = api.run(submission('a'), new AbortController().signal);
+    const refused = api.run(submission('bad'), new AbortController().signal);
+    await runner(ok, 'worker');
+    expect(await answered).toEqual({ text: 'from the worker' });
+    await expect(refused).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_input',
+      message: 'not an image',
+    });
   });
 
   it('cancels a synchronous job whose caller goes away, and a queued job before it starts', async () => {

@@ -10,7 +10,9 @@ import type { EngineLog } from '../engines/types.js';
 import type { Logger } from '../logger.js';
 import type { OperationInput, Operations } from '../operations/index.js';
 import { publicError } from '../public-error.js';
+import type { RoleParts } from '../role.js';
 import { type Downloads, outputIdFor } from '../storage/index.js';
+import { errorOfJob } from './job-error.js';
 import type { JobFiles } from './job-files.js';
 import type { JobError, JobMode, JobOperation, JobOutcome, JobRecord, JobStore } from './job-store.js';
 import { jobView } from './job-view.js';
@@ -52,6 +54,12 @@ const ENGINE_LISTENERS = 32;
 const PUMP_RETRY_MS = 1_000;
 /** How often forgotten jobs are looked for. */
 const FORGET_INTERVAL_MS = 60_000;
+/**
+ * Jobs submitted and run in different processes (issue #16, `--role api` and `worker`): how often an
+ * API process looks whether the jobs it waits on ended, and a worker with free slots for new jobs.
+ */
+const ENDINGS_POLL_MS = 250;
+const CLAIM_POLL_MS = 250;
 
 export function newJobId(): string {
   return `job_${randomBytes(16).toString('base64url')}`;
@@ -64,6 +72,12 @@ export interface RunnerDeps {
   downloads: Downloads;
   slots: number;
   log: Logger;
+  /**
+   * What this process's role does (role.ts; default all): `http` takes submissions, `runner` claims
+   * and runs jobs, `sweeper` forgets old ones. Without `runner`, the jobs waited on here end in
+   * another process and are seen ending in the store.
+   */
+  parts?: RoleParts;
   now?: () => number;
 }
 
@@ -80,25 +94,38 @@ export class JobRunner {
   #pumpAgain = false;
   #closed = false;
   #forgetTimer: NodeJS.Timeout | undefined;
+  #endingsTimer: NodeJS.Timeout | undefined;
+  #claimTimer: NodeJS.Timeout | undefined;
+  readonly #parts: RoleParts;
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
+    this.#parts = deps.parts ?? { http: true, runner: true, sweeper: true };
   }
 
   /** Takes over what a stopped process left (openapi.yaml, "Jobs", Restarts), then starts running. */
   async start(): Promise<void> {
+    if (this.#parts.sweeper) {
+      this.#forgetTimer = setInterval(() => this.#forget(), FORGET_INTERVAL_MS);
+      this.#forgetTimer.unref();
+    }
+    if (!this.#parts.runner) return;
     const { store, files, log } = this.#deps;
-    const recovery = await store.recover(MAX_ATTEMPTS, INTERRUPTED, this.#now());
+    const recovery = await store.recover(MAX_ATTEMPTS, INTERRUPTED, this.#now(), this.#parts.http);
     if (recovery.requeued.length + recovery.failed.length + recovery.canceled.length > 0)
       log.info('jobs taken over after a restart', {
         requeued: recovery.requeued.length,
         failed: recovery.failed.length,
         canceled: recovery.canceled.length,
       });
-    await files.prune(new Set(await store.unfinishedIds()));
-    this.#forgetTimer = setInterval(() => this.#forget(), FORGET_INTERVAL_MS);
-    this.#forgetTimer.unref();
+    // Only where submissions are taken too: a worker pruning would remove the inputs an API process of
+    // its folder has just kept for a job it has not stored yet.
+    if (this.#parts.http) await files.prune(new Set(await store.unfinishedIds()));
+    else {
+      this.#claimTimer = setInterval(() => this.#pump(), CLAIM_POLL_MS);
+      this.#claimTimer.unref();
+    }
     this.#pump();
   }
 
@@ -121,6 +148,7 @@ export class JobRunner {
       };
       watchers.add(stop);
     });
+    this.#watchEndings();
     return { ended, stop };
   }
 
@@ -185,6 +213,8 @@ export class JobRunner {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#forgetTimer);
+    clearTimeout(this.#endingsTimer);
+    clearInterval(this.#claimTimer);
     const running = [...this.#running.values()];
     for (const job of running) job.controller.abort(new Error('server stopping'));
     await Promise.all(running.map((job) => job.done));
@@ -217,11 +247,13 @@ export class JobRunner {
       throw error;
     }
     this.#pump();
+    this.#watchEndings();
     return { record, settled };
   }
 
   /** Starts queued jobs while slots are free; one pump at a time, re-run when asked meanwhile. */
   #pump(): void {
+    if (!this.#parts.runner) return;
     if (this.#pumping) {
       this.#pumpAgain = true;
       return;
@@ -257,8 +289,9 @@ export class JobRunner {
   }
 
   #launch(job: JobRecord): void {
-    // A synchronous job nobody here waits for any more (its caller was answered already) is not run.
-    if (job.mode === 'sync' && !this.#waiters.has(job.id)) {
+    // A synchronous job nobody here waits for any more (its caller was answered already) is not run;
+    // a worker (no HTTP) runs jobs whose callers wait in other processes.
+    if (this.#parts.http && job.mode === 'sync' && !this.#waiters.has(job.id)) {
       void this.#abandon(job.id, undefined);
       return;
     }
@@ -342,6 +375,30 @@ export class JobRunner {
     const waiter = this.#waiters.get(id);
     this.#waiters.delete(id);
     waiter?.(settled);
+  }
+
+  /**
+   * Without a runner here (`--role api`), the jobs waited on run in a worker: their ends are read from
+   * the store every ENDINGS_POLL_MS while anyone waits, and answered as the runner would have.
+   */
+  #watchEndings(): void {
+    if (this.#parts.runner || this.#endingsTimer !== undefined || this.#closed) return;
+    this.#endingsTimer = setTimeout(async () => {
+      const ids = new Set([...this.#waiters.keys(), ...this.#watchers.keys()]);
+      for (const id of ids) {
+        const record = await this.#deps.store.get(id).catch(() => undefined);
+        if (record === undefined || record.finishedAt !== null) this.#settle(id, this.#settledOf(id, record));
+      }
+      this.#endingsTimer = undefined;
+      if (this.#waiters.size + this.#watchers.size > 0) this.#watchEndings();
+    }, ENDINGS_POLL_MS);
+  }
+
+  #settledOf(id: string, record: JobRecord | undefined): Settled {
+    if (record?.status === 'succeeded') return { record, result: this.view(record).result };
+    if (record?.status === 'canceled') return { record, error: new Error('job canceled') };
+    if (record === undefined) this.#deps.log.warn('a job waited on is gone from the store', { job_id: id });
+    return { record, error: errorOfJob(record?.error ?? null) };
   }
 
   #forget(): void {

@@ -19,17 +19,29 @@ import { JobRunner } from './runner.js';
 function heldOperation() {
   const started: string[] = [];
   let release = (_value: unknown) => {};
+  let onStop = () => {};
+  /** Resolves when a run is stopped through its signal. */
+  const stopped = new Promise<void>((resolve) => {
+    onStop = resolve;
+  });
   const operation: Operation = {
     name: 'ocr',
     run: (_inputs, params, work) =>
       new Promise((resolve, reject) => {
         started.push(String((params as { tag: string }).tag));
         release = resolve;
-        work.signal.addEventListener('abort', () => reject(work.signal.reason), { once: true });
+        work.signal.addEventListener(
+          'abort',
+          () => {
+            onStop();
+            reject(work.signal.reason);
+          },
+          { once: true },
+        );
       }),
     resign: (result) => result,
   };
-  return { operation, started, release: (value: unknown) => release(value) };
+  return { operation, started, stopped, release: (value: unknown) => release(value) };
 }
 
 describe('JobRunner', () => {
@@ -115,6 +127,20 @@ describe('JobRunner', () => {
       code: 'invalid_input',
       message: 'not an image',
     });
+  });
+
+  it('stops the tools of a job running in a worker runner when an API runner cancels it', async () => {
+    const api = await runner(
+      { name: 'ocr', run: () => Promise.reject(new Error('not here')), resign: (r) => r },
+      'api',
+    );
+    const held = heldOperation();
+    await runner(held.operation, 'worker');
+    const job = await api.submit(submission('long'));
+    while (held.started.length === 0) await settle();
+    expect((await api.cancel(job.id))?.status).toBe('canceled');
+    await held.stopped;
+    expect(await accounts.jobs.get(job.id)).toMatchObject({ status: 'canceled' });
   });
 
   it('cancels a synchronous job whose caller goes away, and a queued job before it starts', async () => {

@@ -56,7 +56,8 @@ const PUMP_RETRY_MS = 1_000;
 const FORGET_INTERVAL_MS = 60_000;
 /**
  * Jobs submitted and run in different processes (issue #16, `--role api` and `worker`): how often an
- * API process looks whether the jobs it waits on ended, and a worker with free slots for new jobs.
+ * API process looks whether the jobs it waits on ended, and a worker for new jobs and for cancels of
+ * the jobs it runs.
  */
 const ENDINGS_POLL_MS = 250;
 const CLAIM_POLL_MS = 250;
@@ -123,7 +124,10 @@ export class JobRunner {
     // its folder has just kept for a job it has not stored yet.
     if (this.#parts.http) await files.prune(new Set(await store.unfinishedIds()));
     else {
-      this.#claimTimer = setInterval(() => this.#pump(), CLAIM_POLL_MS);
+      this.#claimTimer = setInterval(() => {
+        this.#pump();
+        void this.#stopCanceled();
+      }, CLAIM_POLL_MS);
       this.#claimTimer.unref();
     }
     this.#pump();
@@ -392,6 +396,16 @@ export class JobRunner {
       this.#endingsTimer = undefined;
       if (this.#waiters.size + this.#watchers.size > 0) this.#watchEndings();
     }, ENDINGS_POLL_MS);
+  }
+
+  /** A worker: stops the tools of running jobs canceled through an API process. */
+  async #stopCanceled(): Promise<void> {
+    for (const [id, running] of this.#running) {
+      const record = await this.#deps.store.get(id).catch(() => undefined);
+      if (record?.status !== 'canceled' || running.canceled) continue;
+      running.canceled = true;
+      running.controller.abort(new Error('job canceled'));
+    }
   }
 
   #settledOf(id: string, record: JobRecord | undefined): Settled {

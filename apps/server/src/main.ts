@@ -178,7 +178,8 @@ async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
     parts,
   });
   await jobs.start();
-  cleanups.add('job runner', () => jobs.close());
+  // A worker's running jobs get the grace period to finish (issue #16); elsewhere the HTTP drain gave it.
+  cleanups.add('job runner', () => jobs.close(parts.http ? 0 : config.shutdownGraceMs));
   log.info('role', { role: config.role, ...parts });
   return { accounts, storage, engines, jobs };
 }

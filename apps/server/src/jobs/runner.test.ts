@@ -161,6 +161,21 @@ describe('JobRunner', () => {
     expect(await readdir(join(dataDir, 'jobs'))).toEqual([]);
   });
 
+  it('lets a worker runner’s running job finish within the grace period on stop, and starts no new one', async () => {
+    const held = heldOperation();
+    const worker = await runner(held.operation, 'worker');
+    const api = await runner(held.operation, 'api');
+    const running = await api.submit(submission('running'));
+    while (held.started.length === 0) await settle();
+    const closed = worker.close(60_000);
+    const queued = await api.submit(submission('queued'));
+    held.release({ text: 'finished' });
+    await closed;
+    expect(await accounts.jobs.get(running.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await accounts.jobs.get(queued.id)).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(held.started).toEqual(['running']);
+  });
+
   it('gives a running job back to the queue on a graceful stop; the next start runs it', async () => {
     const held = heldOperation();
     const first = await runner(held.operation);

@@ -5,6 +5,7 @@
 // them (synchronous calls get the operation's own result or error back), and the restart rules.
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, JobProgress } from '@pdn/api-types';
 import type { EngineLog } from '../engines/types.js';
 import type { Logger } from '../logger.js';
@@ -94,6 +95,8 @@ export class JobRunner {
   #pumping = false;
   #pumpAgain = false;
   #closed = false;
+  /** Set once close() interrupts what still runs: a job failing before that (in the grace) fails. */
+  #interrupting = false;
   #forgetTimer: NodeJS.Timeout | undefined;
   #endingsTimer: NodeJS.Timeout | undefined;
   #claimTimer: NodeJS.Timeout | undefined;
@@ -213,13 +216,23 @@ export class JobRunner {
     return this.#deps.store.get(id);
   }
 
-  /** Stops starting jobs and interrupts the running ones, which go back to the queue for the next start. */
-  async close(): Promise<void> {
+  /**
+   * Stops starting jobs, lets the running ones finish for up to `graceMs` (a worker's SIGTERM, issue
+   * #16; 0 elsewhere, where the HTTP drain gave synchronous calls their grace), then interrupts the
+   * rest, which go back to the queue for the next start.
+   */
+  async close(graceMs = 0): Promise<void> {
     this.#closed = true;
     clearInterval(this.#forgetTimer);
     clearTimeout(this.#endingsTimer);
     clearInterval(this.#claimTimer);
+    if (graceMs > 0 && this.#running.size > 0)
+      await Promise.race([
+        Promise.all([...this.#running.values()].map((job) => job.done)),
+        sleep(graceMs, undefined, { ref: false }),
+      ]);
     const running = [...this.#running.values()];
+    this.#interrupting = true;
     for (const job of running) job.controller.abort(new Error('server stopping'));
     await Promise.all(running.map((job) => job.done));
   }
@@ -351,7 +364,7 @@ export class JobRunner {
       outcome = { status: 'succeeded', result };
       settled = { record: undefined, result };
     } catch (error) {
-      if (this.#closed && !running.canceled) {
+      if (this.#interrupting && !running.canceled) {
         // Interrupted by a shutdown, not by its owner: the next start runs it again (the attempt does not count).
         await store.release(job.id);
         this.#settle(job.id, { record: undefined, error });

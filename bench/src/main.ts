@@ -15,6 +15,7 @@ import { describeMachine } from './machine.js';
 import { FULL, QUICK } from './profile.js';
 import { type Results, toMarkdown, writeResults } from './report.js';
 import { compressionScenarios } from './scenarios/compression.js';
+import { idempotencyScenario } from './scenarios/idempotency.js';
 import { jobsScenario } from './scenarios/jobs.js';
 import { memoryScenario, ocrSoakScenario } from './scenarios/memory.js';
 import { mergeSplitScenario } from './scenarios/merge-split.js';
@@ -33,6 +34,7 @@ const SCENARIOS: Scenario[] = [
   ocrSoakScenario,
   sharedBackendsScenario,
   jobsScenario,
+  idempotencyScenario,
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });

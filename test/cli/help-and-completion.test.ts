@@ -89,6 +89,10 @@ describe('pdn completion', () => {
       ]);
       expect(complete('pdn', 'merge', '--as')).toEqual(['--async']);
       expect(complete('pdn', 'ocr', '--re')).toEqual(['--resume']);
+      // OCR of documents (issue #17): a command beside ocr, with its own choices.
+      expect(complete('pdn', 'oc')).toEqual(['ocr', 'ocr-pdf']);
+      expect(complete('pdn', 'ocr-pdf', '--mode', '')).toEqual(['skip', 'redo', 'force']);
+      expect(complete('pdn', 'ocr-pdf', '--output-t')).toEqual(['--output-type']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -125,6 +129,7 @@ describe('pdn completion', () => {
         );
       expect(await complete('pdn com')).toEqual(expect.arrayContaining(['compress', 'completion']));
       expect(await complete("pdn compress --level ''")).toEqual(['low', 'medium', 'high']);
+      expect(await complete("pdn ocr-pdf --output-type ''")).toEqual(['pdf', 'pdfa']);
     },
   );
 
@@ -135,6 +140,7 @@ describe('pdn completion', () => {
         (await inShell('fish', `source $SCRIPT; complete -C '${line}'`)).map((entry) => entry.split('\t')[0]);
       expect(await complete('pdn com')).toEqual(['completion', 'compress']);
       expect(await complete('pdn compress --level ')).toEqual(['high', 'low', 'medium']);
+      expect(await complete('pdn ocr-pdf --mode ')).toEqual(['force', 'redo', 'skip']);
       expect(await complete('pdn languages --co')).toEqual([]);
       expect(await complete('pdn jobs ')).toEqual(['cancel', 'get', 'list', 'wait']);
       expect(await complete('pdn jobs list --status ')).toEqual([

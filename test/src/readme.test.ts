@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDN_BIN } from '../cli/run-pdn.js';
+import { cannotOcrDocuments } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
 const run = promisify(execFile);
@@ -41,6 +42,23 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
+
+/**
+ * Runs `examples/<name>` as written, from the root of a copy of the repository's examples inside
+ * the repository (so `@pdn/sdk` resolves as after `npm install`), against this suite's server.
+ */
+async function runExample(name: string): Promise<{ dir: string; stdout: string }> {
+  const dir = await mkdtemp(join(ROOT, 'test', '.readme-'));
+  dirs.push(dir);
+  await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
+  const script = join(dir, 'examples', name);
+  await writeFile(script, (await readFile(script, 'utf8')).replaceAll(README_PORT, ctx.server.baseUrl));
+  const { stdout } = await run(process.execPath, [script], {
+    cwd: dir,
+    env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: '' },
+  });
+  return { dir, stdout };
+}
 
 describe('README.md', () => {
   it('every curl line works as written', async () => {
@@ -107,15 +125,7 @@ describe('README.md', () => {
   });
 
   it('examples/jobs.mjs (issue #13) submits the samples as jobs and collects them, as written', async () => {
-    const dir = await mkdtemp(join(ROOT, 'test', '.readme-'));
-    dirs.push(dir);
-    await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
-    const script = join(dir, 'examples', 'jobs.mjs');
-    await writeFile(script, (await readFile(script, 'utf8')).replaceAll(README_PORT, ctx.server.baseUrl));
-    const { stdout } = await run(process.execPath, [script], {
-      cwd: dir,
-      env: { ...process.env, PDN_API_KEY: key, PDN_BASE_URL: '' },
-    });
+    const { dir, stdout } = await runExample('jobs.mjs');
     expect(stdout).toMatch(/^examples\/a\.pdf: job job_\S+ queued$/m);
     expect(stdout).toMatch(/^latest succeeded: (job_\S+ ?){4,5}$/m);
     for (const name of ['a', 'b', 'ab', 'photos']) {
@@ -123,6 +133,19 @@ describe('README.md', () => {
       expect(output.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     }
   });
+
+  it.skipIf(cannotOcrDocuments('examples/ocr-pdf.mjs'))(
+    'examples/ocr-pdf.mjs (issue #17) makes the sample scan searchable, as a call and a job, as written',
+    { timeout: 120_000 },
+    async () => {
+      const { dir, stdout } = await runExample('ocr-pdf.mjs');
+      expect(stdout).toMatch(/^examples\/scan\.ocr\.pdf: 1 page\(s\), ocred, /m);
+      expect(stdout).toMatch(/^job job_\S+: 1 page\(s\) read, same text: true$/m);
+      const pdf = await readFile(join(dir, 'examples', 'scan.ocr.pdf'));
+      expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      expect(await readFile(join(dir, 'examples', 'scan.ocr.txt'), 'utf8')).toMatch(/Fluss/);
+    },
+  );
 
   it('a later start of the server says how to get a key, and that way works', async () => {
     await ctx.server.restart();

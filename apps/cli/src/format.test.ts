@@ -43,4 +43,9 @@ describe('formatJobProgress', () => {
   it.each(cases)('%s', (_name, { given, want }) => {
     expect(formatJobProgress(given, 'compressing')).toBe(want);
   });
+
+  it('names the unit counted when given (ocr-pdf: pages)', () => {
+    const job = { status: 'running', progress: { done: 2, total: 5 } } as const;
+    expect(formatJobProgress(job, 'reading', 'pages')).toBe('reading 2/5 pages of');
+  });
 });

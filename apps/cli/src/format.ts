@@ -62,12 +62,18 @@ export function describeOutput(output: OutputReport | undefined): string {
 
 /**
  * A job's state for the spinner, before the input's name: `queued:`, `compressing`, or with the
- * engine's count (openapi.yaml `JobProgress`: pages, or files for merge) `compressing 3/12 of`.
+ * engine's count (openapi.yaml `JobProgress`: pages, or files for merge) `compressing 3/12 of`, or
+ * with the count's `unit` `reading 3/12 pages of`.
  */
-export function formatJobProgress(job: Pick<Job, 'status' | 'progress'>, doing: string): string {
+export function formatJobProgress(
+  job: Pick<Job, 'status' | 'progress'>,
+  doing: string,
+  unit?: string,
+): string {
   if (job.status === 'queued') return 'queued:';
   if (job.status !== 'running') return `${job.status}:`;
   const progress = job.progress;
   if (progress === null || progress === undefined || !(progress.total > 0)) return doing;
-  return `${doing} ${Math.min(progress.done, progress.total)}/${progress.total} of`;
+  const count = `${Math.min(progress.done, progress.total)}/${progress.total}`;
+  return `${doing} ${count}${unit === undefined ? '' : ` ${unit}`} of`;
 }

@@ -3,13 +3,16 @@ import { UsageError } from './errors.js';
 import {
   compressedName,
   isOwnOutputName,
+  isSearchableName,
   type OutputTarget,
   ocrTextName,
   outputPath,
   outputTarget,
+  searchableName,
   sharedPaths,
   splitPartName,
   stem,
+  textBeside,
 } from './output-naming.js';
 
 describe('outputTarget', () => {
@@ -97,6 +100,11 @@ describe('names', () => {
     ['split part of a range', { got: splitPartName('book.pdf', '1-3'), want: 'book.pages-1-3.pdf' }],
     ['split part of a page', { got: splitPartName('book.pdf', '7'), want: 'book.pages-7.pdf' }],
     ['ocr text', { got: ocrTextName('scans/page 1.png'), want: 'page 1.txt' }],
+    ['searchable PDF of a PDF', { got: searchableName('scans/letter.pdf'), want: 'letter.ocr.pdf' }],
+    ['searchable PDF of an image', { got: searchableName('fax.tiff'), want: 'fax.ocr.pdf' }],
+    ['searchable PDF of stdin', { got: searchableName('-'), want: 'stdin.ocr.pdf' }],
+    ['text beside the searchable PDF', { got: textBeside('out/letter.ocr.pdf'), want: 'out/letter.ocr.txt' }],
+    ['text beside -o FILE without .pdf', { got: textBeside('out/letter'), want: 'out/letter.txt' }],
   ];
   it.each(cases)('%s', (_name, { got, want }) => {
     expect(got).toBe(want);
@@ -130,5 +138,18 @@ describe('isOwnOutputName', () => {
   ];
   it.each(cases)('%s: %s', (name, want) => {
     expect(isOwnOutputName(name)).toBe(want);
+  });
+});
+
+describe('isSearchableName', () => {
+  const cases: [string, boolean][] = [
+    ['a.ocr.pdf', true],
+    ['dir/A.OCR.PDF', true],
+    ['a.pdf', false],
+    ['ocr.pdf', false],
+    ['a.ocr.pdf.bak', false],
+  ];
+  it.each(cases)('%s: %s', (name, want) => {
+    expect(isSearchableName(name)).toBe(want);
   });
 });

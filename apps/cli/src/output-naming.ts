@@ -81,6 +81,21 @@ export function ocrTextName(input: string): string {
   return `${stem(input)}.txt`;
 }
 
+/** `pdn ocr-pdf` (issue #17): `scan.pdf` or `scan.png` -> `scan.ocr.pdf`, as the server names it. */
+export function searchableName(input: string): string {
+  return `${stem(input)}.ocr.pdf`;
+}
+
+/** Whether a file is named like `pdn ocr-pdf`'s output, so `pdn ocr-pdf *.pdf` can leave last run's out. */
+export function isSearchableName(input: string): boolean {
+  return /\.ocr\.pdf$/i.test(basename(input));
+}
+
+/** Where `--text` writes the text of the searchable PDF at `pdfPath`: `scan.ocr.pdf` -> `scan.ocr.txt`. */
+export function textBeside(pdfPath: string): string {
+  return `${pdfPath.replace(/\.pdf$/i, '')}.txt`;
+}
+
 /** Paths (other than stdout) that two or more outputs would share, so one would clobber another. */
 export function sharedPaths(paths: readonly string[]): string[] {
   const seen = new Set<string>();

@@ -9,6 +9,7 @@ import { registerJobs } from './commands/jobs.js';
 import { registerLanguages } from './commands/languages.js';
 import { registerMerge } from './commands/merge.js';
 import { registerOcr } from './commands/ocr.js';
+import { registerOcrPdf } from './commands/ocr-pdf.js';
 import { registerSplit } from './commands/split.js';
 import { registerStatus } from './commands/status.js';
 import type { Io } from './context.js';
@@ -32,6 +33,7 @@ const API = ['apiKey', 'baseUrl', 'json', 'maxRetries', 'quiet', 'verbose'];
 const GLOBALS_USED: Record<string, readonly string[]> = {
   compress: [...API, 'concurrency'],
   ocr: [...API, 'concurrency'],
+  'ocr-pdf': [...API, 'concurrency'],
   merge: API,
   split: API,
   languages: API,
@@ -86,6 +88,7 @@ export function createProgram(io: Io): Command {
         'pdn merge a.pdf b.pdf -o ab.pdf',
         'pdn split ab.pdf --ranges 1,2-3',
         'pdn ocr scan.png',
+        'pdn ocr-pdf scan.pdf --text',
         'pdn compress *.pdf --async',
         'pdn jobs list',
         'pdn status',
@@ -99,6 +102,7 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerMerge(program, io);
   registerSplit(program, io);
   registerOcr(program, io);
+  registerOcrPdf(program, io);
   registerLanguages(program, io);
   registerJobs(program, io);
   registerStatus(program, io);

@@ -1,4 +1,4 @@
-// The four operations as jobs (issue #13). A batch submits every input first, then collects: once a
+// The operations as jobs (issue #13). A batch submits every input first, then collects: once a
 // file is uploaded its work is the server's, so a dropped connection or a killed `pdn` loses no
 // upload, and the run-state file (run-state.ts) lets `--resume` collect the jobs of an interrupted
 // run instead of submitting them again. `--async` only submits, and reports the jobs.
@@ -24,6 +24,8 @@ export interface JobSteps<I, O extends Operation> {
   operation: O;
   /** The spinner's word while the server works ("compressing"). */
   doing: string;
+  /** What the job's progress counts, when it is worth saying ("pages"). */
+  unit?: string;
   /** Checked before the upload, so a doomed item costs no call (e.g. its output exists). */
   prepare?: (item: I) => Promise<void>;
   /** The SDK parameters of `item`'s job, its upload included. */
@@ -174,7 +176,7 @@ function submitThenCollect<I, O extends Operation>(
             signal,
             onProgress: (seen) => {
               status = seen.status;
-              progress(formatJobProgress(seen, steps.doing));
+              progress(formatJobProgress(seen, steps.doing, steps.unit));
             },
           });
           ended.add(item);

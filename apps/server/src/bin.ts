@@ -22,6 +22,7 @@ import {
   usersSetEmail,
   usersSetPlan,
 } from './admin/users-commands.js';
+import { webhooksSecret } from './admin/webhooks-commands.js';
 import { Cleanups, copyAccountsIntoShared, openAdminAccounts } from './backends/index.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkFormerDataFolder } from './data-folder.js';
@@ -46,6 +47,8 @@ Commands:
   users set-email USER EMAIL               Give a user an email to sign in with
   users reset-password USER                Print a one-time link to choose a new password
   users set-plan USER PLAN                 Change a user's plan
+  webhooks secret USER [--rotate]          Print the user's webhook secret (made on first use), or
+                                           a new one; the previous one signs for 24 hours more
   accounts copy --from DATA_DIR            Copy the users and keys of an embedded data folder into
                                            the shared PostgreSQL database (PDN_DATABASE_URL, ...)
   --help                                   Show this help
@@ -55,8 +58,17 @@ keys create makes). Links start with PDN_PUBLIC_URL, else the address the server
 All commands use the data folder PDN_DATA_DIR (default $XDG_DATA_HOME/pdn, else ~/.local/share/pdn),
 also while the server runs. Only start creates its database.`;
 
-type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email' | 'from' | 'role';
-const OPTION_NAMES: readonly OptionName[] = ['user', 'plan', 'test', 'name', 'email', 'from', 'role'];
+type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email' | 'from' | 'rotate' | 'role';
+const OPTION_NAMES: readonly OptionName[] = [
+  'user',
+  'plan',
+  'test',
+  'name',
+  'email',
+  'from',
+  'rotate',
+  'role',
+];
 
 /**
  * What each command takes: its positional arguments, by name, and its options. Anything else is a
@@ -73,6 +85,7 @@ const COMMANDS: Readonly<Record<string, { args: readonly string[]; options: read
   'users set-email': { args: ['USER', 'EMAIL'], options: [] },
   'users reset-password': { args: ['USER'], options: [] },
   'users set-plan': { args: ['USER', 'PLAN'], options: [] },
+  'webhooks secret': { args: ['USER'], options: ['rotate'] },
   'accounts copy': { args: [], options: ['from'] },
 };
 
@@ -88,6 +101,7 @@ function parse(args: string[]) {
         test: { type: 'boolean' },
         name: { type: 'string' },
         email: { type: 'string' },
+        rotate: { type: 'boolean' },
         from: { type: 'string' },
         role: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -148,6 +162,8 @@ async function run(command: string, accounts: Accounts, config: Config, args: st
       return usersResetPassword(accounts, config, first);
     case 'users set-plan':
       return usersSetPlan(accounts, first, planArg(second));
+    case 'webhooks secret':
+      return webhooksSecret(accounts, first, values.rotate === true);
     default:
       throw new Error(`command '${command}' has no implementation`);
   }

@@ -43,6 +43,10 @@ export interface Config {
   maxImagePixels: number;
   toolTimeoutMs: number;
   jobConcurrency: number;
+  /** How long a repeated Idempotency-Key waits for the first request's answer before 409 (issue #14). */
+  idempotencyWaitMs: number;
+  /** PDN_WEBHOOK_ALLOW_PRIVATE=1: callbacks may reach loopback and private addresses (issue #14). */
+  webhookAllowPrivate: boolean;
   /** OCR processes in all, whatever their languages (issue #11, item 3). */
   ocrPoolSize: number;
   ocrRecycleAfter: number;
@@ -185,6 +189,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxImagePixels: integer(env, 'PDN_MAX_IMAGE_PIXELS', 40_000_000, 1),
     toolTimeoutMs: integer(env, 'PDN_TOOL_TIMEOUT_MS', 120_000, 1000),
     jobConcurrency: integer(env, 'PDN_JOB_CONCURRENCY', cpus, 1, 256),
+    idempotencyWaitMs: integer(env, 'PDN_IDEMPOTENCY_WAIT_SECONDS', 10, 0, 600) * 1000,
+    webhookAllowPrivate: oneOf(env, 'PDN_WEBHOOK_ALLOW_PRIVATE', ['0', '1'], '0') === '1',
     ocrPoolSize: integer(env, 'PDN_OCR_POOL_SIZE', cpus, 1, 64),
     ocrRecycleAfter: integer(env, 'PDN_OCR_RECYCLE_AFTER', 200, 1),
     // 1 GiB: a 40-megapixel page (the default cap) peaked at 390 MB resident in tesseract.js and

@@ -108,3 +108,31 @@ export class InsufficientStorageError extends ApiError {
   readonly status = 507;
   override readonly retryAfterSeconds = 60;
 }
+
+/**
+ * The first request with this Idempotency-Key is still running past the duplicate's wait (openapi.yaml,
+ * "Idempotency"; issue #14). The same request with the same key is worth sending again in a moment:
+ * the hint goes in the envelope, since Retry-After is the 429's alone.
+ */
+export class IdempotencyInProgressError extends ApiError {
+  readonly code = 'idempotency_in_progress';
+  readonly status = 409;
+  override readonly retryAfterSeconds = 1;
+}
+
+/** The Idempotency-Key was used for a different request (openapi.yaml, "Idempotency"; issue #14). */
+export class IdempotencyKeyReusedError extends ApiError {
+  readonly code = 'idempotency_key_reused';
+  readonly status = 422;
+}
+
+/** A failed job's stored error, answered again to a repeated call (openapi.yaml, "Idempotency"). */
+export class ReplayedError extends ApiError {
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -22,6 +22,7 @@ import type { Logger } from './logger.js';
 import { createOperations } from './operations/index.js';
 import { partsOf } from './role.js';
 import { openStorage } from './storage/index.js';
+import { WebhookDeliverer } from './webhooks/deliverer.js';
 
 /** A process of `--role worker` (issue #16): runs jobs, binds no port. */
 export interface RunningWorker {
@@ -166,20 +167,32 @@ async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   cleanups.add('output sweeper', () => storage.close());
   const engines = await buildEngines(config, log);
   cleanups.add('OCR engine', () => engines.ocr.close());
+  // Webhooks (issue #14) show the job as the runner does, and the runner tells them of each end.
+  const webhooks: WebhookDeliverer = new WebhookDeliverer({
+    deliveries: accounts.deliveries,
+    secrets: accounts.webhookSecrets,
+    jobs: accounts.jobs,
+    view: (record) => jobs.view(record),
+    log,
+    allowPrivate: config.webhookAllowPrivate,
+  });
   // The runner starts as many jobs at once as the engines have CPU slots, so the fair order it
   // picks is the order work really starts in (issue #13).
-  const jobs = new JobRunner({
+  const jobs: JobRunner = new JobRunner({
     store: accounts.jobs,
     operations: createOperations(engines),
     files: await JobFiles.open(config.dataDir),
     downloads: storage.downloads,
     slots: config.jobConcurrency,
     log,
+    callbacks: webhooks,
     parts,
   });
   await jobs.start();
   // A worker's running jobs get the grace period to finish (issue #16); elsewhere the HTTP drain gave it.
   cleanups.add('job runner', () => jobs.close(parts.http ? 0 : config.shutdownGraceMs));
+  await webhooks.start();
+  cleanups.add('webhook deliverer', () => webhooks.close());
   log.info('role', { role: config.role, ...parts });
   return { accounts, storage, engines, jobs };
 }

@@ -3,24 +3,17 @@
 // (202) and then GET /api/v1/jobs/{id} with `Prefer: wait=10`, held until the job has ended, so the
 // figure is the machinery's (storing the job, the runner picking it up, one more round trip), not a
 // poll interval. Runs alternate between the two paths so both see the same noise.
-import { labelledPdf } from '@pdn/fixtures';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { formatMs } from '../report.js';
+import { smallMergeForm } from '../small-merge.js';
 import { percentile } from '../stats.js';
 
 const TARGET_MS = 10;
 
-async function mergeForm(): Promise<FormData> {
-  const body = new FormData();
-  body.append('files[]', new Blob([await labelledPdf('a', 1)], { type: 'application/pdf' }), 'a.pdf');
-  body.append('files[]', new Blob([await labelledPdf('b', 1)], { type: 'application/pdf' }), 'b.pdf');
-  return body;
-}
-
 async function jobOverhead(context: BenchContext): Promise<ScenarioResult> {
   const { server, apiKey, profile } = context;
   const auth = { Authorization: `Bearer ${apiKey}` };
-  const body = await mergeForm();
+  const body = await smallMergeForm();
   const sync = async () => {
     const res = await fetch(server.url('/api/v1/merge'), { method: 'POST', headers: auth, body });
     if (res.status !== 200) throw new Error(`synchronous merge answered ${res.status}`);

@@ -343,7 +343,30 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    jobEnded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sent to a job's callback_url when it ends
+         * @description One event per job, delivered at least once (see "Webhooks"). Answer `2xx` within 10 seconds
+         *     once it is stored; anything else, a redirect included, is retried with backoff for about an
+         *     hour.
+         */
+        post: operations["jobEnded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Meta: {
@@ -360,25 +383,26 @@ export interface components {
          *     for unknown routes), `method_not_allowed` 405, `request_timeout` 408 (see "Errors from the
          *     HTTP layer" in the introduction), `service_unavailable` 503 (the server is shutting down),
          *     `insufficient_storage` 507 (the server's disk is full) and `too_many_jobs` 429 (too many
-         *     unfinished jobs, see "Jobs"). `invalid_input` is also sent with 417
-         *     and 431.
+         *     unfinished jobs, see "Jobs"), `idempotency_in_progress` 409 and `idempotency_key_reused` 422
+         *     (see "Idempotency"). `invalid_input` is also sent with 417 and 431; `expired` 410 also answers
+         *     a repeated synchronous call whose outputs have expired.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage" | "too_many_jobs";
+        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage" | "too_many_jobs" | "idempotency_in_progress" | "idempotency_key_reused";
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text. For `rate_limited` it names the plan and its hourly limit. */
             message: string;
             /**
-             * @description Sent with `service_unavailable` (503) and `insufficient_storage` (507): seconds after which
-             *     the same request is worth sending again. A hint in the body, not a `Retry-After` header,
+             * @description Sent with `service_unavailable` (503), `insufficient_storage` (507) and
+             *     `idempotency_in_progress` (409): seconds after which the same request is worth sending again. A hint in the body, not a `Retry-After` header,
              *     which this API sends on 429 only (see "Rate limits").
              */
             retry_after_seconds?: number;
         };
         /**
          * @description Every error answer, from every path, including the HTTP layer's. `error.retry_after_seconds`
-         *     is present on 503 and 507 answers only.
+         *     is present on 409, 503 and 507 answers only.
          */
         ErrorResponse: {
             error: components["schemas"]["Error"];
@@ -654,6 +678,28 @@ export interface components {
             done: number;
             total: number;
         };
+        /**
+         * Format: uri
+         * @description Asynchronous submissions only (`Prefer: respond-async`): where to POST the `WebhookEvent` when
+         *     the job ends (see "Webhooks"). Not allowed on a synchronous call (`400`).
+         * @example https://example.com/pdn-events
+         */
+        CallbackUrl: string;
+        /** @description What the server POSTs to a job's `callback_url` when it ends (see "Webhooks"). */
+        WebhookEvent: {
+            /** @description The event's id, the same on every attempt: tell duplicates by it. */
+            id: string;
+            /** @enum {string} */
+            type: "job.succeeded" | "job.failed" | "job.canceled";
+            /**
+             * Format: date-time
+             * @description When the job ended and the event was made (RFC 3339, UTC).
+             */
+            created_at: string;
+            data: {
+                job: components["schemas"]["Job"];
+            };
+        };
         Job: {
             id: components["schemas"]["JobId"];
             operation: components["schemas"]["JobOperation"];
@@ -892,6 +938,96 @@ export interface components {
             };
         };
         /**
+         * @description The first request with this `Idempotency-Key` is still running and did not answer within the
+         *     wait (code `idempotency_in_progress`, see "Idempotency"). Nothing was done for this one and it
+         *     was not counted; send it again, with the same key, after `error.retry_after_seconds`.
+         */
+        IdempotencyInProgress: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "idempotency_in_progress",
+                 *         "message": "The first request with this Idempotency-Key is still running; send this one again, with the same key, in a moment.",
+                 *         "retry_after_seconds": 1
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description This `Idempotency-Key` was used within 24 hours for a different request (another operation,
+         *     other fields or other files; code `idempotency_key_reused`, see "Idempotency"). Not counted.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "idempotency_key_reused",
+                 *         "message": "This Idempotency-Key was used for a different request; use a new key for a new request."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description A synchronous call sent again with its `Idempotency-Key` after its outputs' retention (1 hour)
+         *     ended (code `expired`, see "Idempotency"): the work was done once and is not done again. Not
+         *     counted; send the request with a new key to run it again.
+         */
+        ReplayExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "expired",
+                 *         "message": "The request with this Idempotency-Key was answered at 2026-01-01T12:00:02.000Z and its outputs have expired; send it with a new key to run it again."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
          * @description Too many requests. `rate_limited`: the plan's hourly limit is exceeded; the message names the
          *     plan and its limit. `too_many_jobs` (asynchronous submissions only): the user already has as
          *     many unfinished jobs as the plan allows (Free 5, Premium 100, Business 250, Enterprise 1000;
@@ -1057,6 +1193,12 @@ export interface components {
          */
         Prefer: string;
         /**
+         * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+         *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+         *     call and keeps it across its own retries.
+         */
+        IdempotencyKey: string;
+        /**
          * @description `wait=N` (RFC 7240 section 4.3): hold the answer until the job has ended or N seconds have
          *     passed, whichever comes first (N at most 10; more counts as 10). Without it, or with `wait=0`,
          *     the job is answered as it is now. Either way the answer is the job, in whatever status.
@@ -1109,6 +1251,12 @@ export interface operations {
                  *     `respond-async` the call answers when the work is done, as it always has.
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1122,6 +1270,7 @@ export interface operations {
                      */
                     file: string;
                     level?: components["schemas"]["CompressionLevel"];
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -1165,7 +1314,10 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1202,6 +1354,12 @@ export interface operations {
                  *     `respond-async` the call answers when the work is done, as it always has.
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1211,6 +1369,7 @@ export interface operations {
                 "multipart/form-data": {
                     /** @description The PDFs, as a repeated multipart field. Upload order is page order. */
                     "files[]": string[];
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -1251,7 +1410,10 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1288,6 +1450,12 @@ export interface operations {
                  *     `respond-async` the call answers when the work is done, as it always has.
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1310,6 +1478,7 @@ export interface operations {
                      * @example 1-3,4,5-9
                      */
                     ranges: string;
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -1365,7 +1534,10 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1402,6 +1574,12 @@ export interface operations {
                  *     `respond-async` the call answers when the work is done, as it always has.
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1435,6 +1613,7 @@ export interface operations {
                      * @enum {string}
                      */
                     detail?: "text" | "words";
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -1469,7 +1648,10 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1506,6 +1688,12 @@ export interface operations {
                  *     `respond-async` the call answers when the work is done, as it always has.
                  */
                 Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1544,6 +1732,7 @@ export interface operations {
                      */
                     pages?: string;
                     output?: components["schemas"]["OcrPdfOutputType"];
+                    callback_url?: components["schemas"]["CallbackUrl"];
                 };
             };
         };
@@ -1608,7 +1797,10 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2229,6 +2421,33 @@ export interface operations {
             404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    jobEnded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1` per valid secret. */
+                "Pdn-Signature": string;
+                /** @description The event's `id`. */
+                "Pdn-Event-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any `2xx` ends the deliveries of this event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

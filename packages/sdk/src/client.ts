@@ -12,6 +12,7 @@ import {
   type CompressParams,
   type MergeParams,
   type OcrParams,
+  type OcrPdfParams,
   type Operation,
   type OperationParams,
   operationRequest,
@@ -34,7 +35,9 @@ import type {
   CompressResult,
   LanguagesResult,
   MergeResult,
+  OcrPdfResult,
   OcrResult,
+  OcrWordsResult,
   OperationResults,
   SplitResult,
 } from './results.js';
@@ -63,7 +66,7 @@ export interface PdnOptions {
 }
 
 export type RequestOptions = CallOptions;
-export type { CompressParams, MergeParams, OcrParams, SplitParams };
+export type { CompressParams, MergeParams, OcrParams, OcrPdfParams, SplitParams };
 
 export interface DownloadOptions extends RequestOptions {
   /** Replace an existing file at `path`. Default true; when false an existing file is an EEXIST error. */
@@ -88,11 +91,12 @@ export class Pdn {
   static readonly ConnectionError = errors.ConnectionError;
   static readonly TimeoutError = errors.TimeoutError;
   static readonly AbortError = errors.AbortError;
+  static readonly WebhookVerificationError = errors.WebhookVerificationError;
   static readonly TooManyJobsError = errors.TooManyJobsError;
   static readonly JobCanceledError = errors.JobCanceledError;
 
   readonly baseUrl: string;
-  /** The four operations as jobs, and `/api/v1/jobs` (issue #13; README, "Jobs"). */
+  /** The operations as jobs, and `/api/v1/jobs` (issue #13; README, "Jobs"). */
   readonly jobs: Jobs;
   readonly #transport: Transport;
 
@@ -144,9 +148,19 @@ export class Pdn {
     return this.#run('split', params);
   }
 
-  /** POST /api/v1/ocr */
+  /** POST /api/v1/ocr; with `detail: 'words'` the result also has every word with its box (issue #17). */
+  ocr(params: OcrParams & { detail: 'words' }): ApiPromise<OcrWordsResult>;
+  ocr(params: OcrParams): ApiPromise<OcrResult>;
   ocr(params: OcrParams): ApiPromise<OcrResult> {
     return this.#run('ocr', params);
+  }
+
+  /**
+   * POST /api/v1/ocr/pdf (issue #17): a scanned PDF or an image made a searchable PDF. The result has
+   * two downloads, the PDF (`download`) and its text (`text_download`, served as `text/plain`).
+   */
+  ocrPdf(params: OcrPdfParams): ApiPromise<OcrPdfResult> {
+    return this.#run('ocr_pdf', params);
   }
 
   /** GET /api/v1/languages */
@@ -214,7 +228,7 @@ export class Pdn {
     return resolveUrl(this.baseUrl, download.url);
   }
 
-  /** One of the four operations, answered when done (without `Prefer: respond-async`). */
+  /** One of the operations, answered when done (without `Prefer: respond-async`). */
   #run<O extends Operation>(operation: O, params: OperationParams[O]): ApiPromise<OperationResults[O]> {
     return new ApiPromise(
       (async () => {
@@ -254,6 +268,7 @@ export declare namespace Pdn {
   type ConnectionError = errors.ConnectionError;
   type TimeoutError = errors.TimeoutError;
   type AbortError = errors.AbortError;
+  type WebhookVerificationError = errors.WebhookVerificationError;
   type TooManyJobsError = errors.TooManyJobsError;
   type JobCanceledError = errors.JobCanceledError;
 }

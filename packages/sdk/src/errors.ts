@@ -203,3 +203,14 @@ export class AbortError extends PdnError {
     super('aborted', 'Request was aborted', options);
   }
 }
+
+/**
+ * verifyWebhook's refusal (webhooks.ts; openapi.yaml, "Webhooks"): the `Pdn-Signature` is missing,
+ * malformed, does not match the body and secret, or its timestamp is out of tolerance. Never from a call.
+ */
+export class WebhookVerificationError extends PdnError {
+  override name = 'WebhookVerificationError';
+  constructor(message: string) {
+    super('invalid_input', message);
+  }
+}

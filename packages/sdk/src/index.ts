@@ -9,6 +9,10 @@ export type {
   JobProgress,
   JobStatus,
   Language,
+  OcrPdfMode,
+  OcrPdfOutputType,
+  OcrPdfPage,
+  OcrWord,
   Plan,
   SplitPart,
 } from './api-types/index.js';
@@ -17,6 +21,7 @@ export {
   type DownloadOptions,
   type MergeParams,
   type OcrParams,
+  type OcrPdfParams,
   Pdn,
   type PdnOptions,
   type RequestOptions,
@@ -42,9 +47,10 @@ export {
   ServiceUnavailableError,
   TimeoutError,
   TooManyJobsError,
+  WebhookVerificationError,
 } from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
-export type { Operation, OperationParams } from './internal/operations.js';
+export type { OcrDetail, Operation, OperationParams } from './internal/operations.js';
 export type { RetryInfo } from './internal/request.js';
 export type { UploadProgress } from './internal/upload-progress.js';
 export type { Job, JobList, JobMethods, Jobs, ListParams, WaitOptions } from './jobs.js';
@@ -53,7 +59,9 @@ export type {
   CompressResult,
   LanguagesResult,
   MergeResult,
+  OcrPdfResult,
   OcrResult,
+  OcrWordsResult,
   OperationResults,
   RateLimitInfo,
   SplitResult,
@@ -61,3 +69,4 @@ export type {
 } from './results.js';
 export { fromPath, NamedUpload, PathFile, toFile, type Uploadable, type UploadOptions } from './uploads.js';
 export { VERSION } from './version.js';
+export { type VerifyWebhookOptions, verifyWebhook, type WebhookEvent } from './webhooks.js';

@@ -6,6 +6,8 @@ import type {
   LanguagesResult as LanguagesData,
   MergeResult as MergeData,
   OcrResult as OcrData,
+  OcrPdfResult as OcrPdfData,
+  OcrWord,
   SplitResult as SplitData,
 } from './api-types/index.js';
 
@@ -33,6 +35,9 @@ export type CompressResult = CompressData & WithMeta;
 export type MergeResult = MergeData & WithMeta;
 export type SplitResult = SplitData & WithMeta;
 export type OcrResult = OcrData & WithMeta;
+/** What `ocr` answers with `detail: 'words'`: `words` is then always there. */
+export type OcrWordsResult = OcrResult & { words: OcrWord[] };
+export type OcrPdfResult = OcrPdfData & WithMeta;
 export type LanguagesResult = LanguagesData & WithMeta;
 export type AccountResult = AccountData & WithMeta;
 
@@ -42,4 +47,5 @@ export interface OperationResults {
   merge: MergeResult;
   split: SplitResult;
   ocr: OcrResult;
+  ocr_pdf: OcrPdfResult;
 }

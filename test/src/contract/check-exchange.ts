@@ -38,8 +38,10 @@ export const CODES_FOR_STATUS: Readonly<Record<number, readonly string[]>> = {
   403: ['forbidden'],
   404: ['not_found'],
   405: ['method_not_allowed'],
+  409: ['idempotency_in_progress'],
   410: ['expired'],
   413: ['payload_too_large'],
+  422: ['idempotency_key_reused'],
   408: ['request_timeout'],
   417: ['invalid_input'],
   // too_many_jobs: the cap on unfinished jobs (issue #13), not the hourly limit.
@@ -51,7 +53,7 @@ export const CODES_FOR_STATUS: Readonly<Record<number, readonly string[]>> = {
 };
 
 /** Statuses whose envelope carries `error.retry_after_seconds`, and the only ones that may (`Error`). */
-const RETRY_HINT_STATUSES = new Set([503, 507]);
+const RETRY_HINT_STATUSES = new Set([409, 503, 507]);
 
 /**
  * Statuses the HTTP layer may answer on any path, for requests it cannot parse or that are too slow
@@ -189,7 +191,7 @@ function checkErrorEnvelope(json: unknown, status: number, problems: string[]): 
     problems.push(`error.code ${code} where status ${status} means ${expected.join(' or ')}`);
   if (RETRY_HINT_STATUSES.has(status) !== (hint !== undefined)) {
     problems.push(
-      `error.retry_after_seconds is ${hint === undefined ? 'missing' : 'present'} on a ${status}; it goes with 503 and 507 only`,
+      `error.retry_after_seconds is ${hint === undefined ? 'missing' : 'present'} on a ${status}; it goes with 409, 503 and 507 only`,
     );
   }
 }

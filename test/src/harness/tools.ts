@@ -19,6 +19,7 @@ export const tools = {
   tesseract: installed('tesseract', '--version'),
   ocrmypdf: installed('ocrmypdf', '--version'),
   pdftotext: installed('pdftotext', '-v'),
+  pdftoppm: installed('pdftoppm', '-v'),
   curl: installed('curl', '--version'),
 } as const;
 
@@ -26,5 +27,21 @@ export const tools = {
 export function missing(tool: keyof typeof tools, what: string): boolean {
   if (tools[tool]) return false;
   console.warn(`[e2e] skipping ${what}: ${tool} is not installed on this machine`);
+  return true;
+}
+
+/**
+ * The engines of OCR of documents (issue #17) the server can be made to use here with
+ * PDN_OCR_PDF_ENGINE: OCRmyPDF, and the native tesseract with qpdf and poppler.
+ */
+export const ocrPdfEngines: readonly ('ocrmypdf' | 'tesseract')[] = [
+  ...(tools.ocrmypdf && tools.tesseract ? (['ocrmypdf'] as const) : []),
+  ...(tools.tesseract && tools.qpdf && tools.pdftoppm && tools.pdftotext ? (['tesseract'] as const) : []),
+];
+
+/** True when the server cannot OCR documents here at all; logs that the named tests are skipped. */
+export function cannotOcrDocuments(what: string): boolean {
+  if (ocrPdfEngines.length > 0) return false;
+  console.warn(`[e2e] skipping ${what}: neither ocrmypdf nor tesseract + qpdf + poppler is installed`);
   return true;
 }

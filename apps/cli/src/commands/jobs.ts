@@ -34,7 +34,7 @@ export function registerJobs(program: Command, io: Io): void {
     .command('jobs')
     .summary('list, inspect, wait for and cancel jobs')
     .description(
-      'Jobs are the work the server does for compress, merge, split and ocr (--async prints their ids). ' +
+      'Jobs are the work the server does for compress, merge, split, ocr and ocr-pdf (--async prints their ids). ' +
         'Reading, listing and canceling them does not count against the hourly limit.',
     )
     .addHelpText(
@@ -166,6 +166,14 @@ async function collect(
   progress: (phase: string) => void,
 ): Promise<OutputReport[]> {
   const force = flags.force === true;
+  // OCR of documents has text too, but its outputs are two files: the searchable PDF and its text.
+  if ('text_download' in result) {
+    const files = [
+      { filename: result.filename, download: result.download },
+      { filename: result.text_filename, download: result.text_download },
+    ];
+    return deliverFiles(ctx, client, files, flags, progress);
+  }
   if ('text' in result) {
     if (flags.output === undefined) return [{ kind: 'stdout', bytes: Buffer.byteLength(result.text) }];
     const path = join(flags.output, `${id}.txt`);
@@ -173,11 +181,21 @@ async function collect(
       { kind: 'file', path, bytes: await writeOutput(path, result.text, { force, signal: ctx.io.signal }) },
     ];
   }
-  const files: { filename: string; download: Download }[] = 'parts' in result ? result.parts : [result];
+  return deliverFiles(ctx, client, 'parts' in result ? result.parts : [result], flags, progress);
+}
+
+/** Each file into `-o DIR` under the server's name, else reported as its URL. */
+async function deliverFiles(
+  ctx: CommandContext,
+  client: Client,
+  files: { filename: string; download: Download }[],
+  flags: WaitFlags,
+  progress: (phase: string) => void,
+): Promise<OutputReport[]> {
   const outputs: OutputReport[] = [];
   for (const file of files) {
     const path = flags.output === undefined ? undefined : join(flags.output, file.filename);
-    outputs.push(await deliver(ctx, client, file.download, path, force, progress));
+    outputs.push(await deliver(ctx, client, file.download, path, flags.force === true, progress));
   }
   return outputs;
 }

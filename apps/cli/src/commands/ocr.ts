@@ -2,9 +2,8 @@
 // to `<name>.txt` files. One request per image, run as a batch.
 import type { OcrResult } from '@pdn/sdk';
 import type { Command } from 'commander';
-import { closest } from '../closest.js';
-import { type Client, CommandContext, type Io } from '../context.js';
-import { UsageError } from '../errors.js';
+import { checkLanguage } from '../check-language.js';
+import { CommandContext, type Io } from '../context.js';
 import { describeInput, describeOutput } from '../format.js';
 import { examples } from '../help.js';
 import { checkInputs, UploadSource } from '../inputs.js';
@@ -107,25 +106,6 @@ async function ocr(ctx: CommandContext, images: string[], flags: OcrFlags): Prom
     },
     view: ocrView(target, images.length),
   });
-}
-
-/**
- * A mistyped language fails before any image is sent (issue #19), with the closest codes: the list
- * costs no call of the hourly quota (openapi.yaml, "Rate limits"), an OCR request refused for its
- * language would cost one per image.
- */
-async function checkLanguage(ctx: CommandContext, client: Client, language: string): Promise<void> {
-  const { languages } = await client.pdn.languages({ signal: ctx.io.signal });
-  const codes = languages.map((entry) => entry.code);
-  const unknown = language.split('+').filter((code) => !codes.includes(code));
-  if (unknown.length === 0) return;
-  const problems = unknown.map((code) => {
-    const near = closest(code, codes);
-    return `unknown OCR language "${code}"${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`;
-  });
-  throw new UsageError(
-    `${problems.join('\n')}\n\`pdn languages\` lists the ${codes.length} codes this server accepts.`,
-  );
 }
 
 function ocrView(target: OutputTarget, count: number): HumanView {

@@ -2,7 +2,10 @@
 // limits, as async interfaces that expose no connection types (STYLE.md 14). The HTTP layer and the
 // admin command use only this; each backend (today SQLite, under sqlite/) supplies the stores, and
 // composeAccounts() puts the one policy of each (expiry, windows, token handling) above them.
+import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { JobStore } from '../jobs/job-store.js';
+import type { DeliveryStore } from '../webhooks/delivery-store.js';
+import { type WebhookSecretStore, WebhookSecrets } from '../webhooks/webhook-secrets.js';
 import type { ApiKeyStore } from './api-keys.js';
 import { type RateEventStore, RateLimiter } from './rate-limiter.js';
 import { type SessionLimits, type SessionStore, Sessions } from './sessions.js';
@@ -45,6 +48,11 @@ export interface AccountStores {
   rateEvents: RateEventStore;
   /** Jobs live in the same database (issue #13); the runner (jobs/runner.ts) holds their policy. */
   jobs: JobStore;
+  /** Idempotency-Key records (issue #14); http/middleware/idempotency.ts holds their policy. */
+  idempotency: IdempotencyStore;
+  /** Webhook secrets and deliveries (issue #14); webhooks/ holds their policy. */
+  webhookSecrets: WebhookSecretStore;
+  deliveries: DeliveryStore;
   close(): Promise<void>;
 }
 
@@ -56,6 +64,9 @@ export interface Accounts {
   signInLinks: SignInLinks;
   rateLimiter: RateLimiter;
   jobs: JobStore;
+  idempotency: IdempotencyStore;
+  webhookSecrets: WebhookSecrets;
+  deliveries: DeliveryStore;
   close(): Promise<void>;
 }
 
@@ -77,6 +88,9 @@ export function composeAccounts(stores: AccountStores, options: AccountsOptions 
     signInLinks: new SignInLinks(stores.signInLinks, now),
     rateLimiter: new RateLimiter(stores.rateEvents, now),
     jobs: stores.jobs,
+    idempotency: stores.idempotency,
+    webhookSecrets: new WebhookSecrets(stores.webhookSecrets, now),
+    deliveries: stores.deliveries,
     close: () => stores.close(),
   };
 }

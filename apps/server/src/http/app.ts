@@ -11,9 +11,11 @@ import { accountArea } from './account/area.js';
 import { clientGone } from './client-gone.js';
 import type { AppDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
+import { callbackUrl, withCallbackField } from './middleware/callback-url.js';
 import { cors } from './middleware/cors.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
 import { httpRules } from './middleware/http-rules.js';
+import { idempotency } from './middleware/idempotency.js';
 import { jobCap } from './middleware/job-cap.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
@@ -51,20 +53,34 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // calls that do document work are `counted` (a job once, when submitted, after the cap on unfinished
   // jobs); calls that only read facts are `uncounted`, so a Free user can list languages and poll
   // jobs without spending a request (issues #13, #19).
+  // An Idempotency-Key (issue #14) decides whether a submission is counted at all: a repeated one is
+  // answered from the first without being counted or capped, so the idempotency middleware runs the
+  // counting and the upload itself, and only for a request it lets through as new.
+  const uncounted: Middleware<AppState>[] = [auth(accounts)];
   const counted: Middleware<AppState>[] = [
-    auth(accounts),
     jobCap(accounts, config.uploadLimits),
     rateLimit(accounts, config.uploadLimits),
   ];
-  const uncounted: Middleware<AppState>[] = [auth(accounts)];
-  const multipart = (parts: PartsSpec) =>
-    uploads(parts, { workDirs: storage.workDirs, uploadLimits: config.uploadLimits });
+  const submission = (parts: PartsSpec): Middleware<AppState>[] => [
+    auth(accounts),
+    idempotency(
+      { accounts, jobs, uploadLimits: config.uploadLimits, waitMs: config.idempotencyWaitMs },
+      {
+        counted,
+        read: uploads(withCallbackField(parts), {
+          workDirs: storage.workDirs,
+          uploadLimits: config.uploadLimits,
+        }),
+      },
+    ),
+    callbackUrl(config.webhookAllowPrivate),
+  ];
 
-  router.post('/api/v1/compress', ...counted, multipart(compressParts), compressRoute(jobs));
-  router.post('/api/v1/merge', ...counted, multipart(mergeParts), mergeRoute(jobs, config.uploadLimits));
-  router.post('/api/v1/split', ...counted, multipart(splitParts), splitRoute(jobs, config.uploadLimits));
-  router.post('/api/v1/ocr', ...counted, multipart(ocrParts), ocrRoute(jobs));
-  router.post('/api/v1/ocr/pdf', ...counted, multipart(ocrPdfParts), ocrPdfRoute(jobs));
+  router.post('/api/v1/compress', ...submission(compressParts), compressRoute(jobs));
+  router.post('/api/v1/merge', ...submission(mergeParts), mergeRoute(jobs, config.uploadLimits));
+  router.post('/api/v1/split', ...submission(splitParts), splitRoute(jobs, config.uploadLimits));
+  router.post('/api/v1/ocr', ...submission(ocrParts), ocrRoute(jobs));
+  router.post('/api/v1/ocr/pdf', ...submission(ocrPdfParts), ocrPdfRoute(jobs));
   router.get('/api/v1/jobs', ...uncounted, listJobsRoute(accounts, jobs));
   router.get('/api/v1/jobs/:id', ...uncounted, getJobRoute(accounts, jobs));
   router.delete('/api/v1/jobs/:id', ...uncounted, cancelJobRoute(accounts, jobs));

@@ -12,6 +12,10 @@ export interface AppState {
   principal?: Principal;
   /** Set by the uploads middleware on multipart routes. */
   upload?: Upload;
+  /** Set by the callback-url middleware when an asynchronous submission names one (issue #14). */
+  callbackUrl?: string;
+  /** Set by the idempotency middleware for the first request with its key: ties the key to the job. */
+  idempotency?: { bind(jobId: string): Promise<void> };
   /** Set by the drain middleware: aborted when a stopping server gives up on this request. */
   shutdown?: AbortSignal;
   /** Set by the account area (account/area.ts) on every /account request. */

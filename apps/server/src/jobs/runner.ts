@@ -20,12 +20,22 @@ import { jobView } from './job-view.js';
 import { MAX_ATTEMPTS, OUTPUT_KEEP_MS, RECORD_RETENTION_MS } from './retention.js';
 
 export interface Submission {
+  /** The job's id when the caller needs it before the job is stored (an Idempotency-Key, issue #14). */
+  id?: string;
   userId: number;
   operation: JobOperation;
   /** The uploads, in the operation's order; moved into the job's folder. */
   files: readonly OperationInput[];
   /** The operation's params, already checked by the route (stored as JSON). */
   params: unknown;
+  /** Where to POST the event when the job ends (issue #14), checked by the route. */
+  callbackUrl?: string | undefined;
+}
+
+/** Webhooks (webhooks/deliverer.ts), as the runner needs them: told before a job with a callback is stored, and of every job's end. */
+export interface JobCallbacks {
+  subscribe(jobId: string, userId: number, url: string): Promise<void>;
+  jobEnded(record: JobRecord): Promise<void>;
 }
 
 /** How a job ended, as the waiting synchronous call needs it. */
@@ -80,6 +90,7 @@ export interface RunnerDeps {
    * another process and are seen ending in the store.
    */
   parts?: RoleParts;
+  callbacks?: JobCallbacks;
   now?: () => number;
 }
 
@@ -239,13 +250,17 @@ export class JobRunner {
 
   async #enqueue(submission: Submission, mode: JobMode, log?: EngineLog) {
     const { store, files } = this.#deps;
-    const id = newJobId();
+    const id = submission.id ?? newJobId();
     // Only a synchronous call waits; registered before the job is stored, so no ending can be missed.
     const settled =
       mode === 'sync' ? new Promise<Settled>((resolve) => this.#waiters.set(id, resolve)) : undefined;
     if (log) this.#logs.set(id, log);
     let record: JobRecord;
     try {
+      if (submission.callbackUrl !== undefined) {
+        if (!this.#deps.callbacks) throw new Error('a callback_url needs the runner to have callbacks');
+        await this.#deps.callbacks.subscribe(id, submission.userId, submission.callbackUrl);
+      }
       const kept = await files.keep(id, submission.files);
       record = await store.create(
         {
@@ -384,6 +399,13 @@ export class JobRunner {
   async #ended(id: string, settled: Settled): Promise<void> {
     await this.#deps.files.remove(id);
     this.#settle(id, settled);
+    const { callbacks, log } = this.#deps;
+    if (settled.record && callbacks)
+      await callbacks
+        .jobEnded(settled.record)
+        .catch((error: unknown) =>
+          log.error('recording a job end for its webhook failed', { job_id: id, error }),
+        );
   }
 
   #settle(id: string, settled: Settled): void {

@@ -1,7 +1,7 @@
-// The four operations as requests (openapi.yaml: compress, merge, split, ocr): what the SDK checks
+// The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf): what the SDK checks
 // before sending (issue #4 "Validation before sending") and the multipart form. The synchronous
 // methods and `pdn.jobs.submit` send the same requests, so each is described once, here.
-import type { CompressionLevel } from '../api-types/index.js';
+import type { CompressionLevel, OcrPdfMode, OcrPdfOutputType } from '../api-types/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Uploadable } from '../uploads.js';
 import type { CallOptions, FormField } from './request.js';
@@ -28,6 +28,27 @@ export interface OcrParams extends CallOptions {
   image: Uploadable;
   /** An OCR language code such as `deu`, or several joined by `+`. `eng` on the server when omitted. */
   language?: string | undefined;
+  /** `words` adds every recognised word with its page, box and confidence (`words`); `text` when omitted. */
+  detail?: OcrDetail | undefined;
+}
+
+export type OcrDetail = 'text' | 'words';
+
+export interface OcrPdfParams extends CallOptions {
+  /** A PDF, or one image as `ocr` takes it (a multi-page TIFF is a document of its pages). */
+  file: Uploadable;
+  /** As for `ocr`: a code such as `deu`, or several joined by `+`. `eng` on the server when omitted. */
+  language?: string | undefined;
+  /** Pages that already have text: `skip` them (the server's default), `redo` an earlier OCR layer, `force` OCR of every page. */
+  mode?: OcrPdfMode | undefined;
+  /** Straighten pages scanned at an angle (re-encodes those pages). Needs OCRmyPDF on the server. */
+  deskew?: boolean | undefined;
+  /** Detect each page's orientation and turn it upright. */
+  rotate?: boolean | undefined;
+  /** Pages to read, as split's ranges: `'1-3,7'` or `['1-3', '7']`; all when omitted. */
+  pages?: string | string[] | undefined;
+  /** `pdf` (the server's default) or `pdfa` (PDF/A-2b). */
+  output?: OcrPdfOutputType | undefined;
 }
 
 /** What each operation takes, by its name in the API (openapi.yaml `JobOperation`). */
@@ -36,6 +57,7 @@ export interface OperationParams {
   merge: MergeParams;
   split: SplitParams;
   ocr: OcrParams;
+  ocr_pdf: OcrPdfParams;
 }
 
 export type Operation = keyof OperationParams;
@@ -48,6 +70,9 @@ export interface OperationRequest {
 }
 
 const levels: readonly CompressionLevel[] = ['low', 'medium', 'high'];
+const details: readonly OcrDetail[] = ['text', 'words'];
+const modes: readonly OcrPdfMode[] = ['skip', 'redo', 'force'];
+const outputTypes: readonly OcrPdfOutputType[] = ['pdf', 'pdfa'];
 const pdf = 'application/pdf';
 
 /** Checks `params` (throwing InvalidInputError) and describes the request that runs `operation`. */
@@ -65,9 +90,7 @@ export function operationRequest<O extends Operation>(
 
 const describers: { [O in Operation]: (params: OperationParams[O]) => OperationRequest } = {
   compress({ file, level, ...options }) {
-    if (level !== undefined && !levels.includes(level)) {
-      throw new InvalidInputError(`level must be one of ${levels.join(', ')}, got ${JSON.stringify(level)}`);
-    }
+    checkChoice('level', level, levels);
     return {
       url: '/api/v1/compress',
       options,
@@ -96,14 +119,7 @@ const describers: { [O in Operation]: (params: OperationParams[O]) => OperationR
   },
 
   split({ file, ranges, ...options }) {
-    const items = typeof ranges === 'string' ? [ranges] : Array.isArray(ranges) ? ranges : [];
-    // Only presence is checked here; the syntax and the page numbers are the server's to judge
-    // (STYLE.md principle 13: one boundary owns page ranges, and it knows the page count).
-    if (items.length === 0 || items.some((item) => typeof item !== 'string' || item.trim() === '')) {
-      throw new InvalidInputError(
-        'ranges is required: a string such as "1-3,5" or a list such as ["1-3", "5"] with no empty item',
-      );
-    }
+    const items = rangeItems('ranges', ranges, 'is required');
     return {
       url: '/api/v1/split',
       options,
@@ -114,10 +130,9 @@ const describers: { [O in Operation]: (params: OperationParams[O]) => OperationR
     };
   },
 
-  ocr({ image, language, ...options }) {
-    if (language !== undefined && (typeof language !== 'string' || language.trim() === '')) {
-      throw new InvalidInputError('language must be a non-empty language code such as "deu"');
-    }
+  ocr({ image, language, detail, ...options }) {
+    checkLanguage(language);
+    checkChoice('detail', detail, details);
     return {
       url: '/api/v1/ocr',
       options,
@@ -126,8 +141,72 @@ const describers: { [O in Operation]: (params: OperationParams[O]) => OperationR
           name: 'image',
           part: toUploadPart(image, { field: 'image', filename: 'image', type: 'application/octet-stream' }),
         },
-        ...(language === undefined ? [] : [{ name: 'language', value: language.trim() }]),
+        ...optionalFields({ language: language?.trim(), detail }),
+      ],
+    };
+  },
+
+  ocr_pdf({ file, language, mode, deskew, rotate, pages, output, ...options }) {
+    checkLanguage(language);
+    checkChoice('mode', mode, modes);
+    checkChoice('output', output, outputTypes);
+    for (const [name, value] of Object.entries({ deskew, rotate })) {
+      if (value !== undefined && typeof value !== 'boolean') {
+        throw new InvalidInputError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+      }
+    }
+    const items = pages === undefined ? undefined : rangeItems('pages', pages, 'when given must be');
+    return {
+      url: '/api/v1/ocr/pdf',
+      options,
+      form: () => [
+        // A PDF or an image, told apart by the server from its bytes: the part claims neither.
+        {
+          name: 'file',
+          part: toUploadPart(file, { field: 'file', filename: 'document', type: 'application/octet-stream' }),
+        },
+        ...optionalFields({
+          language: language?.trim(),
+          mode,
+          deskew: deskew === undefined ? undefined : String(deskew),
+          rotate: rotate === undefined ? undefined : String(rotate),
+          pages: items?.join(','),
+          output,
+        }),
       ],
     };
   },
 };
+
+/** A field the contract restricts to a list of values: absent, or one of them. */
+function checkChoice<T extends string>(name: string, value: T | undefined, choices: readonly T[]): void {
+  if (value !== undefined && !choices.includes(value)) {
+    throw new InvalidInputError(`${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+}
+
+function checkLanguage(language: string | undefined): void {
+  if (language !== undefined && (typeof language !== 'string' || language.trim() === '')) {
+    throw new InvalidInputError('language must be a non-empty language code such as "deu"');
+  }
+}
+
+/**
+ * Page ranges as one string or a list. Only presence is checked here; the syntax and the page
+ * numbers are the server's to judge (STYLE.md principle 13: one boundary owns page ranges, and it
+ * knows the page count).
+ */
+function rangeItems(name: string, ranges: string | string[], required: string): string[] {
+  const items = typeof ranges === 'string' ? [ranges] : Array.isArray(ranges) ? ranges : [];
+  if (items.length === 0 || items.some((item) => typeof item !== 'string' || item.trim() === '')) {
+    throw new InvalidInputError(
+      `${name} ${required}: a string such as "1-3,5" or a list such as ["1-3", "5"] with no empty item`,
+    );
+  }
+  return items;
+}
+
+/** The text fields that were given, in order; an absent one is not sent (the server's default applies). */
+function optionalFields(fields: Record<string, string | undefined>): FormField[] {
+  return Object.entries(fields).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value }]));
+}

@@ -46,6 +46,11 @@ export interface CallOptions {
   /** Sent with this call, over the client's `headers` (README, "Headers"). */
   headers?: HeadersInput | undefined;
   /**
+   * POSTs only: the call's `Idempotency-Key` (openapi.yaml, "Idempotency"). The SDK makes one per
+   * call when none is given; either way every retry of the call sends the same one.
+   */
+  idempotencyKey?: string | undefined;
+  /**
    * Uploads only: called as the request body goes out, with the bytes sent so far and the total.
    * Starts again from 0 when a retry resends the body. In browsers only at the start (0) and once
    * the server has answered (all of it): see upload-progress.ts.
@@ -94,10 +99,17 @@ export async function send<T>(
         )
       : spec.form;
   const replayable = (form ?? []).every((field) => !('part' in field) || field.part.reusable);
+  // Made once, before the loop (STYLE.md 21, issue #14): a retry after a lost answer then gets the
+  // first answer back instead of doing the work, and spending the quota, twice.
+  const idempotencyKey =
+    spec.method === 'POST' ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
 
   for (let retry = 1; ; retry++) {
     try {
-      return await attempt(transport, { ...spec, ...(form ? { form } : {}) }, timeoutMs, options);
+      return await attempt(transport, { ...spec, ...(form ? { form } : {}) }, timeoutMs, {
+        ...options,
+        idempotencyKey,
+      });
     } catch (error) {
       if (!replayable || retry > maxRetries || !shouldRetry(error)) throw error;
       const delayMs = retryDelay(error, retry, transport.maxRetryAfterMs);
@@ -188,6 +200,7 @@ function headersOf(transport: Transport, spec: RequestSpec<unknown>, options: Ca
     for (const [name, value] of extra) headers.set(name, value);
   }
   if (spec.authenticated) headers.set('authorization', `Bearer ${transport.apiKey}`);
+  if (options.idempotencyKey !== undefined) headers.set('idempotency-key', options.idempotencyKey);
   return headers;
 }
 

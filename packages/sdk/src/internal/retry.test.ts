@@ -31,6 +31,14 @@ describe('shouldRetry', () => {
     ['400', { given: new InvalidInputError('bad', { status: 400 }), want: false }],
     ['401', { given: new AuthenticationError('who', { status: 401 }), want: false }],
     ['405', { given: new ApiError('method_not_allowed', 'no', { status: 405 }), want: false }],
+    [
+      '409 idempotency_in_progress: the first attempt still runs',
+      { given: new ApiError('idempotency_in_progress', 'wait', { status: 409 }), want: true },
+    ],
+    [
+      '422 idempotency_key_reused',
+      { given: new ApiError('idempotency_key_reused', 'no', { status: 422 }), want: false },
+    ],
     ['refused by the SDK before sending', { given: new InvalidInputError('bad'), want: false }],
     ['caller abort', { given: new AbortError(), want: false }],
     ['a programming error', { given: new TypeError('x is undefined'), want: false }],

@@ -2,7 +2,8 @@
 // request.ts. Issue #4: retry 429, 5xx and connection errors; honour Retry-After up to a cap and
 // fail at once beyond it; otherwise exponential backoff with jitter; never retry a caller's abort.
 // Issue #11: a 503 waits for the envelope's hint (`error.retry_after_seconds`) under the same cap; a
-// 507 (the server's disk is full) is not retried: that seldom clears within a retry's wait.
+// 507 (the server's disk is full) is not retried: that seldom clears within a retry's wait. Issue #14:
+// a 409 `idempotency_in_progress` is retried, after backoff, with the call's same key.
 import { ApiError, ConnectionError, RateLimitError, ServiceUnavailableError } from '../errors.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -13,6 +14,8 @@ const maxBackoffMs = 8_000;
 export function shouldRetry(error: unknown): boolean {
   if (error instanceof ConnectionError) return true;
   if (!(error instanceof ApiError) || error.status === undefined) return false;
+  // 409 idempotency_in_progress: the same call's first attempt still runs; the retry gets its answer.
+  if (error.status === 409) return error.code === 'idempotency_in_progress';
   return error.status === 429 || (error.status >= 500 && error.status !== 507);
 }
 

@@ -7,11 +7,14 @@ import { migrate } from './migrations.js';
 import { PgApiKeys } from './pg-api-keys.js';
 import { PgAttempts } from './pg-attempts.js';
 import { PgDb } from './pg-db.js';
+import { PgDeliveries } from './pg-deliveries.js';
+import { PgIdempotency } from './pg-idempotency.js';
 import { PgJobs } from './pg-jobs.js';
 import { PgRateEvents } from './pg-rate-events.js';
 import { PgSessions } from './pg-sessions.js';
 import { PgSignInLinks } from './pg-sign-in-links.js';
 import { PgUsers } from './pg-users.js';
+import { PgWebhookSecrets } from './pg-webhook-secrets.js';
 
 /**
  * Brings the schema up to date, then the stores; close() leaves the pool to its owner. `jobOwner`
@@ -32,6 +35,9 @@ export async function openPostgresStores(
     signInLinks: new PgSignInLinks(db),
     rateEvents: new PgRateEvents(db),
     jobs: new PgJobs(db, jobOwner),
+    idempotency: new PgIdempotency(db),
+    webhookSecrets: new PgWebhookSecrets(db),
+    deliveries: new PgDeliveries(db),
     close: async () => {},
   };
 }

@@ -80,6 +80,38 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_owner_status_seq ON jobs (owner, status, seq);
    CREATE INDEX jobs_user_start ON jobs (user_id, start_seq);
    CREATE INDEX jobs_finished ON jobs (finished_at);`,
+  // Issue #14, as in SQLite: Idempotency-Key records, webhook secrets and deliveries.
+  `CREATE TABLE idempotency_keys (
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     key TEXT NOT NULL,
+     token TEXT NOT NULL,
+     fingerprint TEXT,
+     job_id TEXT,
+     created_at BIGINT NOT NULL,
+     PRIMARY KEY (user_id, key)
+   );
+   CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+   CREATE TABLE webhook_secrets (
+     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     secret TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     retired_at BIGINT
+   );
+   CREATE INDEX webhook_secrets_user ON webhook_secrets (user_id);
+   CREATE TABLE webhook_deliveries (
+     job_id TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     url TEXT NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('waiting', 'due', 'delivered', 'failed')),
+     event_id TEXT,
+     body TEXT,
+     attempts INTEGER NOT NULL,
+     next_attempt_at BIGINT,
+     created_at BIGINT NOT NULL
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+   CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);`,
 ];
 
 /** Brings the schema up to date; safe to run from any number of processes at once. */

@@ -2,8 +2,11 @@
 // machine's PostgreSQL (test-services.ts), dropped afterwards: parallel runs never meet.
 import pg from 'pg';
 import { describe } from 'vitest';
+import { idempotencyStoreContract } from '../../idempotency/idempotency-store.contract.js';
 import { jobStoreContract } from '../../jobs/job-store.contract.js';
 import { missingService, TEST_DATABASE_URL, uniqueName } from '../../test-services.js';
+import { deliveryStoreContract } from '../../webhooks/delivery-store.contract.js';
+import { webhookSecretsContract } from '../../webhooks/webhook-secrets.contract.js';
 import { apiKeysContract } from '../api-keys.contract.js';
 import type { Backend } from '../contract-harness.js';
 import { rateLimiterContract } from '../rate-limiter.contract.js';
@@ -54,4 +57,7 @@ describe.skipIf(missing !== undefined)('PostgreSQL accounts', () => {
   throttleContract(postgres);
   signInLinksContract(postgres);
   jobStoreContract(postgres);
+  idempotencyStoreContract(postgres);
+  webhookSecretsContract(postgres);
+  deliveryStoreContract(postgres);
 });

@@ -93,6 +93,39 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_status_seq ON jobs (status, seq);
    CREATE INDEX jobs_user_start ON jobs (user_id, start_seq);
    CREATE INDEX jobs_finished ON jobs (finished_at);`,
+  // Issue #14, Idempotency-Key: one row per user and key while it is remembered (24 hours).
+  `CREATE TABLE idempotency_keys (
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     key TEXT NOT NULL,
+     token TEXT NOT NULL,
+     fingerprint TEXT,
+     job_id TEXT,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (user_id, key)
+   );
+   CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);`,
+  // Issue #14, webhooks: each account's secrets (the current one has no retired_at), and one delivery
+  // per job submitted with a callback_url, from submission until forgotten with the job.
+  `CREATE TABLE webhook_secrets (
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     secret TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     retired_at INTEGER
+   );
+   CREATE INDEX webhook_secrets_user ON webhook_secrets (user_id);
+   CREATE TABLE webhook_deliveries (
+     job_id TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+     url TEXT NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('waiting', 'due', 'delivered', 'failed')),
+     event_id TEXT,
+     body TEXT,
+     attempts INTEGER NOT NULL,
+     next_attempt_at INTEGER,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+   CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);`,
 ];
 
 function databasePath(dataDir: string): string {

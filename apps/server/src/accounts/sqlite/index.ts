@@ -4,11 +4,14 @@ import { type AccountStores, type Accounts, type AccountsOptions, composeAccount
 import { openDatabase } from './database.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAttempts } from './sqlite-attempts.js';
+import { SqliteDeliveries } from './sqlite-deliveries.js';
+import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { SqliteJobs } from './sqlite-jobs.js';
 import { SqliteRateEvents } from './sqlite-rate-events.js';
 import { SqliteSessions } from './sqlite-sessions.js';
 import { SqliteSignInLinks } from './sqlite-sign-in-links.js';
 import { SqliteUsers } from './sqlite-users.js';
+import { SqliteWebhookSecrets } from './sqlite-webhook-secrets.js';
 
 export { hasDatabase } from './database.js';
 
@@ -23,6 +26,9 @@ export function openSqliteStores(dataDir: string, now: () => number = Date.now):
     signInLinks: new SqliteSignInLinks(db),
     rateEvents: new SqliteRateEvents(db),
     jobs: new SqliteJobs(db),
+    idempotency: new SqliteIdempotency(db),
+    webhookSecrets: new SqliteWebhookSecrets(db),
+    deliveries: new SqliteDeliveries(db),
     close: async () => {
       db.close();
     },

@@ -2,7 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { idempotencyStoreContract } from '../../idempotency/idempotency-store.contract.js';
 import { jobStoreContract } from '../../jobs/job-store.contract.js';
+import { deliveryStoreContract } from '../../webhooks/delivery-store.contract.js';
+import { webhookSecretsContract } from '../../webhooks/webhook-secrets.contract.js';
 import { apiKeysContract } from '../api-keys.contract.js';
 import type { Backend } from '../contract-harness.js';
 import { rateLimiterContract } from '../rate-limiter.contract.js';
@@ -34,3 +37,6 @@ sessionsContract(sqlite);
 throttleContract(sqlite);
 signInLinksContract(sqlite);
 jobStoreContract(sqlite);
+idempotencyStoreContract(sqlite);
+webhookSecretsContract(sqlite);
+deliveryStoreContract(sqlite);

@@ -17,6 +17,7 @@ import { signInForm, signInSubmit } from './routes/sign-in.js';
 import { signOutSubmit } from './routes/sign-out.js';
 import { signUpForm, signUpSubmit } from './routes/sign-up.js';
 import { usagePage } from './routes/usage.js';
+import { rotateWebhookSecret, webhooksPage } from './routes/webhooks.js';
 import { welcomeForm, welcomeSubmit } from './routes/welcome.js';
 import { loadViewer } from './viewer.js';
 
@@ -43,6 +44,8 @@ function accountRouter(deps: AreaDeps): Router<AppState> {
   router.get('/account/keys/:id/revoke', signedIn, revokeConfirm(deps));
   router.post('/account/keys/:id/revoke', signedIn, guard, revokeSubmit(deps));
   router.get('/account/usage', signedIn, usagePage(deps));
+  router.get('/account/webhooks', signedIn, webhooksPage(deps));
+  router.post('/account/webhooks/rotate', signedIn, guard, rotateWebhookSecret(deps));
   return router;
 }
 

@@ -3,7 +3,7 @@
 // (openapi.yaml, "Jobs"); without, the same job runs while the request waits, and the answer is the
 // operation's `data` or its error, as before jobs.
 import type { JobOperation } from '@pdn/api-types';
-import type { JobRunner } from '../../jobs/runner.js';
+import { type JobRunner, newJobId } from '../../jobs/runner.js';
 import type { OperationInput } from '../../operations/index.js';
 import { asksForJob } from '../prefer.js';
 import { sendData } from '../respond.js';
@@ -16,7 +16,14 @@ export async function submitOrRun(
   request: { operation: JobOperation; files: readonly OperationInput[]; params: unknown },
 ): Promise<void> {
   const upload = uploadOf(ctx);
-  const submission = { ...request, userId: principalOf(ctx).userId };
+  const submission = {
+    ...request,
+    id: newJobId(),
+    userId: principalOf(ctx).userId,
+    callbackUrl: ctx.state.callbackUrl,
+  };
+  // The key names the job before it exists, so a duplicate never finds it unbound once it runs.
+  await ctx.state.idempotency?.bind(submission.id);
   if (!asksForJob(ctx)) {
     sendData(ctx, await jobs.run(submission, upload.signal, upload.log));
     return;

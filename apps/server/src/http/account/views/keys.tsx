@@ -3,6 +3,7 @@
 // appears on KeyCreatedPage only, once, right after it is made.
 import { type ApiKeyRecord, KEY_NAME_MAX } from '../../../accounts/index.js';
 import { CsrfField, Layout, Notice, type Viewer } from './layout.js';
+import { SecretValue } from './secret-value.js';
 import { utc, When } from './time.js';
 
 function KindBadge(props: { kind: ApiKeyRecord['kind'] }) {
@@ -119,15 +120,7 @@ export function KeyCreatedPage(props: { viewer: Viewer; secret: string; record: 
         <p class="notice notice-warn">
           Copy it now: this is the only time the whole key is shown. The server keeps only a hash of it.
         </p>
-        <div class="secret">
-          <code id="new-key" class="key-value">
-            {secret}
-          </code>
-          <button type="button" class="primary" data-copy="new-key" hidden>
-            Copy
-          </button>
-        </div>
-        <p class="muted small" aria-live="polite" data-copy-status="new-key" />
+        <SecretValue id="new-key" value={secret} />
         <p class="muted small">Try it:</p>
         <pre class="mono small">
           <code>{`export PDN_API_KEY=${secret}\npdn status`}</code>

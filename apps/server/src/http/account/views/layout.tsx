@@ -3,7 +3,7 @@
 // Preact escapes every string it renders, so names and emails typed by users are shown as text.
 import type { ComponentChildren } from 'preact';
 
-export type Section = 'keys' | 'usage' | 'other';
+export type Section = 'keys' | 'usage' | 'webhooks' | 'other';
 
 export interface Viewer {
   email: string;
@@ -43,6 +43,9 @@ export function Layout(props: {
                 </a>
                 <a href="/account/usage" aria-current={current('usage')}>
                   Plan &amp; usage
+                </a>
+                <a href="/account/webhooks" aria-current={current('webhooks')}>
+                  Webhooks
                 </a>
                 <a href="/docs">API docs</a>
               </nav>

@@ -1,0 +1,23 @@
+// Rows of idempotency_keys as both SQL backends read them (accounts/sqlite/, accounts/postgres/).
+// created_at is milliseconds: a number from SQLite, a BIGINT string from node-postgres.
+import type { IdempotencyRecord } from './idempotency-store.js';
+
+export interface IdempotencyRow {
+  user_id: number;
+  key: string;
+  token: string;
+  fingerprint: string | null;
+  job_id: string | null;
+  created_at: number | string;
+}
+
+export function toIdempotencyRecord(row: IdempotencyRow): IdempotencyRecord {
+  return {
+    userId: row.user_id,
+    key: row.key,
+    token: row.token,
+    fingerprint: row.fingerprint,
+    jobId: row.job_id,
+    createdAt: Number(row.created_at),
+  };
+}

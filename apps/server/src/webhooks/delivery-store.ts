@@ -1,0 +1,45 @@
+// Webhook deliveries (openapi.yaml, "Webhooks", Delivery; issue #14): one per job submitted with a
+// `callback_url`, made at submission (`waiting`), due once the job ends with its event stored, then
+// attempted until delivered or out of attempts. An async interface with no connection type (STYLE.md
+// 14; SQLite in accounts/sqlite/sqlite-deliveries.ts, suite delivery-store.contract.ts); the retry
+// policy is deliverer.ts's.
+
+export type DeliveryState = 'waiting' | 'due' | 'delivered' | 'failed';
+
+export interface Delivery {
+  jobId: string;
+  userId: number;
+  url: string;
+  state: DeliveryState;
+  /** Set when due: the event's id and its JSON body, the same on every attempt. */
+  eventId: string | null;
+  body: string | null;
+  /** Attempts made so far. */
+  attempts: number;
+  /** Unix milliseconds: when the next attempt may start (while due). */
+  nextAttemptAt: number | null;
+}
+
+export interface DeliveryStore {
+  /** Records a job's callback URL before the job is stored. */
+  subscribe(jobId: string, userId: number, url: string, now: number): Promise<void>;
+  /** The job ended: its waiting delivery becomes due at `now` with this event. False if none was waiting. */
+  ready(jobId: string, event: { id: string; body: string }, now: number): Promise<boolean>;
+  /** Ids of the jobs whose deliveries still wait for their end (checked after a restart). */
+  waiting(): Promise<string[]>;
+  /**
+   * Atomically takes up to `limit` due deliveries whose time has come, counting the attempt and
+   * pushing their next attempt to `leaseUntil`, so no other process takes them meanwhile.
+   */
+  claimDue(now: number, leaseUntil: number, limit: number): Promise<Delivery[]>;
+  /** The outcome of the attempt just claimed: delivered, failed for good, or due again at `retryAt`. */
+  settle(
+    jobId: string,
+    outcome: { state: 'delivered' | 'failed' } | { state: 'due'; retryAt: number },
+  ): Promise<void>;
+  /** Drops a waiting delivery whose job will never end (it was never stored). */
+  drop(jobId: string): Promise<void>;
+  /** Forgets deliveries made at or before `before`. */
+  forget(before: number): Promise<void>;
+  get(jobId: string): Promise<Delivery | undefined>;
+}

@@ -28,11 +28,14 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkFormerDataFolder } from './data-folder.js';
 import { createLogger } from './logger.js';
 import { serveUntilSignalled } from './main.js';
+import { parseRole } from './role.js';
 
 const USAGE = `Usage: pdn-server <command>
 
 Commands:
-  start                                    Start the HTTP server (PORT, HOST, PDN_DATA_DIR, ...)
+  start [--role all|api|worker]            Start the server (PORT, HOST, PDN_DATA_DIR, ...): all of it
+                                           (default), or one role of a scaled-out deployment, which
+                                           needs the shared backends (README "Scaling out")
   keys create --user USER [--name NAME] [--plan PLAN] [--test]
                                            Create an API key (and the user, on PLAN, if new);
                                            the key is the last line printed
@@ -55,8 +58,17 @@ keys create makes). Links start with PDN_PUBLIC_URL, else the address the server
 All commands use the data folder PDN_DATA_DIR (default $XDG_DATA_HOME/pdn, else ~/.local/share/pdn),
 also while the server runs. Only start creates its database.`;
 
-type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email' | 'from' | 'rotate';
-const OPTION_NAMES: readonly OptionName[] = ['user', 'plan', 'test', 'name', 'email', 'from', 'rotate'];
+type OptionName = 'user' | 'plan' | 'test' | 'name' | 'email' | 'from' | 'rotate' | 'role';
+const OPTION_NAMES: readonly OptionName[] = [
+  'user',
+  'plan',
+  'test',
+  'name',
+  'email',
+  'from',
+  'rotate',
+  'role',
+];
 
 /**
  * What each command takes: its positional arguments, by name, and its options. Anything else is a
@@ -64,7 +76,7 @@ const OPTION_NAMES: readonly OptionName[] = ['user', 'plan', 'test', 'name', 'em
  * `keys list extra` exited 0).
  */
 const COMMANDS: Readonly<Record<string, { args: readonly string[]; options: readonly OptionName[] }>> = {
-  start: { args: [], options: [] },
+  start: { args: [], options: ['role'] },
   'keys create': { args: [], options: ['user', 'plan', 'test', 'name'] },
   'keys list': { args: [], options: ['user'] },
   'keys revoke': { args: ['ID'], options: [] },
@@ -91,6 +103,7 @@ function parse(args: string[]) {
         email: { type: 'string' },
         rotate: { type: 'boolean' },
         from: { type: 'string' },
+        role: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -202,7 +215,8 @@ async function main(argv: string[]): Promise<void> {
   const args = group === 'start' ? positionals.slice(1) : rest;
   checkUsage(command, args, values);
   if (command === 'start') {
-    const config = loadConfig();
+    const loaded = loadConfig();
+    const config = { ...loaded, role: parseRole(values.role, loaded.backends) };
     checkFormerDataFolder(config.dataDir, process.cwd());
     await serveUntilSignalled(config, createLogger(config.logLevel, undefined, config.logFormat));
     return;

@@ -5,6 +5,7 @@ import { availableParallelism, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type BackendConfig, backendConfig } from './backends/backend-config.js';
 import { ConfigError } from './config-error.js';
+import type { Role } from './role.js';
 
 export { ConfigError };
 
@@ -65,6 +66,8 @@ export interface Config {
   account: AccountConfig;
   /** Embedded (SQLite, outputs folder) or shared (PostgreSQL, Redis, S3); issue #15. */
   backends: BackendConfig;
+  /** `pdn-server start --role` (issue #16, role.ts): `all` unless the command line says otherwise. */
+  role: Role;
 }
 
 export interface AccountConfig {
@@ -221,5 +224,6 @@ export function loadConfig(env: Env = process.env): Config {
       ...(base === undefined ? {} : { publicUrl: base }),
     },
     backends: backendConfig(env, signingSecret !== undefined),
+    role: 'all',
   };
 }

@@ -20,8 +20,15 @@ import { JobFiles } from './jobs/job-files.js';
 import { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
 import { createOperations } from './operations/index.js';
+import { partsOf } from './role.js';
 import { openStorage } from './storage/index.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
+
+/** A process of `--role worker` (issue #16): runs jobs, binds no port. */
+export interface RunningWorker {
+  /** Stops claiming jobs and interrupts the running ones (back to the queue), then closes everything. */
+  close(): Promise<void>;
+}
 
 export interface RunningServer {
   /** `http://127.0.0.1:3000`: the address actually bound (the real port when PORT=0). */
@@ -143,6 +150,71 @@ function urlOf(server: Server): string {
   return `http://${host}:${address.port}`;
 }
 
+/**
+ * The composition (STYLE.md 19): backends, storage, engines and the job runner, each part started
+ * only where the role plays it (role.ts), each cleanup registered as it opens.
+ */
+async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
+  const parts = partsOf(config.role);
+  const { accounts, sharedOutputs } = await openBackends(config, log, cleanups);
+  const storage = await openStorage({
+    dataDir: config.dataDir,
+    signingSecret: config.signingSecret,
+    log,
+    ...(sharedOutputs === undefined ? {} : { shared: sharedOutputs }),
+    role: { sweeps: parts.sweeper, sharesDataDir: config.role !== 'all' },
+  });
+  cleanups.add('output sweeper', () => storage.close());
+  const engines = await buildEngines(config, log);
+  cleanups.add('OCR engine', () => engines.ocr.close());
+  // Webhooks (issue #14) show the job as the runner does, and the runner tells them of each end.
+  const webhooks: WebhookDeliverer = new WebhookDeliverer({
+    deliveries: accounts.deliveries,
+    secrets: accounts.webhookSecrets,
+    jobs: accounts.jobs,
+    view: (record) => jobs.view(record),
+    log,
+    allowPrivate: config.webhookAllowPrivate,
+  });
+  // The runner starts as many jobs at once as the engines have CPU slots, so the fair order it
+  // picks is the order work really starts in (issue #13).
+  const jobs: JobRunner = new JobRunner({
+    store: accounts.jobs,
+    operations: createOperations(engines),
+    files: await JobFiles.open(config.dataDir),
+    downloads: storage.downloads,
+    slots: config.jobConcurrency,
+    log,
+    callbacks: webhooks,
+    parts,
+  });
+  await jobs.start();
+  // A worker's running jobs get the grace period to finish (issue #16); elsewhere the HTTP drain gave it.
+  cleanups.add('job runner', () => jobs.close(parts.http ? 0 : config.shutdownGraceMs));
+  await webhooks.start();
+  cleanups.add('webhook deliverer', () => webhooks.close());
+  log.info('role', { role: config.role, ...parts });
+  return { accounts, storage, engines, jobs };
+}
+
+/** `--role worker`: runs the jobs of its data folder's API processes; no HTTP. */
+export async function startWorker(
+  config: Config,
+  log: Logger,
+  print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
+): Promise<RunningWorker> {
+  const cleanups = new Cleanups(log);
+  try {
+    await openParts(config, log, cleanups);
+  } catch (error) {
+    await cleanups.run();
+    throw error;
+  }
+  // Scripts wait for this line as they wait for "listening" on the other roles.
+  print(`pdn worker running on ${config.dataDir}`);
+  return { close: () => cleanups.run() };
+}
+
 export async function startServer(
   config: Config,
   log: Logger,
@@ -150,40 +222,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const cleanups = new Cleanups(log);
   try {
-    const { accounts, sharedOutputs } = await openBackends(config, log, cleanups);
-    const storage = await openStorage({
-      dataDir: config.dataDir,
-      signingSecret: config.signingSecret,
-      log,
-      ...(sharedOutputs === undefined ? {} : { shared: sharedOutputs }),
-    });
-    cleanups.add('output sweeper', () => storage.close());
-    const engines = await buildEngines(config, log);
-    cleanups.add('OCR engine', () => engines.ocr.close());
-    // Webhooks (issue #14) show the job as the runner does, and the runner tells them of each end.
-    const webhooks: WebhookDeliverer = new WebhookDeliverer({
-      deliveries: accounts.deliveries,
-      secrets: accounts.webhookSecrets,
-      jobs: accounts.jobs,
-      view: (record) => jobs.view(record),
-      log,
-      allowPrivate: config.webhookAllowPrivate,
-    });
-    // The runner starts as many jobs at once as the engines have CPU slots, so the fair order it
-    // picks is the order work really starts in (issue #13).
-    const jobs: JobRunner = new JobRunner({
-      store: accounts.jobs,
-      operations: createOperations(engines),
-      files: await JobFiles.open(config.dataDir),
-      downloads: storage.downloads,
-      slots: config.jobConcurrency,
-      log,
-      callbacks: webhooks,
-    });
-    await jobs.start();
-    cleanups.add('job runner', () => jobs.close());
-    await webhooks.start();
-    cleanups.add('webhook deliverer', () => webhooks.close());
+    const { accounts, storage, engines, jobs } = await openParts(config, log, cleanups);
 
     const drain = new Drain();
     const server = createHttpServer(createApp({ config, accounts, storage, engines, jobs, log, drain }), log);
@@ -230,7 +269,7 @@ export async function startServer(
 
 /** Starts the server and stops it gracefully on SIGINT or SIGTERM; resolves once it has stopped. */
 export async function serveUntilSignalled(config: Config, log: Logger): Promise<void> {
-  const running = await startServer(config, log);
+  const running = config.role === 'worker' ? await startWorker(config, log) : await startServer(config, log);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       // On stdout beside the "listening" line, whatever the log level: whoever watches the process

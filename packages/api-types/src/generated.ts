@@ -655,6 +655,13 @@ export interface components {
         HealthResult: {
             /** @constant */
             status: "ok";
+            /**
+             * @description What this process plays (`pdn-server start --role`): `all` (the whole server in one
+             *     process, the default), `api` (HTTP; its jobs run in worker processes) or `worker`. See
+             *     the server README, "Scaling out".
+             * @enum {string}
+             */
+            role: "all" | "api" | "worker";
             /** @description The engine each operation uses, as detected at start-up (or forced by the operator). */
             engines: {
                 pdf: components["schemas"]["EngineInfo"];
@@ -2356,6 +2363,7 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "status": "ok",
+                     *         "role": "all",
                      *         "engines": {
                      *           "pdf": {
                      *             "name": "qpdf",

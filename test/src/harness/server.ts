@@ -28,6 +28,10 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** How long to wait for the "listening" line before giving up. */
   startTimeoutMs?: number;
+  /** `pdn-server start --role` (issue #16); a worker has no `baseUrl`. Default: no flag (`all`). */
+  role?: 'all' | 'api' | 'worker';
+  /** Another server's data folder, for processes of one deployment sharing it; default: its own. */
+  dataDir?: string;
 }
 
 export interface KeyOptions {
@@ -45,6 +49,8 @@ export interface AdminResult {
 
 /** The line `pdn-server start` prints once it accepts connections (issue #2, `npm start`). */
 const LISTENING = /pdn server listening on (http:\/\/\S+?)\/?(?:\s|$)/;
+/** What a `--role worker` process prints instead: it binds no port. */
+const WORKER_RUNNING = /pdn worker running on /;
 const KEY_FORMAT = /^pdn_(live|test)_[0-9a-f]{32}$/;
 /** Key ids as the accounts module writes them (`key_` + hex), never the secret key itself. */
 const KEY_ID = /\bkey_[0-9a-f]+\b/g;
@@ -68,6 +74,8 @@ export class TestServer {
     readonly signingSecret: string,
     /** The whole environment the server runs with. */
     readonly env: Readonly<Record<string, string>>,
+    /** The arguments after `start`. */
+    readonly startArgs: readonly string[],
   ) {}
 
   static async start(options: StartOptions = {}): Promise<TestServer> {
@@ -77,7 +85,7 @@ export class TestServer {
       );
     }
     const rootDir = await mkdtemp(join(tmpdir(), 'pdn-e2e-'));
-    const dataDir = join(rootDir, 'data');
+    const dataDir = options.dataDir ?? join(rootDir, 'data');
     const tmpDir = join(rootDir, 'tmp');
     await mkdir(tmpDir);
     const signingSecret = randomBytes(32).toString('hex');
@@ -92,7 +100,8 @@ export class TestServer {
       TMPDIR: tmpDir,
       ...options.env,
     };
-    const server = new TestServer(rootDir, dataDir, tmpDir, signingSecret, env);
+    const startArgs = options.role === undefined ? [] : ['--role', options.role];
+    const server = new TestServer(rootDir, dataDir, tmpDir, signingSecret, env, startArgs);
     try {
       await server.#spawn(options.startTimeoutMs ?? 30_000);
     } catch (error) {
@@ -224,7 +233,7 @@ export class TestServer {
   async #spawn(timeoutMs: number): Promise<void> {
     this.#output = '';
     this.#exit = undefined;
-    const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
+    const child = spawn(process.execPath, [SERVER_BIN, 'start', ...this.startArgs], {
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -239,8 +248,8 @@ export class TestServer {
       const onData = (chunk: Buffer) => {
         this.#output = (this.#output + chunk.toString('utf8')).slice(-KEPT_OUTPUT_CHARS);
         if (listening) return;
-        const match = LISTENING.exec(this.#output);
-        if (match?.[1]) {
+        const match = LISTENING.exec(this.#output) ?? WORKER_RUNNING.exec(this.#output);
+        if (match) {
           listening = true;
           clearTimeout(timer);
           child.off('exit', onExit);
@@ -248,7 +257,7 @@ export class TestServer {
           child.once('exit', (code, signal) => {
             if (this.#child === child) this.#exit = `exited unexpectedly (code ${code}, signal ${signal})`;
           });
-          resolve(match[1]);
+          resolve(match[1] ?? '');
         }
       };
       const onExit = (code: number | null, signal: NodeJS.Signals | null) =>

@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Asking what is left must not spend a request (issue #12).
   router.get('/api/v1/account', ...uncounted, accountRoute(accounts, config.uploadLimits));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
-  router.get('/healthz', healthRoute(engines, storage));
+  router.get('/healthz', healthRoute(engines, storage, config.role));
   router.get('/readyz', readyRoute(accounts, storage, config.dataDir));
   router.get('/metrics', metricsRoute(config.dataDir, config.metricsToken));
   router.get('/openapi.json', openapiRoute());

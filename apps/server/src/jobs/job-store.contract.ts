@@ -115,17 +115,27 @@ export function jobStoreContract(backend: Backend): void {
       ];
       await jobs().claimNext(f.clock); // once: attempt 1
       await jobs().claimNext(f.clock); // twice: attempt 1
-      await jobs().recover(2, { code: 'internal_error', message: 'x' }, f.clock);
+      await jobs().recover(2, { code: 'internal_error', message: 'x' }, f.clock, true);
       // Both went back to the queue; `twice` now starts its second attempt and is interrupted again.
       expect(await claimAll()).toEqual([once.id, twice.id, waiting.id]);
       await jobs().release(once.id);
       const error = { code: 'internal_error', message: 'interrupted twice' } as const;
-      const recovery = await (await f.again()).jobs.recover(2, error, f.clock);
+      const recovery = await (await f.again()).jobs.recover(2, error, f.clock, true);
       expect(recovery).toEqual({ canceled: [], failed: [twice.id], requeued: [waiting.id] });
       expect(await jobs().get(twice.id)).toMatchObject({ status: 'failed', error, attempts: 2 });
       expect(await jobs().get(once.id)).toMatchObject({ status: 'queued', attempts: 1 });
       expect(await jobs().get(sync.id)).toMatchObject({ status: 'canceled' });
       expect((await jobs().unfinishedIds()).sort()).toEqual([once.id, waiting.id].sort());
+    });
+
+    it('after a worker crash (issue #16): synchronous jobs, whose callers wait elsewhere, run again too', async () => {
+      const ada = await user('ada');
+      const [running, waiting] = [await submit(ada, 'sync'), await submit(ada, 'sync')];
+      await jobs().claimNext(f.clock);
+      const error = { code: 'internal_error', message: 'x' } as const;
+      const recovery = await (await f.again()).jobs.recover(2, error, f.clock, false);
+      expect(recovery).toEqual({ canceled: [], failed: [], requeued: [running.id] });
+      expect(await claimAll()).toEqual([running.id, waiting.id]);
     });
 
     it('forgets jobs finished at or before the cut-off', async () => {

@@ -95,8 +95,17 @@ export interface JobStore {
   finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined>;
   /** A running job this process gives back unfinished (graceful shutdown): queued, the attempt not counted. */
   release(id: string): Promise<void>;
-  /** After a crash: see Recovery. Call once at start, before the first claimNext(). */
-  recover(maxAttempts: number, interruptedError: JobError, now: number): Promise<Recovery>;
+  /**
+   * After a crash: see Recovery. Call once at start, before the first claimNext(). `callersGone`:
+   * the synchronous callers of this folder's jobs waited in the stopped process (role `all`), so their
+   * jobs are canceled; false where they wait in API processes still running (issue #16: a worker).
+   */
+  recover(
+    maxAttempts: number,
+    interruptedError: JobError,
+    now: number,
+    callersGone: boolean,
+  ): Promise<Recovery>;
   /** Forgets jobs finished at or before `before`; returns their ids. */
   forget(before: number): Promise<string[]>;
   /** Ids of every job not finished (to tell the job folders worth keeping). */

@@ -10,6 +10,7 @@ import { openSqliteAccounts } from '../accounts/sqlite/index.js';
 import { InvalidInputError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import type { Operation, Operations } from '../operations/index.js';
+import { partsOf, type Role } from '../role.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { JobFiles } from './job-files.js';
 import { JobRunner } from './runner.js';
@@ -18,17 +19,29 @@ import { JobRunner } from './runner.js';
 function heldOperation() {
   const started: string[] = [];
   let release = (_value: unknown) => {};
+  let onStop = () => {};
+  /** Resolves when a run is stopped through its signal. */
+  const stopped = new Promise<void>((resolve) => {
+    onStop = resolve;
+  });
   const operation: Operation = {
     name: 'ocr',
     run: (_inputs, params, work) =>
       new Promise((resolve, reject) => {
         started.push(String((params as { tag: string }).tag));
         release = resolve;
-        work.signal.addEventListener('abort', () => reject(work.signal.reason), { once: true });
+        work.signal.addEventListener(
+          'abort',
+          () => {
+            onStop();
+            reject(work.signal.reason);
+          },
+          { once: true },
+        );
       }),
     resign: (result) => result,
   };
-  return { operation, started, release: (value: unknown) => release(value) };
+  return { operation, started, stopped, release: (value: unknown) => release(value) };
 }
 
 describe('JobRunner', () => {
@@ -54,7 +67,7 @@ describe('JobRunner', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function runner(operation: Operation): Promise<JobRunner> {
+  async function runner(operation: Operation, role: Role = 'all'): Promise<JobRunner> {
     const operations = {
       compress: operation,
       merge: operation,
@@ -69,6 +82,7 @@ describe('JobRunner', () => {
       downloads: storage.downloads,
       slots: 1,
       log,
+      parts: partsOf(role),
     });
     runners.push(made);
     await made.start();
@@ -91,6 +105,44 @@ describe('JobRunner', () => {
     expect(await readdir(join(dataDir, 'jobs'))).toEqual([]);
   });
 
+  it('answers a synchronous call taken by an API runner once a worker runner has run it (issue #16)', async () => {
+    const api = await runner(
+      { name: 'ocr', run: () => Promise.reject(new Error('not here')), resign: (r) => r },
+      'api',
+    );
+    const ok: Operation = {
+      name: 'ocr',
+      run: async (_inputs, params) => {
+        if ((params as { tag: string }).tag === 'bad') throw new InvalidInputError('not an image');
+        return { text: 'from the worker' };
+      },
+      resign: (result) => result,
+    };
+    const answered = api.run(submission('a'), new AbortController().signal);
+    const refused = api.run(submission('bad'), new AbortController().signal);
+    await runner(ok, 'worker');
+    expect(await answered).toEqual({ text: 'from the worker' });
+    await expect(refused).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_input',
+      message: 'not an image',
+    });
+  });
+
+  it('stops the tools of a job running in a worker runner when an API runner cancels it', async () => {
+    const api = await runner(
+      { name: 'ocr', run: () => Promise.reject(new Error('not here')), resign: (r) => r },
+      'api',
+    );
+    const held = heldOperation();
+    await runner(held.operation, 'worker');
+    const job = await api.submit(submission('long'));
+    while (held.started.length === 0) await settle();
+    expect((await api.cancel(job.id))?.status).toBe('canceled');
+    await held.stopped;
+    expect(await accounts.jobs.get(job.id)).toMatchObject({ status: 'canceled' });
+  });
+
   it('cancels a synchronous job whose caller goes away, and a queued job before it starts', async () => {
     const held = heldOperation();
     const jobs = await runner(held.operation);
@@ -107,6 +159,21 @@ describe('JobRunner', () => {
       'canceled',
     ]);
     expect(await readdir(join(dataDir, 'jobs'))).toEqual([]);
+  });
+
+  it('lets a worker runner’s running job finish within the grace period on stop, and starts no new one', async () => {
+    const held = heldOperation();
+    const worker = await runner(held.operation, 'worker');
+    const api = await runner(held.operation, 'api');
+    const running = await api.submit(submission('running'));
+    while (held.started.length === 0) await settle();
+    const closed = worker.close(60_000);
+    const queued = await api.submit(submission('queued'));
+    held.release({ text: 'finished' });
+    await closed;
+    expect(await accounts.jobs.get(running.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await accounts.jobs.get(queued.id)).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(held.started).toEqual(['running']);
   });
 
   it('gives a running job back to the queue on a graceful stop; the next start runs it', async () => {

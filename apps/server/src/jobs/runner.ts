@@ -5,13 +5,16 @@
 // them (synchronous calls get the operation's own result or error back), and the restart rules.
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, JobProgress } from '@pdn/api-types';
 import { withToolLog } from '../engines/tool-log.js';
 import type { Logger } from '../logger.js';
 import { jobQueueWait, jobsFinished, jobsRunning } from '../metrics.js';
 import type { OperationInput, Operations } from '../operations/index.js';
 import { publicError } from '../public-error.js';
+import type { RoleParts } from '../role.js';
 import { type Downloads, outputIdFor } from '../storage/index.js';
+import { errorOfJob } from './job-error.js';
 import type { JobFiles } from './job-files.js';
 import type { JobError, JobMode, JobOperation, JobOutcome, JobRecord, JobStore } from './job-store.js';
 import { jobView } from './job-view.js';
@@ -63,6 +66,13 @@ const ENGINE_LISTENERS = 32;
 const PUMP_RETRY_MS = 1_000;
 /** How often forgotten jobs are looked for. */
 const FORGET_INTERVAL_MS = 60_000;
+/**
+ * Jobs submitted and run in different processes (issue #16, `--role api` and `worker`): how often an
+ * API process looks whether the jobs it waits on ended, and a worker for new jobs and for cancels of
+ * the jobs it runs.
+ */
+const ENDINGS_POLL_MS = 250;
+const CLAIM_POLL_MS = 250;
 
 export function newJobId(): string {
   return `job_${randomBytes(16).toString('base64url')}`;
@@ -75,6 +85,12 @@ export interface RunnerDeps {
   downloads: Downloads;
   slots: number;
   log: Logger;
+  /**
+   * What this process's role does (role.ts; default all): `http` takes submissions, `runner` claims
+   * and runs jobs, `sweeper` forgets old ones. Without `runner`, the jobs waited on here end in
+   * another process and are seen ending in the store.
+   */
+  parts?: RoleParts;
   callbacks?: JobCallbacks;
   now?: () => number;
 }
@@ -91,26 +107,44 @@ export class JobRunner {
   #pumping = false;
   #pumpAgain = false;
   #closed = false;
+  /** Set once close() interrupts what still runs: a job failing before that (in the grace) fails. */
+  #interrupting = false;
   #forgetTimer: NodeJS.Timeout | undefined;
+  #endingsTimer: NodeJS.Timeout | undefined;
+  #claimTimer: NodeJS.Timeout | undefined;
+  readonly #parts: RoleParts;
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
+    this.#parts = deps.parts ?? { http: true, runner: true, sweeper: true };
   }
 
   /** Takes over what a stopped process left (openapi.yaml, "Jobs", Restarts), then starts running. */
   async start(): Promise<void> {
+    if (this.#parts.sweeper) {
+      this.#forgetTimer = setInterval(() => this.#forget(), FORGET_INTERVAL_MS);
+      this.#forgetTimer.unref();
+    }
+    if (!this.#parts.runner) return;
     const { store, files, log } = this.#deps;
-    const recovery = await store.recover(MAX_ATTEMPTS, INTERRUPTED, this.#now());
+    const recovery = await store.recover(MAX_ATTEMPTS, INTERRUPTED, this.#now(), this.#parts.http);
     if (recovery.requeued.length + recovery.failed.length + recovery.canceled.length > 0)
       log.info('jobs taken over after a restart', {
         requeued: recovery.requeued.length,
         failed: recovery.failed.length,
         canceled: recovery.canceled.length,
       });
-    await files.prune(new Set(await store.unfinishedIds()));
-    this.#forgetTimer = setInterval(() => this.#forget(), FORGET_INTERVAL_MS);
-    this.#forgetTimer.unref();
+    // Only where submissions are taken too: a worker pruning would remove the inputs an API process of
+    // its folder has just kept for a job it has not stored yet.
+    if (this.#parts.http) await files.prune(new Set(await store.unfinishedIds()));
+    else {
+      this.#claimTimer = setInterval(() => {
+        this.#pump();
+        void this.#stopCanceled();
+      }, CLAIM_POLL_MS);
+      this.#claimTimer.unref();
+    }
     this.#pump();
   }
 
@@ -133,6 +167,7 @@ export class JobRunner {
       };
       watchers.add(stop);
     });
+    this.#watchEndings();
     return { ended, stop };
   }
 
@@ -193,11 +228,23 @@ export class JobRunner {
     return this.#deps.store.get(id);
   }
 
-  /** Stops starting jobs and interrupts the running ones, which go back to the queue for the next start. */
-  async close(): Promise<void> {
+  /**
+   * Stops starting jobs, lets the running ones finish for up to `graceMs` (a worker's SIGTERM, issue
+   * #16; 0 elsewhere, where the HTTP drain gave synchronous calls their grace), then interrupts the
+   * rest, which go back to the queue for the next start.
+   */
+  async close(graceMs = 0): Promise<void> {
     this.#closed = true;
     clearInterval(this.#forgetTimer);
+    clearTimeout(this.#endingsTimer);
+    clearInterval(this.#claimTimer);
+    if (graceMs > 0 && this.#running.size > 0)
+      await Promise.race([
+        Promise.all([...this.#running.values()].map((job) => job.done)),
+        sleep(graceMs, undefined, { ref: false }),
+      ]);
     const running = [...this.#running.values()];
+    this.#interrupting = true;
     for (const job of running) job.controller.abort(new Error('server stopping'));
     await Promise.all(running.map((job) => job.done));
   }
@@ -233,11 +280,13 @@ export class JobRunner {
       throw error;
     }
     this.#pump();
+    this.#watchEndings();
     return { record, settled };
   }
 
   /** Starts queued jobs while slots are free; one pump at a time, re-run when asked meanwhile. */
   #pump(): void {
+    if (!this.#parts.runner) return;
     if (this.#pumping) {
       this.#pumpAgain = true;
       return;
@@ -273,8 +322,9 @@ export class JobRunner {
   }
 
   #launch(job: JobRecord): void {
-    // A synchronous job nobody here waits for any more (its caller was answered already) is not run.
-    if (job.mode === 'sync' && !this.#waiters.has(job.id)) {
+    // A synchronous job nobody here waits for any more (its caller was answered already) is not run;
+    // a worker (no HTTP) runs jobs whose callers wait in other processes.
+    if (this.#parts.http && job.mode === 'sync' && !this.#waiters.has(job.id)) {
       void this.#abandon(job.id, undefined);
       return;
     }
@@ -336,7 +386,7 @@ export class JobRunner {
       outcome = { status: 'succeeded', result };
       settled = { record: undefined, result };
     } catch (error) {
-      if (this.#closed && !running.canceled) {
+      if (this.#interrupting && !running.canceled) {
         // Interrupted by a shutdown, not by its owner: the next start runs it again (the attempt does not count).
         await store.release(job.id);
         this.#settle(job.id, { record: undefined, error });
@@ -372,6 +422,40 @@ export class JobRunner {
     const waiter = this.#waiters.get(id);
     this.#waiters.delete(id);
     waiter?.(settled);
+  }
+
+  /**
+   * Without a runner here (`--role api`), the jobs waited on run in a worker: their ends are read from
+   * the store every ENDINGS_POLL_MS while anyone waits, and answered as the runner would have.
+   */
+  #watchEndings(): void {
+    if (this.#parts.runner || this.#endingsTimer !== undefined || this.#closed) return;
+    this.#endingsTimer = setTimeout(async () => {
+      const ids = new Set([...this.#waiters.keys(), ...this.#watchers.keys()]);
+      for (const id of ids) {
+        const record = await this.#deps.store.get(id).catch(() => undefined);
+        if (record === undefined || record.finishedAt !== null) this.#settle(id, this.#settledOf(id, record));
+      }
+      this.#endingsTimer = undefined;
+      if (this.#waiters.size + this.#watchers.size > 0) this.#watchEndings();
+    }, ENDINGS_POLL_MS);
+  }
+
+  /** A worker: stops the tools of running jobs canceled through an API process. */
+  async #stopCanceled(): Promise<void> {
+    for (const [id, running] of this.#running) {
+      const record = await this.#deps.store.get(id).catch(() => undefined);
+      if (record?.status !== 'canceled' || running.canceled) continue;
+      running.canceled = true;
+      running.controller.abort(new Error('job canceled'));
+    }
+  }
+
+  #settledOf(id: string, record: JobRecord | undefined): Settled {
+    if (record?.status === 'succeeded') return { record, result: this.view(record).result };
+    if (record?.status === 'canceled') return { record, error: new Error('job canceled') };
+    if (record === undefined) this.#deps.log.warn('a job waited on is gone from the store', { job_id: id });
+    return { record, error: errorOfJob(record?.error ?? null) };
   }
 
   #forget(): void {

@@ -34,17 +34,27 @@ export async function openStorage(options: {
   log: Logger;
   /** Shared backends (issue #15): the bucket, and the lock that lets one process at a time sweep it. */
   shared?: { outputs: OutputStore; sweepLock: SweepLock };
+  /**
+   * Issue #16 (role.ts): whether this process sweeps (default yes), and whether other processes share
+   * its data folder, so its work area must be its own (default no).
+   */
+  role?: { sweeps: boolean; sharesDataDir: boolean };
 }): Promise<Storage> {
   const secret = await loadSigningSecret(options.dataDir, options.signingSecret);
   const store = options.shared?.outputs ?? (await FolderOutputStore.open(options.dataDir));
-  const stopSweeper = startSweeper(store, {
-    intervalMs: SWEEP_INTERVAL_MS,
-    log: options.log,
-    ...(options.shared === undefined ? {} : { lock: options.shared.sweepLock }),
-  });
+  const stopSweeper =
+    options.role?.sweeps === false
+      ? () => {}
+      : startSweeper(store, {
+          intervalMs: SWEEP_INTERVAL_MS,
+          log: options.log,
+          ...(options.shared === undefined ? {} : { lock: options.shared.sweepLock }),
+        });
   return {
     downloads: new Downloads(store, new UrlSigner(secret)),
-    workDirs: await WorkDirs.open(options.dataDir),
+    workDirs: options.role?.sharesDataDir
+      ? await WorkDirs.openOwn(options.dataDir)
+      : await WorkDirs.open(options.dataDir),
     isFull: () => isFull(options.dataDir),
     close: stopSweeper,
   };

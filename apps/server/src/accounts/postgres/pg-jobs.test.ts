@@ -64,7 +64,7 @@ describe.skipIf(missing !== undefined)('PostgreSQL jobs between processes', () =
     expect((await one.claimNext(200))?.id).toBe(running.id);
     expect(await two.claimNext(200)).toBeUndefined();
     const error = { code: 'internal_error', message: 'interrupted' } as const;
-    expect(await two.recover(2, error, 200)).toEqual({ canceled: [], failed: [], requeued: [] });
+    expect(await two.recover(2, error, 200, true)).toEqual({ canceled: [], failed: [], requeued: [] });
     expect(await two.unfinishedIds()).toEqual([]);
     expect(await two.get(running.id)).toMatchObject({ status: 'running' });
     expect((await one.unfinishedIds()).sort()).toEqual([running.id, waiting.id].sort());

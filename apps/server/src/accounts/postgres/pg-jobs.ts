@@ -113,14 +113,19 @@ export class PgJobs implements JobStore {
     );
   }
 
-  async recover(maxAttempts: number, interruptedError: JobError, now: number): Promise<Recovery> {
+  async recover(
+    maxAttempts: number,
+    interruptedError: JobError,
+    now: number,
+    callersGone: boolean,
+  ): Promise<Recovery> {
     // This folder's jobs only: another folder's running ones may be in a live process.
     return this.db.transaction(async (sql) => ({
       canceled: await ids(
         sql,
         `UPDATE jobs SET status = 'canceled', finished_at = $2
-          WHERE owner = $1 AND mode = 'sync' AND ${UNFINISHED}`,
-        [this.owner, now],
+          WHERE owner = $1 AND $3 AND mode = 'sync' AND ${UNFINISHED}`,
+        [this.owner, now, callersGone],
       ),
       failed: await ids(
         sql,

@@ -23,7 +23,12 @@ const UNFINISHED = "status IN ('queued', 'running')";
 
 export class SqliteJobs implements JobStore {
   private readonly claimTx: (now: number) => Row | undefined;
-  private readonly recoverTx: (maxAttempts: number, error: string, now: number) => Recovery;
+  private readonly recoverTx: (
+    maxAttempts: number,
+    error: string,
+    now: number,
+    callersGone: boolean,
+  ) => Recovery;
   private readonly forgetTx: (before: number) => string[];
 
   constructor(private readonly db: Db) {
@@ -44,25 +49,27 @@ export class SqliteJobs implements JobStore {
     });
     this.claimTx = (now) => claim.immediate(now);
 
-    const recover = db.transaction((maxAttempts: number, error: string, now: number): Recovery => {
-      const ids = (sql: string, params: Record<string, unknown>) =>
-        (db.prepare(`${sql} RETURNING id`).all(params) as { id: string }[]).map((row) => row.id);
-      return {
-        canceled: ids(
-          `UPDATE jobs SET status = 'canceled', finished_at = @now WHERE mode = 'sync' AND ${UNFINISHED}`,
-          {
-            now,
-          },
-        ),
-        failed: ids(
-          `UPDATE jobs SET status = 'failed', error = @error, finished_at = @now
+    const recover = db.transaction(
+      (maxAttempts: number, error: string, now: number, callersGone: boolean): Recovery => {
+        const ids = (sql: string, params: Record<string, unknown>) =>
+          (db.prepare(`${sql} RETURNING id`).all(params) as { id: string }[]).map((row) => row.id);
+        return {
+          canceled: ids(
+            `UPDATE jobs SET status = 'canceled', finished_at = @now
+            WHERE @callersGone = 1 AND mode = 'sync' AND ${UNFINISHED}`,
+            { now, callersGone: callersGone ? 1 : 0 },
+          ),
+          failed: ids(
+            `UPDATE jobs SET status = 'failed', error = @error, finished_at = @now
             WHERE status = 'running' AND attempts >= @maxAttempts`,
-          { error, now, maxAttempts },
-        ),
-        requeued: ids("UPDATE jobs SET status = 'queued' WHERE status = 'running'", {}),
-      };
-    });
-    this.recoverTx = (maxAttempts, error, now) => recover.immediate(maxAttempts, error, now);
+            { error, now, maxAttempts },
+          ),
+          requeued: ids("UPDATE jobs SET status = 'queued' WHERE status = 'running'", {}),
+        };
+      },
+    );
+    this.recoverTx = (maxAttempts, error, now, callersGone) =>
+      recover.immediate(maxAttempts, error, now, callersGone);
 
     const forget = db.transaction((before: number) =>
       (
@@ -143,8 +150,13 @@ export class SqliteJobs implements JobStore {
       .run(id);
   }
 
-  async recover(maxAttempts: number, interruptedError: JobError, now: number): Promise<Recovery> {
-    return this.recoverTx(maxAttempts, JSON.stringify(interruptedError), now);
+  async recover(
+    maxAttempts: number,
+    interruptedError: JobError,
+    now: number,
+    callersGone: boolean,
+  ): Promise<Recovery> {
+    return this.recoverTx(maxAttempts, JSON.stringify(interruptedError), now, callersGone);
   }
 
   async forget(before: number): Promise<string[]> {

@@ -1,18 +1,25 @@
-// GET /healthz (openapi.yaml operation `health`; issue #2): no auth, the engines chosen at start-up.
+// GET /healthz (openapi.yaml operation `health`; issue #2): no auth, the engines chosen at start-up
+// and the role the process plays (issue #16; a worker serves no HTTP, so never says `worker`).
 // A data folder out of space is `507 insufficient_storage` here too (issue #11, item 7): every call
 // that writes would fail, and a health check that says "ok" then misleads whoever routes traffic.
 import type { HealthResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
 import type { Engines } from '../../engines/types.js';
+import type { Role } from '../../role.js';
 import { insufficientStorage, type Storage } from '../../storage/index.js';
 import { sendData } from '../respond.js';
 import type { AppState } from '../state.js';
 
-export function healthRoute(engines: Engines, storage: Pick<Storage, 'isFull'>): Middleware<AppState> {
+export function healthRoute(
+  engines: Engines,
+  storage: Pick<Storage, 'isFull'>,
+  role: Role,
+): Middleware<AppState> {
   return async (ctx) => {
     if (await storage.isFull()) throw insufficientStorage();
     sendData<HealthResult>(ctx, {
       status: 'ok',
+      role,
       engines: {
         pdf: engines.pdf.info,
         compress: engines.compress.info,

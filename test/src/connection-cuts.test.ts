@@ -39,7 +39,9 @@ async function unloggedRequests(ids: readonly string[], graceMs = 10_000): Promi
   const deadline = Date.now() + graceMs;
   for (;;) {
     const logged = new Set(
-      [...ctx.server.output.matchAll(/ INFO {2}request request_id=(\S+) /g)].map((match) => match[1]),
+      [...ctx.server.output.matchAll(/"request_id":"([^"]+)"[^\n]*"msg":"request"}/g)].map(
+        (match) => match[1],
+      ),
     );
     const missing = ids.filter((id) => !logged.has(id));
     if (missing.length === 0 || Date.now() >= deadline) return missing;

@@ -173,7 +173,7 @@ async function run(command: string, accounts: Accounts, config: Config, args: st
 async function copyAccounts(from: string | undefined): Promise<void> {
   if (from === undefined) throw new UsageError('accounts copy needs --from DATA_DIR');
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, config.logFormat);
   const cleanups = new Cleanups(log);
   try {
     const source = resolve(from);
@@ -187,7 +187,7 @@ async function copyAccounts(from: string | undefined): Promise<void> {
 async function runAdmin(command: string, args: string[], values: Values): Promise<void> {
   if (command === 'accounts copy') return copyAccounts(values.from);
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, config.logFormat);
   const cleanups = new Cleanups(log);
   try {
     const accounts = await openAdminAccounts(config, log, cleanups);
@@ -218,7 +218,7 @@ async function main(argv: string[]): Promise<void> {
     const loaded = loadConfig();
     const config = { ...loaded, role: parseRole(values.role, loaded.backends) };
     checkFormerDataFolder(config.dataDir, process.cwd());
-    await serveUntilSignalled(config, createLogger(config.logLevel));
+    await serveUntilSignalled(config, createLogger(config.logLevel, undefined, config.logFormat));
     return;
   }
   await runAdmin(command, args, values);

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       logLevel: 'info',
+      logFormat: 'json',
       pdfEngine: 'auto',
       compressEngine: 'auto',
       ocrEngine: 'auto',
@@ -41,6 +42,8 @@ describe('loadConfig', () => {
     ['port 0 (pick a free one)', { env: { PORT: '0' }, want: { port: 0 } }],
     ['a forced engine', { env: { PDN_PDF_ENGINE: 'pdf-lib' }, want: { pdfEngine: 'pdf-lib' } }],
     ['quiet logs', { env: { PDN_LOG_LEVEL: 'quiet' }, want: { logLevel: 'quiet' } }],
+    ['readable logs', { env: { PDN_LOG_FORMAT: 'pretty' }, want: { logFormat: 'pretty' } }],
+    ['a metrics token', { env: { PDN_METRICS_TOKEN: 'scrape-me' }, want: { metricsToken: 'scrape-me' } }],
     [
       'an upload cap',
       {
@@ -119,6 +122,7 @@ describe('loadConfig', () => {
       },
     ],
     ['an unknown log level', { env: { PDN_LOG_LEVEL: 'loud' }, names: /^PDN_LOG_LEVEL/ }],
+    ['an unknown log format', { env: { PDN_LOG_FORMAT: 'xml' }, names: /^PDN_LOG_FORMAT/ }],
     [
       'a short secret',
       { env: { PDN_SIGNING_SECRET: 'short' }, names: /^PDN_SIGNING_SECRET must be at least 32/ },

@@ -14,6 +14,8 @@ export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
 export type OcrEngineChoice = 'auto' | 'tesseract' | 'tesseract.js';
 export type OcrPdfEngineChoice = 'auto' | 'ocrmypdf' | 'tesseract';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'quiet';
+/** JSON lines for a log collector, or readable lines for a terminal (issue #18). */
+export type LogFormat = 'json' | 'pretty';
 
 /** Whole-request upload caps in bytes, per plan (issue #2: Free 10 MiB ... Enterprise 1 GiB). */
 export interface UploadLimits {
@@ -33,6 +35,7 @@ export interface Config {
   /** From PDN_SIGNING_SECRET; when absent the storage module generates one into the data folder. */
   signingSecret?: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   pdfEngine: PdfEngineChoice;
   compressEngine: CompressEngineChoice;
   ocrEngine: OcrEngineChoice;
@@ -47,6 +50,8 @@ export interface Config {
   idempotencyWaitMs: number;
   /** PDN_WEBHOOK_ALLOW_PRIVATE=1: callbacks may reach loopback and private addresses (issue #14). */
   webhookAllowPrivate: boolean;
+  /** PDN_METRICS_TOKEN: when set, GET /metrics answers only a bearer of it (issue #18). */
+  metricsToken?: string;
   /** OCR processes in all, whatever their languages (issue #11, item 3). */
   ocrPoolSize: number;
   ocrRecycleAfter: number;
@@ -173,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PDN_SIGNING_SECRET must be at least 32 characters long');
   }
   const tessdataDir = text(env, 'PDN_TESSDATA_DIR');
+  const metricsToken = text(env, 'PDN_METRICS_TOKEN');
   const base = publicUrl(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -180,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(text(env, 'PDN_DATA_DIR') ?? defaultDataDir(env)),
     ...(signingSecret === undefined ? {} : { signingSecret }),
     logLevel: oneOf(env, 'PDN_LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'quiet'], 'info'),
+    logFormat: oneOf(env, 'PDN_LOG_FORMAT', ['json', 'pretty'], 'json'),
     pdfEngine: oneOf(env, 'PDN_PDF_ENGINE', ['auto', 'qpdf', 'pdf-lib'], 'auto'),
     compressEngine: oneOf(env, 'PDN_COMPRESS_ENGINE', ['auto', 'ghostscript', 'pdf-lib'], 'auto'),
     ocrEngine: oneOf(env, 'PDN_OCR_ENGINE', ['auto', 'tesseract', 'tesseract.js'], 'auto'),
@@ -191,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: integer(env, 'PDN_JOB_CONCURRENCY', cpus, 1, 256),
     idempotencyWaitMs: integer(env, 'PDN_IDEMPOTENCY_WAIT_SECONDS', 10, 0, 600) * 1000,
     webhookAllowPrivate: oneOf(env, 'PDN_WEBHOOK_ALLOW_PRIVATE', ['0', '1'], '0') === '1',
+    ...(metricsToken === undefined ? {} : { metricsToken }),
     ocrPoolSize: integer(env, 'PDN_OCR_POOL_SIZE', cpus, 1, 64),
     ocrRecycleAfter: integer(env, 'PDN_OCR_RECYCLE_AFTER', 200, 1),
     // 1 GiB: a 40-megapixel page (the default cap) peaked at 390 MB resident in tesseract.js and

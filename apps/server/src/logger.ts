@@ -1,8 +1,12 @@
-// Operators' log: one readable line per event on stderr, e.g.
-//   2026-11-22T06:00:00.000Z INFO  request finished request_id=3f9a… status=200 ms=41
+// Operators' log on stderr, through pino (STYLE.md point 22, issue #18). By default one JSON object per
+// line for a log collector, e.g.
+//   {"level":"info","time":"2026-11-22T06:00:00.000Z","request_id":"3f9a…","status":200,"ms":41,"msg":"request"}
+// and with PDN_LOG_FORMAT=pretty one readable line per event for a terminal:
+//   2026-11-22T06:00:00.000Z INFO  request request_id=3f9a… status=200 ms=41
 // Fields bound with child() (the request id) are repeated on every line so a request's story can be
 // grepped. Stdout stays free for what the admin command prints (keys, the start-up banner).
-import type { LogLevel } from './config.js';
+import { type Logger as PinoLogger, pino, stdSerializers, stdTimeFunctions } from 'pino';
+import type { LogFormat, LogLevel } from './config.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -15,41 +19,58 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, quiet: 100 };
+/** The field errors are logged under; pino's serializer keeps their type, message and stack. */
+const ERROR_KEY = 'error';
 
-function formatValue(value: unknown): string {
-  if (value instanceof Error) {
-    // Keep the stack: a 500's cause is only ever visible here.
-    return JSON.stringify(value.stack ?? `${value.name}: ${value.message}`);
-  }
+type LineLevel = Exclude<LogLevel, 'quiet'>;
+
+function prettyValue(value: unknown): string {
   if (typeof value === 'string') {
     return /^[\w.:/@+-]+$/.test(value) ? value : JSON.stringify(value);
   }
   return JSON.stringify(value) ?? String(value);
 }
 
-function formatLine(level: Exclude<LogLevel, 'quiet'>, message: string, fields: LogFields): string {
-  const parts = [new Date().toISOString(), level.toUpperCase().padEnd(5), message];
+/** Rewrites one of pino's JSON lines as `time LEVEL message key=value…`, an error as its stack. */
+export function prettyLine(json: string): string {
+  const { level, time, msg, ...fields } = JSON.parse(json) as LogFields;
+  const parts = [String(time), String(level).toUpperCase().padEnd(5), String(msg)];
   for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined) parts.push(`${key}=${formatValue(value)}`);
+    const error = key === ERROR_KEY ? (value as { stack?: unknown } | null) : null;
+    parts.push(`${key}=${prettyValue(typeof error?.stack === 'string' ? error.stack : value)}`);
   }
   return `${parts.join(' ')}\n`;
+}
+
+function wrap(log: PinoLogger): Logger {
+  const at = (level: LineLevel) => (message: string, fields?: LogFields) =>
+    fields === undefined ? log[level](message) : log[level](fields, message);
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (fields) => wrap(log.child(fields)),
+  };
 }
 
 export function createLogger(
   level: LogLevel,
   write: (line: string) => void = (line) => process.stderr.write(line),
-  bound: LogFields = {},
+  format: LogFormat = 'json',
 ): Logger {
-  const emit = (lineLevel: Exclude<LogLevel, 'quiet'>, message: string, fields: LogFields = {}) => {
-    if (RANK[lineLevel] < RANK[level]) return;
-    write(formatLine(lineLevel, message, { ...bound, ...fields }));
-  };
-  return {
-    debug: (message, fields) => emit('debug', message, fields),
-    info: (message, fields) => emit('info', message, fields),
-    warn: (message, fields) => emit('warn', message, fields),
-    error: (message, fields) => emit('error', message, fields),
-    child: (fields) => createLogger(level, write, { ...bound, ...fields }),
-  };
+  const log = pino(
+    {
+      level: level === 'quiet' ? 'silent' : level,
+      // No pid/hostname on every line: the collector knows which process it reads.
+      base: null,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      errorKey: ERROR_KEY,
+      serializers: { [ERROR_KEY]: stdSerializers.err },
+    },
+    // A plain synchronous stream: no transport worker thread, and a line is out before a crash.
+    { write: format === 'pretty' ? (line: string) => write(prettyLine(line)) : write },
+  );
+  return wrap(log);
 }

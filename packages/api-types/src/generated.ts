@@ -291,6 +291,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness, apart from liveness (/healthz)
+         * @description `200` when this process should be sent traffic: the accounts database answers, so does the store
+         *     of rate-limit events (Redis on shared backends), and the data folder takes writes and has room.
+         *     Otherwise `503 service_unavailable` naming what fails, also while the server drains at shutdown.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operators' metrics in Prometheus text format
+         * @description Requests by route pattern, method and status, their latency and bytes, jobs running and ended
+         *     by operation, mode and outcome, their wait in the queue, refusals before any work (`rate_limited`,
+         *     `too_many_jobs`), external tool runs by tool and result, OCR workers alive, free space in the
+         *     data folder, and the process's own figures (CPU, memory, event loop), all prefixed `pdn_`. Not counted against any quota and without rate-limit headers.
+         *     With `PDN_METRICS_TOKEN` set, only a request presenting it as `Authorization: Bearer <token>`
+         *     is answered; any other gets `401 unauthorized`.
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -2346,6 +2393,72 @@ export interface operations {
             };
             503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "ready"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            status: "ready";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, in the Prometheus text exposition format 0.0.4. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP pdn_http_requests_total Requests answered, by route pattern, method and status.
+                     *     # TYPE pdn_http_requests_total counter
+                     *     pdn_http_requests_total{route="/healthz",method="GET",status="200"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     openapiDocument: {

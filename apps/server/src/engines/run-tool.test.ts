@@ -2,7 +2,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../logger.js';
 import { runTool, ToolAbortedError, ToolOutOfSpaceError, ToolTimeoutError } from './run-tool.js';
+import { withToolLog } from './tool-log.js';
 
 let cwd: string;
 beforeEach(async () => {
@@ -28,6 +30,26 @@ async function waitUntilGone(pid: number): Promise<boolean> {
 }
 
 describe('runTool', () => {
+  it("writes the tool's exit, time and stderr to the job's log at debug level, nothing raw", async () => {
+    const lines: string[] = [];
+    const log = createLogger('debug', (line) => lines.push(line)).child({ job_id: 'job-1' });
+    const result = await withToolLog(log, () =>
+      runTool('sh', ['-c', 'echo warning: odd xref >&2; exit 3'], { cwd, timeoutMs: 10_000 }),
+    );
+    expect(result.exitCode).toBe(3);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        level: 'debug',
+        job_id: 'job-1',
+        msg: 'tool finished',
+        tool: 'sh',
+        exit_code: 3,
+        ms: expect.any(Number),
+        stderr: 'warning: odd xref\n',
+      }),
+    ]);
+  });
+
   it.each([
     ['exit 0 with output', 'echo out; echo err >&2', 0, 'out\n', 'err\n'],
     ['a non-zero exit is a result, not an error', 'exit 3', 3, '', ''],

@@ -5,6 +5,9 @@
 // scenario 5), and bounded capture of what it prints.
 import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
+import { basename } from 'node:path';
+import { toolRuns } from '../metrics.js';
+import { toolLog } from './tool-log.js';
 
 export interface RunToolOptions {
   /** Working folder: the per-request temp folder, so nothing lands anywhere else. */
@@ -112,6 +115,12 @@ function minimalEnv(cwd: string, extra: Record<string, string> | undefined): Nod
   };
 }
 
+function toolResult(stoppedBy: Error | undefined, exitCode: number | null): string {
+  if (stoppedBy instanceof ToolTimeoutError) return 'timeout';
+  if (stoppedBy) return 'aborted';
+  return exitCode === 0 ? 'ok' : 'failed';
+}
+
 function appendCapped(buffer: Buffer, chunk: Buffer): Buffer {
   const joined = Buffer.concat([buffer, chunk]);
   return joined.length > MAX_CAPTURE_BYTES ? joined.subarray(joined.length - MAX_CAPTURE_BYTES) : joined;
@@ -155,6 +164,7 @@ export function runTool(
     let stdout: Buffer = Buffer.alloc(0);
     let stderr: Buffer = Buffer.alloc(0);
     let stoppedBy: Error | undefined;
+    const started = performance.now();
 
     const killGroup = (reason: Error) => {
       stoppedBy ??= reason;
@@ -187,11 +197,19 @@ export function runTool(
     });
     child.on('close', (exitCode, signal) => {
       finish();
+      const diagnostics = stderr.toString('utf8');
+      toolLog()?.debug('tool finished', {
+        tool: command,
+        exit_code: exitCode,
+        signal: signal ?? undefined,
+        ms: Math.round(performance.now() - started),
+        stderr: diagnostics === '' ? undefined : diagnostics,
+      });
+      toolRuns.inc({ tool: basename(command), result: toolResult(stoppedBy, exitCode) });
       if (stoppedBy) {
         reject(stoppedBy);
         return;
       }
-      const diagnostics = stderr.toString('utf8');
       const outOfSpace = OUT_OF_SPACE.find(([pattern]) => pattern.test(diagnostics));
       if (outOfSpace) {
         reject(new ToolOutOfSpaceError(command, outOfSpace[1], diagnostics));

@@ -136,7 +136,7 @@ describe('createApp', () => {
     const logged = logLines.find(
       (line) => line.includes('request failed') && line.includes('fault-test-0001'),
     );
-    expect(logged).toMatch(/ERROR .*ENOENT/);
+    expect(logged).toMatch(/"level":"error".*ENOENT/);
     expect(JSON.stringify(body)).not.toMatch(/ENOENT|outputs/);
     // The request's work folder went too, fault or not.
     expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);

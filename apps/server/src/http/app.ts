@@ -17,6 +17,7 @@ import { errorEnvelope } from './middleware/error-envelope.js';
 import { httpRules } from './middleware/http-rules.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jobCap } from './middleware/job-cap.js';
+import { metrics } from './middleware/metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { unmatched } from './middleware/unmatched.js';
@@ -30,9 +31,11 @@ import { healthRoute } from './routes/health.js';
 import { cancelJobRoute, getJobRoute, listJobsRoute } from './routes/jobs.js';
 import { languagesRoute } from './routes/languages.js';
 import { mergeParts, mergeRoute } from './routes/merge.js';
+import { metricsRoute } from './routes/metrics.js';
 import { ocrParts, ocrRoute } from './routes/ocr.js';
 import { ocrPdfParts, ocrPdfRoute } from './routes/ocr-pdf.js';
 import { openapiRoute } from './routes/openapi.js';
+import { readyRoute } from './routes/ready.js';
 import { splitParts, splitRoute } from './routes/split.js';
 import type { AppContext, AppState } from './state.js';
 
@@ -89,12 +92,15 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.get('/api/v1/account', ...uncounted, accountRoute(accounts, config.uploadLimits));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
   router.get('/healthz', healthRoute(engines, storage, config.role));
+  router.get('/readyz', readyRoute(accounts, storage, config.dataDir));
+  router.get('/metrics', metricsRoute(config.dataDir, config.metricsToken));
   router.get('/openapi.json', openapiRoute());
   router.get('/docs', docsPageRoute());
   for (const asset of Object.keys(DOCS_ASSETS) as DocsAsset[])
     router.get(`/docs/${asset}`, docsAssetRoute(asset));
 
   app.use(requestId(log));
+  app.use(metrics());
   app.use(closeAfterUnreadBody());
   app.use(cors(config.corsOrigins));
   app.use(errorEnvelope());

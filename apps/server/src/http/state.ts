@@ -16,6 +16,8 @@ export interface AppState {
   callbackUrl?: string;
   /** Set by the idempotency middleware for the first request with its key: ties the key to the job. */
   idempotency?: { bind(jobId: string): Promise<void> };
+  /** Set when an operation route names its job, run now or queued: the request's log line carries it. */
+  jobId?: string;
   /** Set by the drain middleware: aborted when a stopping server gives up on this request. */
   shutdown?: AbortSignal;
   /** Set by the account area (account/area.ts) on every /account request. */

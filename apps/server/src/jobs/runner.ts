@@ -7,8 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, JobProgress } from '@pdn/api-types';
-import type { EngineLog } from '../engines/types.js';
+import { withToolLog } from '../engines/tool-log.js';
 import type { Logger } from '../logger.js';
+import { jobQueueWait, jobsFinished, jobsRunning } from '../metrics.js';
 import type { OperationInput, Operations } from '../operations/index.js';
 import { publicError } from '../public-error.js';
 import type { RoleParts } from '../role.js';
@@ -102,7 +103,7 @@ export class JobRunner {
   /** Readers holding their answer until a job ends (GET with `Prefer: wait`). */
   readonly #watchers = new Map<string, Set<() => void>>();
   /** The request log of a synchronous job, so its engine lines carry the request id. */
-  readonly #logs = new Map<string, EngineLog>();
+  readonly #logs = new Map<string, Logger>();
   #pumping = false;
   #pumpAgain = false;
   #closed = false;
@@ -192,7 +193,7 @@ export class JobRunner {
    * error. When `signal` aborts (the client went away, the server gave up on the request), the job
    * is canceled and the signal's reason thrown, as before jobs.
    */
-  async run(submission: Submission, signal: AbortSignal, log?: EngineLog): Promise<unknown> {
+  async run(submission: Submission, signal: AbortSignal, log?: Logger): Promise<unknown> {
     signal.throwIfAborted();
     const { record, settled } = await this.#enqueue(submission, 'sync', log);
     const onAbort = () => {
@@ -248,7 +249,7 @@ export class JobRunner {
     await Promise.all(running.map((job) => job.done));
   }
 
-  async #enqueue(submission: Submission, mode: JobMode, log?: EngineLog) {
+  async #enqueue(submission: Submission, mode: JobMode, log?: Logger) {
     const { store, files } = this.#deps;
     const id = submission.id ?? newJobId();
     // Only a synchronous call waits; registered before the job is stored, so no ending can be missed.
@@ -331,6 +332,9 @@ export class JobRunner {
     setMaxListeners(ENGINE_LISTENERS, controller.signal);
     const running: Running = { controller, canceled: false, done: Promise.resolve() };
     this.#running.set(job.id, running);
+    const labels = { operation: job.operation, mode: job.mode };
+    jobQueueWait.observe(labels, Math.max(0, this.#now() - job.createdAt) / 1000);
+    jobsRunning.inc(labels);
     running.done = this.#attempt(job, running)
       .catch(async (error: unknown) => {
         // The store failed under the runner itself (a full disk, issue #11): whoever waits gets the
@@ -341,6 +345,7 @@ export class JobRunner {
         this.#settle(job.id, { record: undefined, error });
       })
       .finally(() => {
+        jobsRunning.dec(labels);
         this.#running.delete(job.id);
         this.#pump();
       });
@@ -363,18 +368,20 @@ export class JobRunner {
             keepUntil: this.#now() + OUTPUT_KEEP_MS,
           }),
       };
-      const result = await operations[job.operation].run(
-        files.inputsOf(job.id, job.input.files),
-        job.input.params,
-        {
-          workDir,
-          signal,
-          log: jobLog,
-          progress: (done, total) => {
-            running.progress = { done, total };
+      const result = await withToolLog(jobLog, () =>
+        operations[job.operation].run(
+          files.inputsOf(job.id, job.input.files),
+          job.input.params,
+          {
+            workDir,
+            signal,
+            log: jobLog,
+            progress: (done, total) => {
+              running.progress = { done, total };
+            },
           },
-        },
-        outputs,
+          outputs,
+        ),
       );
       outcome = { status: 'succeeded', result };
       settled = { record: undefined, result };
@@ -393,6 +400,7 @@ export class JobRunner {
       settled = { record: undefined, error };
     }
     const ended = await store.finish(job.id, outcome, this.#now());
+    jobsFinished.inc({ operation: job.operation, mode: job.mode, outcome: outcome.status });
     await this.#ended(job.id, { ...settled, record: ended ?? (await store.get(job.id)) });
   }
 

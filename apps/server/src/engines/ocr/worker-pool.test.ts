@@ -1,6 +1,7 @@
 // The pool's own rules, with workers that only count what happens to them (the real tesseract.js
 // workers are exercised in index.test.ts).
 import { describe, expect, it } from 'vitest';
+import { registry } from '../../metrics.js';
 import { ToolTimeoutError } from '../run-tool.js';
 import { ANY_WORKER, PoolClosedError, WorkerPool } from './worker-pool.js';
 
@@ -55,6 +56,18 @@ function heldJob() {
 const live = () => new AbortController().signal;
 
 describe('WorkerPool', () => {
+  it('tells the metrics how many workers are alive, per pool', async () => {
+    const { pool } = poolOf({ size: 2 });
+    const alive = async () =>
+      (await registry.getSingleMetric('pdn_ocr_workers')?.get())?.values.find(
+        (value) => value.labels.pool === 'test',
+      )?.value;
+    await pool.run('eng', async () => 1, live());
+    expect(await alive()).toBe(1);
+    await pool.close();
+    expect(await alive()).toBe(0);
+  });
+
   it('creates no worker until a job needs one, then reuses it', async () => {
     const { pool, workers } = poolOf({ size: 2 });
     expect(workers).toHaveLength(0);

@@ -9,6 +9,7 @@
 // or is aborted (the worker is still busy with it: terminating is the only way to stop it). Jobs wait in
 // order; one aborted while it waits never runs.
 
+import { ocrWorkers } from '../../metrics.js';
 import { ToolTimeoutError } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
 
@@ -135,6 +136,7 @@ export class WorkerPool<W extends PoolWorker> {
     this.#idle.length = 0;
     for (const slot of slots) clearTimeout(slot.idleTimer);
     await Promise.all(slots.map((slot) => this.#terminate(slot.worker)));
+    ocrWorkers.set({ pool: this.#o.name }, 0);
   }
 
   #acquire(key: string, signal: AbortSignal): Promise<Slot<W>> {
@@ -210,12 +212,12 @@ export class WorkerPool<W extends PoolWorker> {
   }
 
   #start(waiter: Waiter<W>): void {
-    this.#count += 1;
+    this.#recount(1);
     this.#o.create(waiter.key).then(
       (worker) => {
         const slot: Slot<W> = { worker, key: waiter.key, jobs: 0 };
         if (this.#closed) {
-          this.#count -= 1;
+          this.#recount(-1);
           void this.#terminate(worker);
           waiter.fail(new PoolClosedError(`${this.#o.name} was closed`));
           return;
@@ -225,7 +227,7 @@ export class WorkerPool<W extends PoolWorker> {
         waiter.grant(slot);
       },
       (error: unknown) => {
-        this.#count -= 1;
+        this.#recount(-1);
         waiter.fail(error);
         this.#dispatch();
       },
@@ -254,9 +256,16 @@ export class WorkerPool<W extends PoolWorker> {
   #discard(slot: Slot<W>): void {
     if (!this.#live.delete(slot)) return;
     void this.#terminate(slot.worker).then(() => {
-      this.#count -= 1;
+      this.#recount(-1);
       this.#dispatch();
     });
+  }
+
+  /** Counts a worker in or out, and tells the metrics (issue #18: OCR workers alive, per pool). */
+  #recount(change: 1 | -1): void {
+    this.#count += change;
+    // A closed pool's workers are all gone as far as the operator is concerned (close() said 0).
+    if (!this.#closed) ocrWorkers.set({ pool: this.#o.name }, this.#count);
   }
 
   async #terminate(worker: W): Promise<void> {

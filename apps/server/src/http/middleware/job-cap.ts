@@ -7,6 +7,7 @@ import { type Accounts, planLimits, planTitle } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
 import { TooManyJobsError } from '../../errors.js';
 import { POLL_AFTER_SECONDS } from '../../jobs/retention.js';
+import { admissionRefusals } from '../../metrics.js';
 import { asksForJob } from '../prefer.js';
 import type { AppState } from '../state.js';
 import { usageHeaders } from './rate-limit.js';
@@ -20,6 +21,7 @@ export function jobCap(accounts: Accounts, uploadLimits: UploadLimits): Middlewa
     const unfinished = await accounts.jobs.countUnfinished(principal.userId);
     if (unfinished >= unfinishedJobs) {
       ctx.set(usageHeaders(await accounts.rateLimiter.usage(principal.userId, requestsPerHour), Date.now()));
+      admissionRefusals.inc({ code: 'too_many_jobs' });
       throw new TooManyJobsError(
         `You have ${unfinished} unfinished jobs; the ${planTitle(principal.plan)} plan allows ${unfinishedJobs} at once. ` +
           'Wait for some to finish (or cancel some), then submit again.',

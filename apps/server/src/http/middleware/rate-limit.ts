@@ -7,6 +7,7 @@ import type { Middleware } from 'koa';
 import { type Accounts, planLimits, planTitle, type RateDecision, type Usage } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
 import { RateLimitedError } from '../../errors.js';
+import { admissionRefusals } from '../../metrics.js';
 import type { AppState } from '../state.js';
 
 function headersFor(decision: RateDecision): Record<string, string> {
@@ -47,6 +48,7 @@ export function rateLimit(accounts: Accounts, uploadLimits: UploadLimits): Middl
     ctx.set(headersFor(decision));
     if (!decision.allowed) {
       const retryAfter = decision.retryAfter ?? 1;
+      admissionRefusals.inc({ code: 'rate_limited' });
       throw new RateLimitedError(
         `Rate limit exceeded: the ${planTitle(principal.plan)} plan allows ${requestsPerHour} requests per hour. ` +
           `Try again in ${retryAfter} seconds.`,

@@ -22,10 +22,11 @@ export async function submitOrRun(
     userId: principalOf(ctx).userId,
     callbackUrl: ctx.state.callbackUrl,
   };
+  ctx.state.jobId = submission.id;
   // The key names the job before it exists, so a duplicate never finds it unbound once it runs.
   await ctx.state.idempotency?.bind(submission.id);
   if (!asksForJob(ctx)) {
-    sendData(ctx, await jobs.run(submission, upload.signal, upload.log));
+    sendData(ctx, await jobs.run(submission, upload.signal, ctx.state.log));
     return;
   }
   const job = await jobs.submit(submission);

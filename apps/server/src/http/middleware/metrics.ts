@@ -1,0 +1,23 @@
+// Counts every answered request for GET /metrics (issue #18; STYLE.md point 22: metrics in a
+// middleware of their own): by the route's pattern, so `/api/v1/jobs/:id` is one series whatever the
+// id, and `unmatched` for paths no route knows.
+import type { Middleware } from 'koa';
+import { httpBytes, httpDuration, httpRequests } from '../../metrics.js';
+import { clientGone } from '../client-gone.js';
+import type { AppState } from '../state.js';
+
+export function metrics(): Middleware<AppState> {
+  return async (ctx, next) => {
+    const stopTimer = httpDuration.startTimer();
+    try {
+      await next();
+    } finally {
+      const route = String(ctx._matchedRoute ?? 'unmatched');
+      stopTimer({ route });
+      const status = clientGone(ctx) ? 'client-closed' : String(ctx.status);
+      httpRequests.inc({ route, method: ctx.method, status });
+      httpBytes.inc({ route, direction: 'in' }, ctx.request.length ?? 0);
+      httpBytes.inc({ route, direction: 'out' }, ctx.response.length ?? 0);
+    }
+  };
+}

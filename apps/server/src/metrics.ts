@@ -1,0 +1,80 @@
+// What the server counts for Prometheus (issue #18), in one process-wide registry: a process is what
+// Prometheus scrapes, and the tool runner and the HTTP layer share it without threading it through.
+// Names follow Prometheus conventions (base units, `_total` counters); labels stay bounded (route
+// patterns, never paths; tool names, never arguments).
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'pdn_' });
+
+export const httpRequests = new Counter({
+  name: 'pdn_http_requests_total',
+  help: 'Requests answered, by route pattern, method and status.',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'pdn_http_request_duration_seconds',
+  help: 'Time from a request arriving to its answer being ready, by route pattern.',
+  labelNames: ['route'] as const,
+  // From a health check to a long OCR of a document.
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  registers: [registry],
+});
+
+export const httpBytes = new Counter({
+  name: 'pdn_http_bytes_total',
+  help: 'Declared body bytes, by route pattern and direction (in: request, out: response).',
+  labelNames: ['route', 'direction'] as const,
+  registers: [registry],
+});
+
+export const jobsRunning = new Gauge({
+  name: 'pdn_jobs_running',
+  help: 'Jobs running in this process now, by operation and mode (sync: a request waits; async: queued).',
+  labelNames: ['operation', 'mode'] as const,
+  registers: [registry],
+});
+
+export const jobsFinished = new Counter({
+  name: 'pdn_jobs_finished_total',
+  help: 'Jobs ended by this process, by operation, mode and outcome (succeeded, failed, canceled).',
+  labelNames: ['operation', 'mode', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const jobQueueWait = new Histogram({
+  name: 'pdn_job_queue_wait_seconds',
+  help: 'Time from a job being stored to a slot starting it, by operation and mode.',
+  labelNames: ['operation', 'mode'] as const,
+  buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
+  registers: [registry],
+});
+
+export const admissionRefusals = new Counter({
+  name: 'pdn_admission_refusals_total',
+  help: 'Requests refused before any work, by error code (rate_limited, too_many_jobs).',
+  labelNames: ['code'] as const,
+  registers: [registry],
+});
+
+export const ocrWorkers = new Gauge({
+  name: 'pdn_ocr_workers',
+  help: 'OCR workers alive or starting, by pool.',
+  labelNames: ['pool'] as const,
+  registers: [registry],
+});
+
+export const toolRuns = new Counter({
+  name: 'pdn_tool_runs_total',
+  help: 'External tool runs, by tool and result (ok, failed: non-zero exit, timeout, aborted).',
+  labelNames: ['tool', 'result'] as const,
+  registers: [registry],
+});
+
+export const dataFolderFree = new Gauge({
+  name: 'pdn_data_folder_free_bytes',
+  help: 'Free bytes on the data folder’s file system, measured at the scrape.',
+  registers: [registry],
+});

@@ -2,9 +2,8 @@
 // The engine guarantees the output is never larger than the input.
 import type { CompressionLevel, CompressResult } from '@pdn/api-types';
 import type { CompressEngine } from '../engines/types.js';
-import { InvalidInputError } from '../errors.js';
 import { compressedName } from './output-names.js';
-import { labelled, type Operation, onlyInput } from './types.js';
+import { labelled, type Operation, onlyInput, parseChoice } from './types.js';
 
 const LEVELS: readonly CompressionLevel[] = ['low', 'medium', 'high'];
 
@@ -14,10 +13,7 @@ export interface CompressParams {
 
 /** The `level` field as sent (or absent), checked. */
 export function parseLevel(raw: string | undefined): CompressionLevel {
-  if (raw === undefined) return 'medium';
-  const level = LEVELS.find((candidate) => candidate === raw);
-  if (!level) throw new InvalidInputError(`\`level\` must be one of ${LEVELS.join(', ')}; got "${raw}".`);
-  return level;
+  return parseChoice('level', raw, LEVELS, 'medium');
 }
 
 /** (original - compressed) / original x 100 to 2 decimals, never negative (openapi.yaml CompressResult). */

@@ -11,9 +11,9 @@ import type { Operation } from './types.js';
 export { type CompressParams, parseLevel } from './compress.js';
 export { checkMergeCount, MERGE_PART, type MergeParams } from './merge.js';
 export { DEFAULT_LANGUAGE, type OcrParams, parseDetail } from './ocr.js';
-export { OCR_PDF_MODES, OCR_PDF_OUTPUTS, type OcrPdfParams, parseChoice } from './ocr-pdf.js';
+export { OCR_PDF_MODES, OCR_PDF_OUTPUTS, type OcrPdfParams } from './ocr-pdf.js';
 export { checkRangesLength, type SplitParams } from './split.js';
-export type { Operation, OperationInput, OutputPublisher } from './types.js';
+export { type Operation, type OperationInput, type OutputPublisher, parseChoice } from './types.js';
 
 export type Operations = Readonly<Record<JobOperation, Operation>>;
 

@@ -4,7 +4,6 @@
 import { open } from 'node:fs/promises';
 import type { OcrPdfMode, OcrPdfOutputType, OcrPdfResult } from '@pdn/api-types';
 import type { OcrPdfEngine, OcrPdfRequest } from '../engines/ocr-pdf/index.js';
-import { InvalidInputError } from '../errors.js';
 import { ocrNames } from './output-names.js';
 import { labelled, type Operation, onlyInput } from './types.js';
 
@@ -15,20 +14,6 @@ export const INLINE_TEXT_LIMIT = 100_000;
 
 export const OCR_PDF_MODES: readonly OcrPdfMode[] = ['skip', 'redo', 'force'];
 export const OCR_PDF_OUTPUTS: readonly OcrPdfOutputType[] = ['pdf', 'pdfa'];
-
-/** A form field that must be one of `values`, `fallback` when absent. */
-export function parseChoice<T extends string>(
-  name: string,
-  raw: string | undefined,
-  values: readonly T[],
-  fallback: T,
-): T {
-  if (raw === undefined) return fallback;
-  const value = values.find((candidate) => candidate === raw);
-  if (value === undefined)
-    throw new InvalidInputError(`\`${name}\` must be one of ${values.join(', ')}; got "${raw}".`);
-  return value;
-}
 
 /** The first `INLINE_TEXT_LIMIT` characters (code points) of the text file, read no further than needed. */
 async function inlineText(path: string): Promise<{ text: string; truncated: boolean }> {

@@ -3,8 +3,7 @@
 // it read it (sorted, each code once).
 import type { OcrResult } from '@pdn/api-types';
 import type { OcrEngine } from '../engines/types.js';
-import { InvalidInputError } from '../errors.js';
-import { labelled, type Operation, onlyInput } from './types.js';
+import { labelled, type Operation, onlyInput, parseChoice } from './types.js';
 
 /** openapi.yaml `ocr` `language` default; GET /api/v1/languages reports it too. */
 export const DEFAULT_LANGUAGE = 'eng';
@@ -17,11 +16,11 @@ export interface OcrParams {
   detail: OcrDetail;
 }
 
+const DETAILS: readonly OcrDetail[] = ['text', 'words'];
+
 /** openapi.yaml `ocr` `detail`: `text` when omitted. */
 export function parseDetail(raw: string | undefined): OcrDetail {
-  if (raw === undefined || raw === 'text') return 'text';
-  if (raw === 'words') return 'words';
-  throw new InvalidInputError(`\`detail\` must be one of text, words; got "${raw}".`);
+  return parseChoice('detail', raw, DETAILS, 'text');
 }
 
 export function ocrOperation(engine: OcrEngine): Operation<OcrParams, OcrResult> {

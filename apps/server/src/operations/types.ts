@@ -4,6 +4,7 @@
 // alike; routes only parse the request and submit. Engines stay files in, files out.
 import type { Download, JobOperation } from '@pdn/api-types';
 import type { InputFile, WorkContext } from '../engines/types.js';
+import { InvalidInputError } from '../errors.js';
 
 /** An uploaded file as an operation sees it: where it is, the name the client gave it, its size. */
 export interface OperationInput {
@@ -40,4 +41,18 @@ export function onlyInput(inputs: readonly OperationInput[]): OperationInput {
   const [input] = inputs;
   if (input === undefined || inputs.length !== 1) throw new Error(`expected one input, got ${inputs.length}`);
   return input;
+}
+
+/** A form field that must be one of `values`, `fallback` when absent. */
+export function parseChoice<T extends string>(
+  name: string,
+  raw: string | undefined,
+  values: readonly T[],
+  fallback: T,
+): T {
+  if (raw === undefined) return fallback;
+  const value = values.find((candidate) => candidate === raw);
+  if (value === undefined)
+    throw new InvalidInputError(`\`${name}\` must be one of ${values.join(', ')}; got "${raw}".`);
+  return value;
 }

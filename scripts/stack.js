@@ -39,9 +39,11 @@ function startProcess(role, env) {
   });
   cleanups.push(
     () =>
-      new Promise((resolve) =>
-        child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')),
-      ),
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
   );
   return new Promise((resolve, reject) => {
     let output = '';

@@ -17,21 +17,15 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { download, pageCount } from './harness/download.js';
 import { field, file, form, type Part } from './harness/form.js';
-import { missing } from './harness/tools.js';
+import { cannotOcrDocuments, ocrPdfEngines } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
 /** Generated 200 dpi scans with dust and a tilt: both engines stay under this (engine suite: 0-4%). */
 const MAX_CER = 0.05;
 const SLOW = { timeout: 180_000 };
 
-const native =
-  !missing('tesseract', 'the native OCR-of-documents tests') &&
-  !missing('qpdf', 'the native OCR-of-documents tests') &&
-  !missing('pdftotext', 'the native OCR-of-documents tests');
-const engines = [
-  ...(native && !missing('ocrmypdf', 'the OCRmyPDF OCR-of-documents tests') ? ['ocrmypdf'] : []),
-  ...(native ? ['tesseract'] : []),
-];
+// Each engine whose tools are here; none at all is said once.
+const engines = cannotOcrDocuments('the OCR-of-documents tests') ? [] : ocrPdfEngines;
 
 describe.each(engines)('OCR of documents with %s', (engine) => {
   const ctx = useServer({ env: { PDN_OCR_PDF_ENGINE: engine, PDN_MAX_PAGES: '4' } });

@@ -35,7 +35,8 @@ export function missing(tool: keyof typeof tools, what: string): boolean {
  * PDN_OCR_PDF_ENGINE: OCRmyPDF, and the native tesseract with qpdf and poppler.
  */
 export const ocrPdfEngines: readonly ('ocrmypdf' | 'tesseract')[] = [
-  ...(tools.ocrmypdf && tools.tesseract ? (['ocrmypdf'] as const) : []),
+  // pdftotext: the suites read the searchable PDF's text back with it.
+  ...(tools.ocrmypdf && tools.tesseract && tools.pdftotext ? (['ocrmypdf'] as const) : []),
   ...(tools.tesseract && tools.qpdf && tools.pdftoppm && tools.pdftotext ? (['tesseract'] as const) : []),
 ];
 

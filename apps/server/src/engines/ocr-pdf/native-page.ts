@@ -17,6 +17,16 @@ import { type PageFactTools, readPageFacts } from './page-facts.js';
 import { rasterDpi } from './raster-resolution.js';
 import type { OcrPdfMode } from './types.js';
 
+/** What every tesseract run of ours writes: the page's PDF layer, its text, and the TSV its confidences come from. */
+export const TESSERACT_OUTPUTS = [
+  '-c',
+  'tessedit_create_pdf=1',
+  '-c',
+  'tessedit_create_txt=1',
+  '-c',
+  'tessedit_create_tsv=1',
+] as const;
+
 export interface NativeTools extends PageFactTools {
   pdftoppm: ToolInfo;
   tesseract: ToolInfo;
@@ -153,12 +163,7 @@ export async function readNativePage(job: NativePageJob, o: NativePageOptions): 
       o.tessdataDir,
       '-c',
       `textonly_pdf=${replaces ? 0 : 1}`,
-      '-c',
-      'tessedit_create_pdf=1',
-      '-c',
-      'tessedit_create_txt=1',
-      '-c',
-      'tessedit_create_tsv=1',
+      ...TESSERACT_OUTPUTS,
     ],
     job,
     o,

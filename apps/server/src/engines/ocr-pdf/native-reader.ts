@@ -14,7 +14,12 @@ import { runTool, ToolTimeoutError } from '../run-tool.js';
 import type { WorkContext } from '../types.js';
 import type { DocumentReader, ReadPlan } from './document-reader.js';
 import { pageText } from './document-text.js';
-import { type NativePageOptions, type NativePageRead, readNativePage } from './native-page.js';
+import {
+  type NativePageOptions,
+  type NativePageRead,
+  readNativePage,
+  TESSERACT_OUTPUTS,
+} from './native-page.js';
 import { pageListText } from './page-selection.js';
 import type { OcrPdfPageOutcome, OcrPdfProgress } from './types.js';
 
@@ -191,20 +196,7 @@ async function readImage(
   await o.cpuSlots.run(async () => {
     const result = await runTool(
       o.tools.tesseract.path,
-      [
-        plan.doc.path,
-        base,
-        '-l',
-        plan.codes,
-        '--tessdata-dir',
-        o.tessdataDir,
-        '-c',
-        'tessedit_create_pdf=1',
-        '-c',
-        'tessedit_create_txt=1',
-        '-c',
-        'tessedit_create_tsv=1',
-      ],
+      [plan.doc.path, base, '-l', plan.codes, '--tessdata-dir', o.tessdataDir, ...TESSERACT_OUTPUTS],
       {
         cwd: job.workDir,
         timeoutMs: o.timeoutMs * plan.doc.pageCount,

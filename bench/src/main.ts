@@ -9,11 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServer } from '@pdn/e2e/harness';
 import { Pdn } from '@pdn/sdk';
+import { ADMIT_ALL } from './admit-all.js';
 import type { BenchContext, Scenario } from './context.js';
 import { buildCorpus } from './corpus.js';
 import { describeMachine } from './machine.js';
 import { FULL, QUICK } from './profile.js';
 import { type Results, toMarkdown, writeResults } from './report.js';
+import { backPressureScenario } from './scenarios/back-pressure.js';
 import { compressionScenarios } from './scenarios/compression.js';
 import { idempotencyScenario } from './scenarios/idempotency.js';
 import { jobsScenario } from './scenarios/jobs.js';
@@ -22,6 +24,7 @@ import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { ocrScenario } from './scenarios/ocr.js';
 import { ocrPdfScenario } from './scenarios/ocr-pdf.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
+import { scaleOutScenario } from './scenarios/scale-out.js';
 import { sharedBackendsScenario } from './scenarios/shared-backends.js';
 
 const SCENARIOS: Scenario[] = [
@@ -35,6 +38,8 @@ const SCENARIOS: Scenario[] = [
   sharedBackendsScenario,
   jobsScenario,
   idempotencyScenario,
+  scaleOutScenario,
+  backPressureScenario,
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
@@ -43,7 +48,7 @@ const selected = SCENARIOS.filter((scenario) => !values.only || scenario.name.in
 
 const started = performance.now();
 const workDir = await mkdtemp(join(tmpdir(), 'pdn-bench-'));
-const server = await startServer();
+const server = await startServer({ env: ADMIT_ALL });
 try {
   const apiKey = await server.createKey({ user: 'bench', plan: 'enterprise' });
   process.stderr.write(`bench (${profile.name}): server at ${server.baseUrl}, generating the corpus…\n`);

@@ -24,6 +24,8 @@ export interface Profile {
   memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number; ocrSoakRequests: number };
   /** Issue #15: rate-limit decisions per each of 50 clients, and small merges per backend. */
   shared: { decisionsPerClient: number; merges: number };
+  /** Issue #16: rounds of the mixed workload (a compress, a merge, a split) per worker setup. */
+  scaleOutRounds: number;
   /** Small merges timed each way (job path, synchronous path) for the job overhead (issue #13). */
   jobRuns: number;
 }
@@ -47,6 +49,7 @@ export const FULL: Profile = {
   autocannonSeconds: 5,
   memory: { mergeFiles: 20, megabytesEach: 20, sdkUploadMegabytes: 500, ocrSoakRequests: 120 },
   shared: { decisionsPerClient: 200, merges: 40 },
+  scaleOutRounds: 4,
   // Enough for a p99 that is not the single worst run.
   jobRuns: 300,
 };
@@ -69,5 +72,6 @@ export const QUICK: Profile = {
   autocannonSeconds: 1,
   memory: { mergeFiles: 2, megabytesEach: 2, sdkUploadMegabytes: 20, ocrSoakRequests: 8 },
   shared: { decisionsPerClient: 5, merges: 2 },
+  scaleOutRounds: 1,
   jobRuns: 3,
 };

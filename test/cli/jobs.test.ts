@@ -1,12 +1,14 @@
 // The CLI on jobs (issue #13): `--async` prints job ids and collects nothing, `pdn jobs
 // list|get|wait|cancel` finds them again, a batch leaves no run-state file once done, and a batch
 // cut short after submitting, by a SIGKILL of pdn or of the server, is collected by `--resume`
-// without a job submitted twice, counted in the server's own jobs list.
+// without a job submitted twice, counted in the server's own jobs list; also when pdn is killed after
+// sending, before any answer reached it (the Idempotency-Keys it kept are sent again).
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../src/contract/checked-fetch.js';
+import { answerCuttingProxy } from '../src/harness/answer-cutting-proxy.js';
 import { startServer } from '../src/harness/server.js';
 import { useServer } from '../src/harness/use-server.js';
 import { exportedPdn, jsonOf, PDN_BIN } from './run-pdn.js';
@@ -109,17 +111,25 @@ describe('--async and pdn jobs', () => {
   });
 });
 
-/** The run-state file's jobs once it names `count` of them (polled as the CLI writes it). */
-async function recordedJobs(folder: string, count: number): Promise<Record<string, { job: string }>> {
-  let recorded: Record<string, { job: string }> = {};
-  for (let tries = 0; tries < 3000 && Object.keys(recorded).length < count; tries++) {
+type Recorded = Record<string, { key?: string; job?: string }>;
+
+/** The run-state file's entries now (its submissions' keys and the jobs answered). */
+async function stateEntries(folder: string): Promise<Recorded> {
+  const names = await readdir(ws.path(folder)).catch(() => []);
+  // The file itself, not the temp file it is being written to.
+  const state = names.find((name) => /^\.pdn-run-.*\.json$/.test(name));
+  if (state === undefined) return {};
+  const text = await readFile(ws.path(folder, state), 'utf8').catch(() => '{}');
+  return (JSON.parse(text) as { jobs?: Recorded }).jobs ?? {};
+}
+
+/** The run-state file's entries once `count` of them name a job (polled as the CLI writes it). */
+async function recordedJobs(folder: string, count: number): Promise<Recorded> {
+  let recorded: Recorded = {};
+  const answered = () => Object.values(recorded).filter((entry) => entry.job !== undefined).length;
+  for (let tries = 0; tries < 3000 && answered() < count; tries++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const names = await readdir(ws.path(folder)).catch(() => []);
-    // The file itself, not the temp file it is being written to.
-    const state = names.find((name) => /^\.pdn-run-.*\.json$/.test(name));
-    if (state === undefined) continue;
-    const text = await readFile(ws.path(folder, state), 'utf8').catch(() => '{}');
-    recorded = (JSON.parse(text) as { jobs?: typeof recorded }).jobs ?? {};
+    recorded = await stateEntries(folder);
   }
   return recorded;
 }
@@ -158,6 +168,52 @@ describe('--resume', () => {
     expect(left.filter((name) => name.endsWith('.compressed.pdf')).sort()).toEqual(
       [0, 1, 2, 3, 4, 5].map((i) => `doc${i}.compressed.pdf`),
     );
+    expect(left.filter((name) => name.startsWith('.pdn-run-'))).toEqual([]);
+  });
+
+  it('a batch killed after sending, before any answer, is resumed with the same keys: each input runs once', async () => {
+    const resumeKey = await ctx.server.createKey({ user: 'cli-unanswered', plan: 'enterprise' });
+    const files = await pdfs('unanswered', 2);
+    const args = ['compress', ...files, '-o', 'unanswered-out', '-c', '2', '--json'];
+    // The server gets both submissions and answers 202; the proxy keeps the answers from pdn.
+    const proxy = await answerCuttingProxy(new URL(ctx.server.baseUrl), 2, 'hold');
+    let recorded: Recorded;
+    try {
+      const env = { PATH: process.env.PATH ?? '', PDN_API_KEY: resumeKey, PDN_BASE_URL: proxy.url };
+      const child = spawn(process.execPath, [PDN_BIN, ...args], { cwd: ws.dir, env, stdio: 'ignore' });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.once('exit', (_code, signal) => resolve(signal)),
+      );
+      for (let tries = 0; tries < 6000 && proxy.cut() < 2; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(proxy.cut()).toBe(2);
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      recorded = await stateEntries('unanswered-out');
+    } finally {
+      await proxy.close();
+    }
+    // Each input's key was kept before its request left; no answer was recorded.
+    expect(Object.values(recorded)).toEqual([
+      { key: expect.any(String), collected: false },
+      { key: expect.any(String), collected: false },
+    ]);
+    const made = await serverJobs(resumeKey);
+    expect(made).toHaveLength(2);
+
+    const resumed = await pdn([...args, '--resume'], { key: resumeKey });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const report = jsonOf(resumed);
+    expect(report.summary.succeeded).toBe(2);
+    // The server answered the same keys with the jobs it had made: none made again.
+    const collectedIds = report.results.map((item) => (item as { job_id?: string }).job_id).sort();
+    expect(collectedIds).toEqual(made.map((job) => job.id).sort());
+    expect(await serverJobs(resumeKey)).toHaveLength(2);
+    const left = await readdir(ws.path('unanswered-out'));
+    expect(left.filter((name) => name.endsWith('.compressed.pdf')).sort()).toEqual([
+      'doc0.compressed.pdf',
+      'doc1.compressed.pdf',
+    ]);
     expect(left.filter((name) => name.startsWith('.pdn-run-'))).toEqual([]);
   });
 

@@ -1,74 +1,21 @@
 // Every bad input of issues #2, #3 and #11 for merge, split and compress, with each engine pair forced:
 // each is `400 invalid_input` with a message a person can act on (for merge, naming the file), the same
 // verdict from all three operations (one inspection decides, issue #9), never a 500, and no file is
-// left on disk. The page cap is lowered so "too many pages" costs little.
+// left on disk. The page cap is lowered so "too many pages" costs little. (The bad documents' cases:
+// cases/bad-documents.ts.)
 //
 // PostScript before the header proves by its answer that Ghostscript never ran it: run, the drawing
 // program would come back as a page reading POLYGLOT PS EXECUTED and the looping one as a 500 after
 // the tool timeout; refused, both are a 400 that says why.
-import {
-  deepPageTreePdf,
-  emptyFile,
-  encryptedPdf,
-  labelledPdf,
-  lyingCountPdf,
-  manyPagesPdf,
-  notAPdf,
-  pageTreeDagPdf,
-  pageTreeLoopPdf,
-  postscriptAsPdf,
-  postscriptPolyglotPdf,
-  truncatedPdf,
-  zeroPagePdf,
-} from '@pdn/fixtures';
+import { deepPageTreePdf, labelledPdf, manyPagesPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CallResult } from './contract/checked-fetch.js';
-import { field, file, form, type Part } from './harness/form.js';
+import { badDocumentCases, PAGE_CAP, refusals } from './cases/bad-documents.js';
+import { field, file, form } from './harness/form.js';
 import { filesLeftSince, listFiles } from './harness/leftovers.js';
 import { missing } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
 type ErrorBody = { error: { code: string; message: string } };
-
-const PAGE_CAP = 20;
-
-/** Bad documents, each with what its message must mention so a person knows what to fix. */
-const badDocuments: [string, () => Promise<Uint8Array> | Uint8Array, RegExp][] = [
-  ['not a PDF (a PNG named .pdf)', notAPdf, /pdf/i],
-  ['an empty file', emptyFile, /empty|pdf/i],
-  ['a truncated PDF', truncatedPdf, /damaged|truncated|corrupt|invalid|read/i],
-  ['a password-protected PDF', encryptedPdf, /password|encrypt/i],
-  ['a PDF with zero pages', zeroPagePdf, /no pages|zero pages|0 pages/i],
-  ['a PostScript file named .pdf', postscriptAsPdf, /pdf/i],
-  [
-    `a PDF over the ${PAGE_CAP}-page cap`,
-    () => labelledPdf('big', PAGE_CAP + 1),
-    new RegExp(`\\b${PAGE_CAP}\\b`),
-  ],
-  [
-    `a PDF over the cap whose /Count claims 1 page`,
-    () => lyingCountPdf(PAGE_CAP + 1, 1),
-    new RegExp(`has ${PAGE_CAP + 1} pages.*at most ${PAGE_CAP}`),
-  ],
-  ['a page tree with a loop', pageTreeLoopPdf, /page tree has a loop/],
-  ['a page tree listing a node twice (2^40 pages)', () => pageTreeDagPdf(40), /page tree has a loop/],
-  [
-    'PostScript before a PDF (a polyglot)',
-    () => postscriptPolyglotPdf(),
-    /PostScript \(%!\) before its %PDF-/,
-  ],
-  [
-    'a PostScript loop before a PDF',
-    () => postscriptPolyglotPdf({ loop: true }),
-    /PostScript \(%!\) before its %PDF-/,
-  ],
-  [
-    'text before the %PDF- header',
-    async () =>
-      Buffer.concat([Buffer.from('Content-Type: application/pdf\r\n\r\n'), await labelledPdf('t', 1)]),
-    /text before its %PDF- header/,
-  ],
-];
 
 const enginePairs = [
   ...(missing('qpdf', 'bad inputs with qpdf/Ghostscript') ||
@@ -96,36 +43,9 @@ describe.each(enginePairs)('engines $pdf / $compress', (engines) => {
     before = await listFiles(ctx.server);
   });
 
-  async function refused(path: string, ...parts: Part[]): Promise<string> {
-    const res: CallResult<ErrorBody> = await ctx.call(path, { key, body: form(...parts) });
-    expect(res.status, res.json?.error?.message).toBe(400);
-    return res.json.error.message;
-  }
+  const refused = refusals(ctx, () => key);
 
-  describe.each(badDocuments)('%s', (_name, make, mentions) => {
-    it('merge: refused, naming the file', async () => {
-      const message = await refused(
-        '/api/v1/merge',
-        file('files[]', good, 'first.pdf'),
-        file('files[]', await make(), 'second.pdf'),
-        file('files[]', good, 'third.pdf'),
-      );
-      expect(message).toMatch(/second\.pdf|file 2/);
-      expect(message).toMatch(mentions);
-    });
-
-    it('split: refused', async () => {
-      expect(await refused('/api/v1/split', file('file', await make()), field('ranges', '1'))).toMatch(
-        mentions,
-      );
-    });
-
-    it('compress: refused', async () => {
-      expect(await refused('/api/v1/compress', file('file', await make()), field('level', 'high'))).toMatch(
-        mentions,
-      );
-    });
-  });
+  badDocumentCases(ctx);
 
   describe('merge request shape', () => {
     it.each([

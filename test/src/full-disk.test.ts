@@ -75,6 +75,15 @@ describe.skipIf(disk === undefined)('a full data folder', () => {
       expectInsufficientStorage(await call<ErrorBody>(server.baseUrl, '/healthz'));
     });
 
+    it('/readyz is 503 naming the data folder (issue #18)', async () => {
+      const ready = await call<ErrorBody>(server.baseUrl, '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.json.error).toMatchObject({
+        code: 'service_unavailable',
+        message: expect.stringContaining('data_folder'),
+      });
+    });
+
     it('leaves no work folder', async () => {
       expect(await workFolders()).toEqual([]);
     });
@@ -106,8 +115,9 @@ describe.skipIf(disk === undefined)('a full data folder', () => {
   });
 
   describe('once space is freed', () => {
-    it('/healthz is ok again', async () => {
+    it('/healthz is ok again, and /readyz ready', async () => {
       expect((await call(server.baseUrl, '/healthz')).status).toBe(200);
+      expect((await call(server.baseUrl, '/readyz')).status).toBe(200);
     });
 
     it.each(operations)('%s succeeds', async (_name, run) => {

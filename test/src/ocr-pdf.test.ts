@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import type { HealthResponse, OcrPdfResponse } from '@pdn/api-types';
 import {
   characterErrorRate,
+  contentBombPdf,
   encryptedPdf,
   imageBombPdf,
   ocrSample,
@@ -20,7 +21,7 @@ import { field, file, form, type Part } from './harness/form.js';
 import { cannotOcrDocuments, ocrPdfEngines } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
-/** Generated 200 dpi scans with dust and a tilt: both engines stay under this (engine suite: 0-4%). */
+/** Generated 200 dpi scans with dust and a tilt: every engine stays under this (engine suite: 0-4%). */
 const MAX_CER = 0.05;
 const SLOW = { timeout: 180_000 };
 
@@ -127,6 +128,34 @@ describe.each(engines)('OCR of documents with %s', (engine) => {
     expect(res.json.error.code).toBe('invalid_input');
     expect(res.json.error.message).toMatch(message);
   });
+
+  // The overlay engines inflate a page's content in the server (OCRmyPDF in its own process): in a worker
+  // thread, against a budget, so the server keeps answering. Before, 300 MB inflated on the main thread
+  // stalled /healthz for 24-32 s and the process grew by 1 GB.
+  it.runIf(engine !== 'ocrmypdf')(
+    'refuses a deflate bomb in a page under redo with 400, answering /healthz meanwhile',
+    SLOW,
+    async () => {
+      let settled = false;
+      const bomb = ocrPdf(file('file', await contentBombPdf()), field('mode', 'redo')).finally(() => {
+        settled = true;
+      });
+      let answeredMeanwhile = 0;
+      while (!settled) {
+        const asked = Date.now();
+        const health = await ctx.call('/healthz');
+        expect(health.status).toBe(200);
+        // Generous for a loaded machine; the stall it guards against lasted 24-32 s.
+        expect(Date.now() - asked).toBeLessThan(10_000);
+        if (!settled) answeredMeanwhile += 1;
+      }
+      const res = await bomb;
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe('invalid_input');
+      expect(res.json.error.message).toMatch(/inflated content/);
+      expect(answeredMeanwhile).toBeGreaterThan(0);
+    },
+  );
 
   it('counts as one request, whatever the page count', SLOW, async () => {
     const scan = await scannedDocumentPdf({ pages: 3, seed: 23, blocks: 1 });

@@ -62,6 +62,8 @@ describe.each(engines)('OCR engine %s', (engine) => {
       PDN_OCR_ENGINE: engine,
       // One worker per language keeps memory modest on a 2-core CI machine.
       PDN_OCR_POOL_SIZE: '1',
+      // Six simultaneous synchronous calls, never refused as busy (back-pressure.test.ts).
+      PDN_MAX_QUEUE: '8',
       ...(hasDebianRus ? { PDN_TESSDATA_DIR: DEBIAN_TESSDATA } : {}),
     },
   });

@@ -1,14 +1,17 @@
 // `pdn-server start --role api|worker` (issue #16, first slice): two API processes and a worker on the
 // shared backends and one data folder. Jobs submitted through either API process run in the worker;
-// synchronous calls are answered by the API process that took them, asynchronous jobs are read
-// through either. Skips, saying why, without PostgreSQL or Redis (.ci/run installs and starts both).
+// synchronous calls (a split, an OCR) are answered by the API process that took them, asynchronous
+// jobs are read through either; an API process bounds the synchronous calls it holds by
+// PDN_MAX_QUEUE alone (issue #18). The worker serves /healthz, /readyz and /metrics on its own port, and nothing else.
+// Skips, saying why, without PostgreSQL or Redis (.ci/run installs and starts both).
 import { randomBytes } from 'node:crypto';
-import type { MergeResult, SplitResult } from '@pdn/api-types';
-import { labelledPdf } from '@pdn/fixtures';
+import type { MergeResult, OcrResponse, SplitResult } from '@pdn/api-types';
+import { characterErrorRate, labelledPdf, ocrSample } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './contract/checked-fetch.js';
 import { pageCount } from './harness/download.js';
 import { field, file, form } from './harness/form.js';
+import { HOLDING_ENV, holdAPlace } from './harness/hold-a-place.js';
 import { type Caller, submitJob, waitForJob } from './harness/jobs.js';
 import { startServer, type TestServer } from './harness/server.js';
 import {
@@ -18,19 +21,27 @@ import {
 } from './harness/shared-services.js';
 
 const missing = await sharedServicesMissing();
+const METRICS_TOKEN = 'worker-metrics-token';
+/** As ocr.test.ts: a clean render read by a working engine. */
+const MAX_CER = 0.05;
 
 describe.skipIf(missing !== undefined)('API processes and a worker (--role)', () => {
   let services: SharedServices;
   let processes: TestServer[] = [];
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     services = await startSharedServices();
-    const env = { ...services.env, PDN_SIGNING_SECRET: randomBytes(32).toString('hex') };
+    env = { ...services.env, PDN_SIGNING_SECRET: randomBytes(32).toString('hex') };
     const first = await startServer({ env, role: 'api' });
     processes = [
       first,
       await startServer({ env, role: 'api', dataDir: first.dataDir }),
-      await startServer({ env, role: 'worker', dataDir: first.dataDir }),
+      await startServer({
+        env: { ...env, PDN_METRICS_TOKEN: METRICS_TOKEN },
+        role: 'worker',
+        dataDir: first.dataDir,
+      }),
     ];
   }, 90_000);
 
@@ -40,6 +51,7 @@ describe.skipIf(missing !== undefined)('API processes and a worker (--role)', ()
   });
 
   const [a, b] = [() => processes[0] as TestServer, () => processes[1] as TestServer];
+  const worker = () => processes[2] as TestServer;
   const caller = (server: TestServer): Caller => ({
     call: (path, options) => call(server.baseUrl, path, options),
   });
@@ -63,6 +75,17 @@ describe.skipIf(missing !== undefined)('API processes and a worker (--role)', ()
     expect(split.json.data.parts).toHaveLength(2);
   });
 
+  it('answers a synchronous OCR taken by API B with the text the worker’s engine read', async () => {
+    const key = await a().createKey({ user: 'ocr', plan: 'premium' });
+    const sample = await ocrSample('eng', 'png');
+    const read = await call<OcrResponse>(b().baseUrl, '/api/v1/ocr', {
+      key,
+      body: form(file('image', sample.bytes, 'eng.png'), field('language', 'eng')),
+    });
+    expect(read.status).toBe(200);
+    expect(characterErrorRate(sample.text, read.json.data.text)).toBeLessThan(MAX_CER);
+  });
+
   it('answers a synchronous failure with the status and code the worker recorded', async () => {
     const key = await a().createKey({ user: 'sync-failure', plan: 'premium' });
     const split = await call<{ error: { code: string } }>(b().baseUrl, '/api/v1/split', {
@@ -84,6 +107,86 @@ describe.skipIf(missing !== undefined)('API processes and a worker (--role)', ()
     expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
     const downloaded = await call(b().baseUrl, (done.result as MergeResult).download.url);
     expect(await pageCount(downloaded.bytes)).toBe(5);
+  });
+
+  it('serves the worker’s own figures, role and readiness on its port, behind PDN_METRICS_TOKEN', async () => {
+    const key = await a().createKey({ user: 'watched', plan: 'premium' });
+    const split = await call(a().baseUrl, '/api/v1/split', {
+      key,
+      body: form(file('file', await labelledPdf('p', 2)), field('ranges', '1')),
+    });
+    expect(split.status).toBe(200);
+    expect((await call(worker().baseUrl, '/metrics')).status).toBe(401);
+    const metrics = await call(worker().baseUrl, '/metrics', {
+      headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    expect(metrics.status).toBe(200);
+    const text = metrics.bytes.toString('utf8');
+    expect(text).toContain('pdn_role_info{role="worker"} 1');
+    expect(text).toMatch(
+      /^pdn_jobs_finished_total\{operation="split",[^}]*outcome="succeeded"[^}]*\} [1-9]/m,
+    );
+    // The API process stored the job; the worker ran it, so only the worker counted it.
+    const apiMetrics = (await call(a().baseUrl, '/metrics')).bytes.toString('utf8');
+    expect(apiMetrics).not.toMatch(/^pdn_jobs_finished_total\{operation="split"/m);
+    const ready = await call<{ data: { status: string; role: string } }>(worker().baseUrl, '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.json.data).toEqual({ status: 'ready', role: 'worker' });
+    const health = await call<{ data: { role: string } }>(worker().baseUrl, '/healthz');
+    expect(health.json.data.role).toBe('worker');
+  });
+
+  it('answers every other path on the worker’s port 404 with the envelope', async () => {
+    expect((await call(worker().baseUrl, '/nothing-here')).status).toBe(404);
+    // These paths are operations of an API process, so the checked call() would expect their
+    // answers there; on a worker the contract's "Unknown routes" says 404, read here as it comes.
+    const key = await a().createKey({ user: 'misdirected', plan: 'premium' });
+    for (const [method, path] of [
+      ['GET', '/api/v1/languages'],
+      ['POST', '/api/v1/merge'],
+      ['GET', '/docs'],
+      ['GET', '/account'],
+      ['GET', '/openapi.json'],
+    ] as const) {
+      const answer = await fetch(`${worker().baseUrl}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${key}` },
+        ...(method === 'POST' ? { body: form(file('files[]', await labelledPdf('a', 1))) } : {}),
+      });
+      const body = (await answer.json()) as { error: { code: string; message: string } };
+      expect([path, answer.status, body.error.code]).toEqual([path, 404, 'not_found']);
+      expect(body.error.message).toContain('worker');
+      expect(answer.headers.get('x-request-id')).toMatch(/\S/);
+      expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+
+  it('bounds its synchronous calls by PDN_MAX_QUEUE alone, running no job itself', async () => {
+    // Four slots of its own would have made five places; an `api` process has none (back-pressure.ts).
+    const bounded = await startServer({
+      env: { ...env, ...HOLDING_ENV, PDN_JOB_CONCURRENCY: '4', PDN_MAX_QUEUE: '1' },
+      role: 'api',
+      dataDir: a().dataDir,
+    });
+    processes.push(bounded);
+    const key = await a().createKey({ user: 'bounded', plan: 'premium' });
+    const holder = await holdAPlace(bounded.baseUrl, key);
+    try {
+      const busy = await call<{ error: { code: string } }>(bounded.baseUrl, '/api/v1/split', {
+        key,
+        body: form(file('file', await labelledPdf('p', 2)), field('ranges', '1')),
+      });
+      expect(busy.status).toBe(503);
+      expect(busy.json.error.code).toBe('server_busy');
+      // The other API processes keep their own places.
+      const split = await call(b().baseUrl, '/api/v1/split', {
+        key,
+        body: form(file('file', await labelledPdf('p', 2)), field('ranges', '1')),
+      });
+      expect(split.status).toBe(200);
+    } finally {
+      holder.destroy();
+    }
   });
 
   it.each([

@@ -27,8 +27,13 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
 
   beforeAll(async () => {
     services = await startSharedServices();
-    // Every process of a deployment signs download URLs with the same secret.
-    const env = { ...services.env, PDN_SIGNING_SECRET: randomBytes(32).toString('hex') };
+    // Every process of a deployment signs download URLs with the same secret; 50 simultaneous
+    // synchronous calls pass the bound on waiting work (issue #18), so only the hourly limit decides.
+    const env = {
+      ...services.env,
+      PDN_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      PDN_MAX_QUEUE: '64',
+    };
     servers = [await startServer({ env }), await startServer({ env })];
     onePage = await labelledPdf('p', 1);
   }, 60_000);
@@ -63,6 +68,16 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
     const statuses = results.map((result) => result.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.filter((status) => status === 429)).toHaveLength(40);
+  });
+
+  it('shows its PostgreSQL pool and Redis connection on GET /metrics, and its role on /readyz (issue #18)', async () => {
+    const metrics = await call(a().baseUrl, '/metrics');
+    const text = metrics.bytes.toString('utf8');
+    expect(text).toMatch(/^pdn_postgres_pool_clients\{state="idle"\} \d+$/m);
+    expect(text).toMatch(/^pdn_postgres_pool_waiting \d+$/m);
+    expect(text).toMatch(/^pdn_redis_connection\{status="ready"\} 1$/m);
+    const ready = await call<{ data: { role: string } }>(a().baseUrl, '/readyz');
+    expect(ready.json.data.role).toBe('all');
   });
 
   it('refuses on one server a key revoked through the other, on the very next request', async () => {
@@ -122,7 +137,7 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
   }
 
   for (const service of ['redis', 'postgres'] as const) {
-    it(`answers 503 without rate-limit headers while ${service} is cut, and recovers when it is back`, async () => {
+    it(`answers 503 without rate-limit headers, and /readyz 503, while ${service} is cut, and recovers when it is back`, async () => {
       const key = await a().createKey({ user: `cut-${service}`, plan: 'free' });
       expect((await split(a(), key)).status).toBe(200);
       services[service].cut();
@@ -133,11 +148,17 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
           expect(refused.json.error.code).toBe('service_unavailable');
           expect(refused.headers.get('x-ratelimit-limit')).toBeNull();
           expect(refused.headers.get('ratelimit')).toBeNull();
+          // Not ready either, naming what fails (issue #18): a balancer sends the traffic elsewhere.
+          const ready = (await call(server.baseUrl, '/readyz')) as CallResult<{ error: { message: string } }>;
+          expect(ready.status).toBe(503);
+          expect(ready.json.error.message).toContain(service === 'redis' ? 'rate_limits' : 'database');
         }
       } finally {
         services[service].restore();
       }
       for (const server of [a(), b()]) expect((await until(200, () => split(server, key))).status).toBe(200);
+      for (const server of [a(), b()])
+        expect((await until(200, () => call(server.baseUrl, '/readyz'))).status).toBe(200);
       for (const server of [a(), b()]) expect(server.exit).toBeUndefined();
       // Nothing was admitted while the service was away: 3 of the Free 10 used.
       expect((await account(a(), key)).headers.get('x-ratelimit-remaining')).toBe('7');

@@ -2,17 +2,24 @@
 // The real binary gets a real signal while an upload is under way: it stops accepting connections at
 // once, finishes the request when the rest of the body comes within the grace period
 // (PDN_SHUTDOWN_GRACE_MS), answers `503 service_unavailable` when it does not, and exits 0 either way,
-// leaving no work folder.
+// leaving no work folder; a job whose tools run past the grace period is answered 503 and its tools
+// stopped. Issue #18: readiness is false from the signal on, while work in flight
+// finishes, and queued asynchronous jobs stay queued for the next process, which runs them. With a
+// drain delay (PDN_DRAIN_DELAY_MS) readiness is false while requests are still served, for a balancer
+// to notice, before connections are refused.
 
 import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { labelledPdf } from '@pdn/fixtures';
+import { embeddedFontPdf, labelledPdf } from '@pdn/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertExchange } from './contract/checked-fetch.js';
-import { multipartBody } from './harness/raw-request.js';
+import { file, form } from './harness/form.js';
+import { processesMentioning } from './harness/processes.js';
+import { multipartBody, openSocket, parseResponses } from './harness/raw-request.js';
 import { startServer, type TestServer } from './harness/server.js';
+import { missing } from './harness/tools.js';
 
 let server: TestServer | undefined;
 
@@ -128,5 +135,142 @@ describe('SIGTERM', () => {
     expect(answer.headers.get('connection')).toBe('close');
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(await workFolders(server)).toEqual([]);
+  });
+});
+
+describe.skipIf(missing('ghostscript', 'a running job cut off by the grace period'))(
+  'SIGTERM during a running job',
+  () => {
+    it('answers 503 service_unavailable when the grace period ends before the job, and stops its tools', async () => {
+      const target = await startServer({
+        env: { PDN_SHUTDOWN_GRACE_MS: '200', PDN_COMPRESS_ENGINE: 'ghostscript' },
+      });
+      server = target;
+      const key = await target.createKey({ user: 'cut', plan: 'premium' });
+      // Ghostscript on 120 pages of embedded fonts: seconds, far beyond the grace period.
+      const body = form(file('file', await embeddedFontPdf({ pages: 120 }), 'fonts.pdf'));
+      const answer = fetch(target.url('/api/v1/compress'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body,
+      });
+      const tools = () => processesMentioning(target.dataDir);
+      for (let tries = 0; (await tools()).length === 0 && tries < 600; tries += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await tools()).not.toEqual([]);
+      const exited = target.signal('SIGTERM');
+      const res = await answer;
+      const bytes = Buffer.from(await res.arrayBuffer());
+      assertExchange({
+        method: 'POST',
+        url: target.url('/api/v1/compress'),
+        status: res.status,
+        headers: res.headers,
+        body: bytes,
+      });
+      expect(res.status).toBe(503);
+      expect(JSON.parse(bytes.toString('utf8')).error.code).toBe('service_unavailable');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(await tools()).toEqual([]);
+      expect(await workFolders(target)).toEqual([]);
+    });
+  },
+);
+
+describe('SIGTERM, as a balancer and the job queue see it (issue #18)', () => {
+  it('answers /readyz 503 from the signal on, while a request in flight finishes', async () => {
+    server = await startServer({ env: { PDN_SHUTDOWN_GRACE_MS: '60000', PDN_COMPRESS_ENGINE: 'pdf-lib' } });
+    const upload = await uploadInFlight(server, await server.createKey({ user: 'probed' }));
+    // A probe whose request has begun before the signal: its connection is busy, so it stays open
+    // when the server stops accepting new ones, and the request completes after the signal.
+    const probe = await openSocket(server.baseUrl);
+    const received: Buffer[] = [];
+    const probeClosed = new Promise<void>((resolve) => probe.on('close', () => resolve()));
+    probe.on('data', (chunk: Buffer) => received.push(chunk));
+    probe.write(`GET /readyz HTTP/1.1\r\nHost: ${new URL(server.baseUrl).host}\r\n`);
+    const exited = server.signal('SIGTERM');
+    await refusesConnections(server.baseUrl);
+    probe.write('\r\n');
+    await probeClosed;
+    const [ready] = parseResponses(Buffer.concat(received));
+    expect(ready?.status).toBe(503);
+    expect(ready?.json?.error?.code).toBe('service_unavailable');
+    assertExchange({ method: 'GET', url: server.url('/readyz'), ...(ready as NonNullable<typeof ready>) });
+    // The work in flight was not disturbed by the probe's answer: it finishes, then the server exits.
+    upload.sendRest();
+    expect((await upload.answer).status).toBe(200);
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('answers /readyz 503 but still serves for the drain delay, then refuses connections', async () => {
+    // Long enough for a few requests on a loaded machine; the stop waits it out whatever happens.
+    server = await startServer({ env: { PDN_DRAIN_DELAY_MS: '4000' } });
+    const target = server;
+    const exited = target.signal('SIGTERM');
+    let ready = await fetch(target.url('/readyz'));
+    for (let tries = 0; ready.status === 200 && tries < 100; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ready = await fetch(target.url('/readyz'));
+    }
+    const readyBody = Buffer.from(await ready.arrayBuffer());
+    assertExchange({
+      method: 'GET',
+      url: target.url('/readyz'),
+      status: ready.status,
+      headers: ready.headers,
+      body: readyBody,
+    });
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(readyBody.toString('utf8')).error.code).toBe('service_unavailable');
+    // Not ready, yet serving: a balancer that has not noticed yet loses nothing.
+    const health = await fetch(target.url('/healthz'));
+    await health.arrayBuffer();
+    expect(health.status).toBe(200);
+    expect(health.headers.get('connection')).toBe('close');
+    await refusesConnections(target.baseUrl);
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('leaves queued asynchronous jobs queued, and the next process runs them', async () => {
+    // One job at a time, so submissions queue behind the one running.
+    const target = await startServer({ env: { PDN_JOB_CONCURRENCY: '1', PDN_PDF_ENGINE: 'pdf-lib' } });
+    server = target;
+    const key = await target.createKey({ user: 'queued', plan: 'premium' });
+    const big = await labelledPdf('Q', 50);
+    const submit = async () => {
+      const body = new FormData();
+      for (let i = 0; i < 20; i += 1)
+        body.append('files[]', new Blob([big], { type: 'application/pdf' }), `q${i}.pdf`);
+      const res = await fetch(target.url('/api/v1/merge'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, prefer: 'respond-async' },
+        body,
+      });
+      expect(res.status).toBe(202);
+      return ((await res.json()) as { data: { id: string } }).data.id;
+    };
+    const ids = await Promise.all(Array.from({ length: 4 }, submit));
+    expect(await target.signal('SIGTERM')).toEqual({ code: 0, signal: null });
+    const restartedAt = new Date();
+    await target.restart();
+    const ended: { status: string; started_at: string }[] = [];
+    for (const id of ids) {
+      let job = { status: 'queued', started_at: '' };
+      for (
+        let polls = 0;
+        polls < 30 && !['succeeded', 'failed', 'canceled'].includes(job.status);
+        polls += 1
+      ) {
+        const res = await fetch(target.url(`/api/v1/jobs/${id}`), {
+          headers: { authorization: `Bearer ${key}`, prefer: 'wait=10' },
+        });
+        job = ((await res.json()) as { data: typeof job }).data;
+      }
+      ended.push(job);
+    }
+    expect(ended.map((job) => job.status)).toEqual(ids.map(() => 'succeeded'));
+    // Four 1000-page merges one at a time do not all end in the moment between the last 202 and the
+    // signal: at least the last one was left queued and started in the new process.
+    expect(ended.some((job) => new Date(job.started_at) >= restartedAt)).toBe(true);
   });
 });

@@ -2,11 +2,12 @@
 // embedded font): the request is a 500 internal_error with a generic message, the tool's whole process
 // group is gone, nothing is left on disk, and the server goes on serving. The budget is set to the
 // 1 s minimum so the overrun is certain, not a race.
-import { embeddedFontPdf, labelledPdf } from '@pdn/fixtures';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { embeddedFontPdf, labelledPdf, scannedDocumentPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { field, file, form } from './harness/form.js';
 import { filesLeftSince, listFiles } from './harness/leftovers.js';
-import { processesMentioning } from './harness/processes.js';
+import { processesMentioning, type RunningProcess, runningProgram } from './harness/processes.js';
 import { missing } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
@@ -39,5 +40,45 @@ describe.skipIf(missing('ghostscript', 'the tool-timeout test'))('a Ghostscript 
       body: form(file('file', await labelledPdf('S', 1), 's.pdf')),
     });
     expect(small.status).toBe(200);
+  });
+});
+
+// Issue #17: OCRmyPDF run like every tool. Seen while it runs: its own process group (the tesseract runs
+// it starts are killed with it), one thread per tesseract (OMP_THREAD_LIMIT=1), `--jobs` the server's job
+// concurrency (1 here, where OCRmyPDF's own default is the CPU count). Then past its budget (1 s per
+// round of `--jobs` pages: 2 s for these 2 pages of 36 lines at 300 dpi, which take OCRmyPDF 3.6 s of
+// CPU one after the other) it goes, whole.
+describe.skipIf(missing('ocrmypdf', 'the OCRmyPDF timeout test'))('an OCRmyPDF run past its timeout', () => {
+  const ctx = useServer({
+    env: { PDN_OCR_PDF_ENGINE: 'ocrmypdf', PDN_TOOL_TIMEOUT_MS: '1000', PDN_JOB_CONCURRENCY: '1' },
+  });
+
+  it('runs in a process group of its own, one thread per page, its jobs bounded; then is killed whole', async () => {
+    const key = await ctx.server.createKey({ user: 'reader', plan: 'enterprise' });
+    const scan = await scannedDocumentPdf({ pages: 2, seed: 41, dpi: 300, blocks: 12 });
+    const before = await listFiles(ctx.server);
+    let settled = false;
+    const answer = ctx
+      .call<{ error: { message: string } }>('/api/v1/ocr/pdf', {
+        key,
+        body: form(file('file', scan.bytes, 'scan.pdf')),
+      })
+      .finally(() => {
+        settled = true;
+      });
+    let seen: RunningProcess | undefined;
+    while (!settled && seen === undefined) {
+      seen = await runningProgram('ocrmypdf', ctx.server.dataDir);
+      await sleep(20);
+    }
+    const res = await answer;
+    expect(res.status).toBe(500);
+    expect(res.json.error.message).not.toContain(ctx.server.rootDir);
+    expect(seen, 'OCRmyPDF was not seen running').toBeDefined();
+    expect(seen?.group).toBe(seen?.pid);
+    expect(seen?.environment).toContain('OMP_THREAD_LIMIT=1');
+    expect(seen?.args.join(' ')).toContain('--jobs 1');
+    expect(await processesMentioning(ctx.server.dataDir)).toEqual([]);
+    expect(await filesLeftSince(ctx.server, before)).toEqual([]);
   });
 });

@@ -1,17 +1,20 @@
 // Webhooks (issue #14; openapi.yaml, "Webhooks") on the real server: an asynchronous submission with a
-// callback_url gets one signed event at a real HTTP receiver on loopback (allowed by the documented
-// switch, PDN_WEBHOOK_ALLOW_PRIVATE=1) when its job ends; the event matches the contract and the SDK's
-// verifyWebhook accepts it with the secret the admin command prints, and refuses it tampered, stale or
-// under another secret; a rotated secret signs beside the old one. Without the switch a loopback
-// callback is refused at submission. (Retries, their order and backoff run on an injected clock in
-// apps/server/src/webhooks/deliverer.test.ts.)
+// callback_url (raw, or the SDK's jobs.submit callbackUrl) gets one signed event at a real HTTP
+// receiver on loopback (allowed by the documented switch, PDN_WEBHOOK_ALLOW_PRIVATE=1) when its job
+// ends; the event matches the contract, and the job it names gives its outputs with URLs signed afresh
+// ("Fresh download URLs"); the SDK's verifyWebhook accepts it with the secret the admin command prints,
+// and refuses it tampered, stale or under another secret; a rotated secret signs beside the old one.
+// Without the switch a loopback callback is refused at submission. (Retries, their order and backoff
+// run on an injected clock in apps/server/src/webhooks/deliverer.test.ts.)
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { JobResponse, WebhookEvent } from '@pdn/api-types';
+import type { Download, JobResponse, WebhookEvent } from '@pdn/api-types';
 import { labelledPdf } from '@pdn/fixtures';
-import { verifyWebhook, WebhookVerificationError } from '@pdn/sdk';
+import { Pdn, verifyWebhook, WebhookVerificationError } from '@pdn/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedFetch } from './contract/checked-fetch.js';
 import { describeErrors, openapi, validatorFor } from './contract/openapi-document.js';
 import { AccountVisitor } from './harness/account-visitor.js';
+import { pageCount } from './harness/download.js';
 import { field, file, form } from './harness/form.js';
 import { type ServerContext, useServer } from './harness/use-server.js';
 
@@ -104,6 +107,21 @@ describe('webhooks', () => {
       ['stale', () => verifyWebhook(body, signature, secret, { now: () => Date.now() + 10 * 60_000 })],
     ] as const)
       await expect(attempt(), what).rejects.toBeInstanceOf(WebhookVerificationError);
+  });
+
+  it("the SDK's jobs.submit sends callbackUrl; the receiver downloads through the job the event names", async () => {
+    const checked = checkedFetch();
+    const pdn = new Pdn({ apiKey: key, baseUrl: ctx.server.baseUrl, fetch: checked.fetch });
+    const job = await pdn.jobs.submit('merge', {
+      files: [await labelledPdf('Sa', 1), await labelledPdf('Sb', 2)],
+      callbackUrl: hooks.url,
+    });
+    const { headers, body } = await hooks.next();
+    const event = await verifyWebhook(body, String(headers['pdn-signature']), await secretOf(ctx, 'ada'));
+    expect(event).toMatchObject({ type: 'job.succeeded', data: { job: { id: job.id } } });
+    const fresh = await pdn.jobs.get(event.data.job.id);
+    expect(await pageCount(await pdn.download((fresh.result as { download: Download }).download))).toBe(3);
+    checked.assertConforms();
   });
 
   it('signs with the old and the new secret after a rotation', async () => {

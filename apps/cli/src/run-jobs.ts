@@ -2,7 +2,9 @@
 // file is uploaded its work is the server's, so a dropped connection or a killed `pdn` loses no
 // upload, and the run-state file (run-state.ts) lets `--resume` collect the jobs of an interrupted
 // run instead of submitting them again. `--async` only submits, and reports the jobs.
+import { randomUUID } from 'node:crypto';
 import {
+  ApiError,
   type Job,
   type JobStatus,
   NotFoundError,
@@ -96,12 +98,13 @@ async function submit<I, O extends Operation>(
   item: I,
   unfinished: Job[],
   progress: (phase: string) => void,
+  idempotencyKey?: string,
 ): Promise<Job<O>> {
   const signal = ctx.io.signal;
   const params = await steps.params(item, progress);
   for (;;) {
     try {
-      return await client.pdn.jobs.submit(steps.operation, { ...params, signal });
+      return await client.pdn.jobs.submit(steps.operation, { ...params, signal, idempotencyKey });
     } catch (error) {
       const oldest = unfinished.shift();
       if (!(error instanceof TooManyJobsError) || oldest === undefined) throw error;
@@ -147,9 +150,10 @@ function submitThenCollect<I, O extends Operation>(
           let job: Job | undefined = flags.resume === true ? await reattach(client, state, key) : undefined;
           if (job === undefined) {
             await steps.prepare?.(item);
-            job = await submit(ctx, client, steps, item, unfinished, progress);
+            job = await submitRecorded(state, key, (idempotencyKey) =>
+              submit(ctx, client, steps, item, unfinished, progress, idempotencyKey),
+            );
             ctx.reporter.answered(key, job);
-            await state.record(key, job.id);
           }
           jobs.set(item, job);
           unfinished.push(job);
@@ -208,6 +212,31 @@ function submitThenCollect<I, O extends Operation>(
     const byItem = new Map(waiting.map((item, index) => [item, collected[index]]));
     return todo.map((item, index) => byItem.get(item) ?? (submitted[index] as Outcome<ItemSuccess>));
   };
+}
+
+/**
+ * Submits `input` with an Idempotency-Key kept in the run-state file before the request leaves, and
+ * records the job it answers. A run killed in between leaves the key, which the next `--resume` sends
+ * again: the server answers with the job the first request made, if it made one, so no input runs
+ * twice (openapi.yaml, "Idempotency"). An answer that is an error made no job, and frees the key.
+ */
+async function submitRecorded<O extends Operation>(
+  state: RunState,
+  input: unknown,
+  send: (idempotencyKey: string) => Promise<Job<O>>,
+): Promise<Job<O>> {
+  const idempotencyKey = state.unansweredKey(input) ?? randomUUID();
+  await state.submitting(input, idempotencyKey);
+  let job: Job<O>;
+  try {
+    job = await send(idempotencyKey);
+  } catch (error) {
+    // Without an answer (connection lost, stopped) the server may have the job: the key stays.
+    if (error instanceof ApiError) await state.forget(input);
+    throw error;
+  }
+  await state.record(input, job.id);
+  return job;
 }
 
 /** Without --resume, an earlier run's leftovers are named and set aside; with it, read. */

@@ -61,6 +61,22 @@ describe('RunState', () => {
     expect(resumed.jobOf('c.pdf')).toBeUndefined();
   });
 
+  it('keeps the key of a submission before its answer, then the job the answer names', async () => {
+    const run = RunState.for(dir, identity);
+    await run.submitting('a.pdf', 'key-a');
+    await run.submitting('b.pdf', 'key-b');
+    await run.record('b.pdf', 'job_b');
+
+    // Killed here: a.pdf was sent (or about to be) and its answer never recorded.
+    const resumed = RunState.for(dir, identity);
+    expect(await resumed.load()).toBe(true);
+    expect(resumed.left).toBe(2);
+    expect([resumed.unansweredKey('a.pdf'), resumed.jobOf('a.pdf')]).toEqual(['key-a', undefined]);
+    expect([resumed.unansweredKey('b.pdf'), resumed.jobOf('b.pdf')]).toEqual([undefined, 'job_b']);
+    await resumed.forget('a.pdf');
+    expect(resumed.unansweredKey('a.pdf')).toBeUndefined();
+  });
+
   it("merge's list of inputs is one key", async () => {
     const run = RunState.for(dir, identity);
     await run.record(['a.pdf', 'b.pdf'], 'job_ab');

@@ -1,7 +1,9 @@
 // The run-state file (issue #13: "a re-run with --resume re-attaches to the jobs of the interrupted
-// run instead of submitting them again"). A batch records each job as soon as the server has
-// accepted it; a run killed, cut off from the server or stopped before collecting every job leaves
-// the file behind, and `--resume` reads it. It lives in the output folder (`-o DIR`), else in the
+// run instead of submitting them again"). A batch records the Idempotency-Key of each submission
+// before sending it, and the job once the server has accepted it; a run killed, cut off from the
+// server or stopped before collecting every job leaves the file behind, and `--resume` reads it: a
+// submission whose answer never got recorded is sent again with its key, and the server answers
+// with the job the first one made, if it made one (openapi.yaml, "Idempotency"). It lives in the output folder (`-o DIR`), else in the
 // current folder, named after what the run does, so two different batches never share one; it is
 // removed once no job of the run is left to collect (README, "Jobs and --resume").
 import { createHash, randomBytes } from 'node:crypto';
@@ -19,9 +21,11 @@ export interface RunIdentity {
   options: Record<string, unknown>;
 }
 
-/** One input's job, and whether its outputs were delivered. */
+/** One input's submission, its job once accepted, and whether its outputs were delivered. */
 interface Entry {
-  job: string;
+  /** The submission's Idempotency-Key (absent in files written before keys were kept). */
+  key?: string;
+  job?: string;
   collected: boolean;
 }
 
@@ -71,7 +75,8 @@ export class RunState {
     this.#jobs = Object.fromEntries(
       Object.entries(parsed.jobs).filter(
         (entry): entry is [string, Entry] =>
-          typeof entry[1]?.job === 'string' && typeof entry[1].collected === 'boolean',
+          (typeof entry[1]?.job === 'string' || typeof entry[1]?.key === 'string') &&
+          typeof entry[1].collected === 'boolean',
       ),
     );
     return true;
@@ -83,19 +88,35 @@ export class RunState {
     return entry?.collected === false ? entry.job : undefined;
   }
 
+  /** The Idempotency-Key of a submission of `input` an earlier run sent without recording the answer. */
+  unansweredKey(input: unknown): string | undefined {
+    const entry = this.#jobs[JSON.stringify(input)];
+    return entry?.job === undefined ? entry?.key : undefined;
+  }
+
   /** The earlier run delivered `input`'s outputs: --resume leaves it out. */
   wasCollected(input: unknown): boolean {
     return this.#jobs[JSON.stringify(input)]?.collected === true;
   }
 
-  /** Jobs submitted and not collected yet. */
+  /** Submissions (answered or not) not collected yet. */
   get left(): number {
     return Object.values(this.#jobs).filter((entry) => !entry.collected).length;
   }
 
-  /** Records `jobId` for `input`; resolves once it is on disk (written whole, then renamed). */
+  /**
+   * Records that `input` is about to be sent with `idempotencyKey`; resolves once it is on disk
+   * (written whole, then renamed), so the request never leaves before its key is kept.
+   */
+  submitting(input: unknown, idempotencyKey: string): Promise<void> {
+    this.#jobs[JSON.stringify(input)] = { key: idempotencyKey, collected: false };
+    return this.#save();
+  }
+
+  /** Records `jobId`, the server's answer to `input`'s submission; resolves once it is on disk. */
   record(input: unknown, jobId: string): Promise<void> {
-    this.#jobs[JSON.stringify(input)] = { job: jobId, collected: false };
+    const id = JSON.stringify(input);
+    this.#jobs[id] = { ...this.#jobs[id], job: jobId, collected: false };
     return this.#save();
   }
 
@@ -107,7 +128,7 @@ export class RunState {
     return this.#save();
   }
 
-  /** Forgets `input`'s job (it will be submitted afresh). */
+  /** Forgets `input`'s job and key (it will be submitted afresh, with a new key). */
   forget(input: unknown): Promise<void> {
     delete this.#jobs[JSON.stringify(input)];
     return this.#save();

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       ocrRecycleAfter: 200,
       ocrMemoryBytes: 1024 * 1024 * 1024,
       uploadLimits: { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB },
+      uploadPace: { minBytesPerSecond: 1024, windowMs: 20_000 },
       shutdownGraceMs: 30_000,
       corsOrigins: [],
       account: {
@@ -32,10 +33,14 @@ describe('loadConfig', () => {
       },
     });
     expect(config.account.publicUrl).toBeUndefined();
+    // Unset: the role decides (http/drain.ts).
+    expect(config.drainDelayMs).toBeUndefined();
     expect(config.dataDir).toBe(join(homedir(), '.local', 'share', 'pdn'));
     expect(config.signingSecret).toBeUndefined();
     expect(config.tessdataDir).toBeUndefined();
     expect(config.jobConcurrency).toBeGreaterThanOrEqual(1);
+    // Unset: derived from the slots where the process runs (http/middleware/back-pressure.ts).
+    expect(config.maxQueue).toBeUndefined();
   });
 
   const accepted: [string, { env: Record<string, string>; want: Record<string, unknown> }][] = [
@@ -43,6 +48,7 @@ describe('loadConfig', () => {
     ['a forced engine', { env: { PDN_PDF_ENGINE: 'pdf-lib' }, want: { pdfEngine: 'pdf-lib' } }],
     ['quiet logs', { env: { PDN_LOG_LEVEL: 'quiet' }, want: { logLevel: 'quiet' } }],
     ['readable logs', { env: { PDN_LOG_FORMAT: 'pretty' }, want: { logFormat: 'pretty' } }],
+    ['requests not counted for /metrics', { env: { PDN_HTTP_METRICS: 'off' }, want: { httpMetrics: false } }],
     ['a metrics token', { env: { PDN_METRICS_TOKEN: 'scrape-me' }, want: { metricsToken: 'scrape-me' } }],
     [
       'an upload cap',
@@ -71,7 +77,9 @@ describe('loadConfig', () => {
         want: { corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'] },
       },
     ],
+    ['no synchronous call waiting for a slot', { env: { PDN_MAX_QUEUE: '0' }, want: { maxQueue: 0 } }],
     ['no shutdown grace at all', { env: { PDN_SHUTDOWN_GRACE_MS: '0' }, want: { shutdownGraceMs: 0 } }],
+    ['a drain delay for a balancer', { env: { PDN_DRAIN_DELAY_MS: '2500' }, want: { drainDelayMs: 2500 } }],
     [
       'a long secret',
       { env: { PDN_SIGNING_SECRET: 's'.repeat(32) }, want: { signingSecret: 's'.repeat(32) } },

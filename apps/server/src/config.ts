@@ -12,7 +12,7 @@ export { ConfigError };
 export type PdfEngineChoice = 'auto' | 'qpdf' | 'pdf-lib';
 export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
 export type OcrEngineChoice = 'auto' | 'tesseract' | 'tesseract.js';
-export type OcrPdfEngineChoice = 'auto' | 'ocrmypdf' | 'tesseract';
+export type OcrPdfEngineChoice = 'auto' | 'ocrmypdf' | 'tesseract' | 'tesseract.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'quiet';
 /** JSON lines for a log collector, or readable lines for a terminal (issue #18). */
 export type LogFormat = 'json' | 'pretty';
@@ -23,6 +23,14 @@ export interface UploadLimits {
   premium: number;
   business: number;
   enterprise: number;
+}
+
+/** The pace every request body must keep (openapi.yaml, "Upload limits"; http/upload-pace.ts). */
+export interface UploadPace {
+  /** PDN_MIN_UPLOAD_BYTES_PER_SECOND: the slowest average a body may arrive at over a window. */
+  minBytesPerSecond: number;
+  /** PDN_UPLOAD_WINDOW_SECONDS, in milliseconds: how long each judged stretch of the upload lasts. */
+  windowMs: number;
 }
 
 /** Origins whose pages may call /api from a browser: `*` for any, none (CORS off) by default. */
@@ -46,20 +54,33 @@ export interface Config {
   maxImagePixels: number;
   toolTimeoutMs: number;
   jobConcurrency: number;
+  /**
+   * PDN_MAX_QUEUE: synchronous calls that may wait for a job slot beyond those running; more are
+   * `503 server_busy` (issue #18). Unset, derived from the slots (http/middleware/back-pressure.ts).
+   */
+  maxQueue?: number;
   /** How long a repeated Idempotency-Key waits for the first request's answer before 409 (issue #14). */
   idempotencyWaitMs: number;
   /** PDN_WEBHOOK_ALLOW_PRIVATE=1: callbacks may reach loopback and private addresses (issue #14). */
   webhookAllowPrivate: boolean;
   /** PDN_METRICS_TOKEN: when set, GET /metrics answers only a bearer of it (issue #18). */
   metricsToken?: string;
+  /** PDN_HTTP_METRICS=off: requests are not counted for GET /metrics (the bench measures their cost, issue #18). */
+  httpMetrics: boolean;
   /** OCR processes in all, whatever their languages (issue #11, item 3). */
   ocrPoolSize: number;
   ocrRecycleAfter: number;
   /** Memory of each OCR process and tesseract run (issue #11, item 2; run-tool.ts limitedCommand). */
   ocrMemoryBytes: number;
   uploadLimits: UploadLimits;
+  uploadPace: UploadPace;
   /** How long a stopping server lets requests in flight finish before answering them 503 (issue #11). */
   shutdownGraceMs: number;
+  /**
+   * PDN_DRAIN_DELAY_MS: how long a stopping server answers /readyz 503 while still serving, before it
+   * refuses connections (issue #18); unset, the role's default (http/drain.ts).
+   */
+  drainDelayMs?: number;
   /** PDN_CORS_ORIGINS (issue #20; http/middleware/cors.ts). */
   corsOrigins: CorsOrigins;
   /** The account area (issue #12). */
@@ -179,6 +200,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const tessdataDir = text(env, 'PDN_TESSDATA_DIR');
   const metricsToken = text(env, 'PDN_METRICS_TOKEN');
+  const drainDelayMs =
+    text(env, 'PDN_DRAIN_DELAY_MS') === undefined
+      ? undefined
+      : integer(env, 'PDN_DRAIN_DELAY_MS', 0, 0, 600_000);
+  const maxQueue =
+    text(env, 'PDN_MAX_QUEUE') === undefined ? undefined : integer(env, 'PDN_MAX_QUEUE', 0, 0, 10_000);
   const base = publicUrl(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -190,15 +217,17 @@ export function loadConfig(env: Env = process.env): Config {
     pdfEngine: oneOf(env, 'PDN_PDF_ENGINE', ['auto', 'qpdf', 'pdf-lib'], 'auto'),
     compressEngine: oneOf(env, 'PDN_COMPRESS_ENGINE', ['auto', 'ghostscript', 'pdf-lib'], 'auto'),
     ocrEngine: oneOf(env, 'PDN_OCR_ENGINE', ['auto', 'tesseract', 'tesseract.js'], 'auto'),
-    ocrPdfEngine: oneOf(env, 'PDN_OCR_PDF_ENGINE', ['auto', 'ocrmypdf', 'tesseract'], 'auto'),
+    ocrPdfEngine: oneOf(env, 'PDN_OCR_PDF_ENGINE', ['auto', 'ocrmypdf', 'tesseract', 'tesseract.js'], 'auto'),
     ...(tessdataDir === undefined ? {} : { tessdataDir: resolve(tessdataDir) }),
     maxPages: integer(env, 'PDN_MAX_PAGES', 5000, 1),
     maxImagePixels: integer(env, 'PDN_MAX_IMAGE_PIXELS', 40_000_000, 1),
     toolTimeoutMs: integer(env, 'PDN_TOOL_TIMEOUT_MS', 120_000, 1000),
     jobConcurrency: integer(env, 'PDN_JOB_CONCURRENCY', cpus, 1, 256),
+    ...(maxQueue === undefined ? {} : { maxQueue }),
     idempotencyWaitMs: integer(env, 'PDN_IDEMPOTENCY_WAIT_SECONDS', 10, 0, 600) * 1000,
     webhookAllowPrivate: oneOf(env, 'PDN_WEBHOOK_ALLOW_PRIVATE', ['0', '1'], '0') === '1',
     ...(metricsToken === undefined ? {} : { metricsToken }),
+    httpMetrics: oneOf(env, 'PDN_HTTP_METRICS', ['on', 'off'], 'on') === 'on',
     ocrPoolSize: integer(env, 'PDN_OCR_POOL_SIZE', cpus, 1, 64),
     ocrRecycleAfter: integer(env, 'PDN_OCR_RECYCLE_AFTER', 200, 1),
     // 1 GiB: a 40-megapixel page (the default cap) peaked at 390 MB resident in tesseract.js and
@@ -210,9 +239,16 @@ export function loadConfig(env: Env = process.env): Config {
       business: integer(env, 'PDN_UPLOAD_LIMIT_BUSINESS', 250 * MiB, 1),
       enterprise: integer(env, 'PDN_UPLOAD_LIMIT_ENTERPRISE', 1024 * MiB, 1),
     },
+    // 20 KiB in each 20 s: any real link sends that (8 kbit/s), and a trickle or an `Expect:
+    // 100-continue` never followed by its body frees its place within 20 s (issue #18).
+    uploadPace: {
+      minBytesPerSecond: integer(env, 'PDN_MIN_UPLOAD_BYTES_PER_SECOND', 1024, 0),
+      windowMs: integer(env, 'PDN_UPLOAD_WINDOW_SECONDS', 20, 1, 600) * 1000,
+    },
     // Long enough for a normal compress of a large document; a supervisor's own kill timeout (e.g.
     // Kubernetes' terminationGracePeriodSeconds, 30 s by default) should be set a little above it.
     shutdownGraceMs: integer(env, 'PDN_SHUTDOWN_GRACE_MS', 30_000, 0),
+    ...(drainDelayMs === undefined ? {} : { drainDelayMs }),
     corsOrigins: corsOrigins(env),
     account: {
       signUp: oneOf(env, 'PDN_SIGNUP', ['on', 'off'], 'on') === 'on',

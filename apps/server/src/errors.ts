@@ -1,6 +1,5 @@
 // The server's error vocabulary: one class per wire code of the OpenAPI `ErrorCode` enum (and status:
-// `invalid_input` also goes out as 417), except `request_timeout`, which only http/client-error.ts
-// sends, for requests Node refused before the app.
+// `invalid_input` also goes out as 417).
 // Engines, accounts, storage and routes throw these; the error middleware (src/http/middleware/
 // error-envelope.ts) is the only place that turns them into the spec's JSON envelope. Messages of
 // these errors are shown to clients; anything else that is thrown becomes a generic 500.
@@ -65,6 +64,15 @@ export class PayloadTooLargeError extends ApiError {
   readonly status = 413;
 }
 
+/**
+ * A request body that stopped coming at the minimum pace (openapi.yaml, "Upload limits";
+ * http/upload-pace.ts). Node's own request timeouts answer the same code (http/client-error.ts).
+ */
+export class RequestTimeoutError extends ApiError {
+  readonly code = 'request_timeout';
+  readonly status = 408;
+}
+
 export class RateLimitedError extends ApiError {
   readonly code = 'rate_limited';
   readonly status = 429;
@@ -96,6 +104,16 @@ export class ServiceUnavailableError extends ApiError {
   readonly code = 'service_unavailable';
   readonly status = 503;
   override readonly retryAfterSeconds = 5;
+}
+
+/**
+ * Too many synchronous calls already wait for a job slot (openapi.yaml, "Admission order and
+ * back-pressure"; issue #18). Slots free as soon as running jobs end, hence the short hint.
+ */
+export class ServerBusyError extends ApiError {
+  readonly code = 'server_busy';
+  readonly status = 503;
+  override readonly retryAfterSeconds = 1;
 }
 
 /**

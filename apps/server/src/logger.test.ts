@@ -23,6 +23,20 @@ describe('createLogger', () => {
     });
   });
 
+  it("never lets a field replace the line's level, time or message", () => {
+    const { lines, log } = capture('info');
+    log.info('compressed', { level: 'high', time: 3, msg: 'field' });
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      level: 'info',
+      time: expect.stringMatching(/^\d{4}-/),
+      field_msg: 'field',
+      field_level: 'high',
+      field_time: 3,
+      msg: 'compressed',
+    });
+    expect(lines[0]?.match(/"level"/g)).toHaveLength(1);
+  });
+
   it('keeps an error type, message and stack under "error"', () => {
     const { lines, log } = capture('info');
     log.error('request failed', { error: new TypeError('boom') });

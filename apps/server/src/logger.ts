@@ -24,6 +24,21 @@ const ERROR_KEY = 'error';
 
 type LineLevel = Exclude<LogLevel, 'quiet'>;
 
+/** The keys pino writes on every line itself. */
+const LINE_KEYS = ['level', 'time', 'msg'];
+
+/**
+ * A field named like one of the line's own keys is written as `field_<key>`: pino would write the key
+ * twice, and readers (a log collector, prettyLine) keep the last one, so a compress job's
+ * `level: 'high'` once filed its line under a log level "high".
+ */
+export function withoutLineKeys(fields: LogFields): LogFields {
+  if (!LINE_KEYS.some((key) => key in fields)) return fields;
+  return Object.fromEntries(
+    Object.entries(fields).map(([key, value]) => [LINE_KEYS.includes(key) ? `field_${key}` : key, value]),
+  );
+}
+
 function prettyValue(value: unknown): string {
   if (typeof value === 'string') {
     return /^[\w.:/@+-]+$/.test(value) ? value : JSON.stringify(value);
@@ -65,7 +80,7 @@ export function createLogger(
       // No pid/hostname on every line: the collector knows which process it reads.
       base: null,
       timestamp: stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: (label) => ({ level: label }), log: withoutLineKeys },
       errorKey: ERROR_KEY,
       serializers: { [ERROR_KEY]: stdSerializers.err },
     },

@@ -9,33 +9,30 @@ import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
 import { CpuSlots } from './engines/cpu-slots.js';
 import { createOcrEngine } from './engines/ocr/index.js';
+import { listNativeTesseract } from './engines/ocr/native-tesseract.js';
 import { createOcrPdfEngine } from './engines/ocr-pdf/index.js';
 import { createPdfEngine } from './engines/pdf/index.js';
-import { detectTools } from './engines/tools.js';
+import { type DetectedTools, detectTools } from './engines/tools.js';
 import type { Engines } from './engines/types.js';
 import { createApp } from './http/app.js';
-import { Drain } from './http/drain.js';
+import { DEFAULT_DRAIN_DELAY_MS, Drain } from './http/drain.js';
 import { createHttpServer } from './http/http-server.js';
-import { JobFiles } from './jobs/job-files.js';
 import { JobRunner } from './jobs/runner.js';
 import type { Logger } from './logger.js';
+import { roleInfo } from './metrics.js';
 import { createOperations } from './operations/index.js';
 import { partsOf } from './role.js';
 import { openStorage } from './storage/index.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 
-/** A process of `--role worker` (issue #16): runs jobs, binds no port. */
-export interface RunningWorker {
-  /** Stops claiming jobs and interrupts the running ones (back to the queue), then closes everything. */
-  close(): Promise<void>;
-}
-
 export interface RunningServer {
   /** `http://127.0.0.1:3000`: the address actually bound (the real port when PORT=0). */
   url: string;
   /**
-   * Stops accepting connections, lets requests in flight finish within `config.shutdownGraceMs`,
-   * answers the rest 503, then closes engines and the database (issue #11, item 9).
+   * Answers /readyz 503 while still serving for the drain delay (issue #18), then stops accepting
+   * connections, lets requests in flight finish within `config.shutdownGraceMs`, answers the rest
+   * 503, then closes engines and the database (issue #11, item 9). A worker's running jobs get the
+   * grace period then, and those still running go back to the queue (issue #16).
    */
   close(): Promise<void>;
 }
@@ -51,8 +48,7 @@ function within(done: Promise<void>, ms: number): Promise<boolean> {
   return Promise.race([done.then(() => true), sleep(ms, false, { ref: false })]);
 }
 
-async function buildEngines(config: Config, log: Logger): Promise<Engines> {
-  const tools = await detectTools();
+async function buildEngines(config: Config, log: Logger, tools: DetectedTools): Promise<Engines> {
   log.info('tools detected', {
     qpdf: tools.qpdf?.version ?? 'absent',
     ghostscript: tools.ghostscript?.version ?? 'absent',
@@ -68,9 +64,11 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
   const common = { tools, cpuSlots, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
   const pdf = createPdfEngine({ ...common, choice: config.pdfEngine });
   const compress = createCompressEngine({ ...common, choice: config.compressEngine });
+  const native = await listNativeTesseract(tools.tesseract, config.tessdataDir, log);
   const ocr = await createOcrEngine({
     choice: config.ocrEngine,
     tools,
+    native,
     cpuSlots,
     ...(config.tessdataDir === undefined ? {} : { tessdataDir: config.tessdataDir }),
     maxImagePixels: config.maxImagePixels,
@@ -83,18 +81,14 @@ async function buildEngines(config: Config, log: Logger): Promise<Engines> {
   const ocrPdf = await createOcrPdfEngine({
     ...common,
     choice: config.ocrPdfEngine,
+    native,
+    tesseractJs: ocr.pages,
     concurrency: config.jobConcurrency,
     tessdataDir: config.tessdataDir,
     maxImagePixels: config.maxImagePixels,
     memoryBytes: config.ocrMemoryBytes,
   });
-  const describe = (info: { name: string; version: string }) => `${info.name} ${info.version}`;
-  log.info('engines chosen', {
-    pdf: describe(pdf.info),
-    compress: describe(compress.info),
-    ocr: describe(ocr.info),
-    ocr_pdf: describe(ocrPdf.info),
-  });
+  // Each engine has said which it is, once (at warn where `auto` fell back for a missing tool).
   return { pdf, compress, ocr, ocrPdf };
 }
 
@@ -156,16 +150,17 @@ function urlOf(server: Server): string {
  */
 async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   const parts = partsOf(config.role);
-  const { accounts, sharedOutputs } = await openBackends(config, log, cleanups);
+  const { accounts, sharedStorage, openDispatch } = await openBackends(config, log, cleanups);
   const storage = await openStorage({
     dataDir: config.dataDir,
     signingSecret: config.signingSecret,
     log,
-    ...(sharedOutputs === undefined ? {} : { shared: sharedOutputs }),
+    ...(sharedStorage === undefined ? {} : { shared: sharedStorage }),
     role: { sweeps: parts.sweeper, sharesDataDir: config.role !== 'all' },
   });
   cleanups.add('output sweeper', () => storage.close());
-  const engines = await buildEngines(config, log);
+  const tools = await detectTools();
+  const engines = await buildEngines(config, log, tools);
   cleanups.add('OCR engine', () => engines.ocr.close());
   // Webhooks (issue #14) show the job as the runner does, and the runner tells them of each end.
   const webhooks: WebhookDeliverer = new WebhookDeliverer({
@@ -181,38 +176,25 @@ async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   const jobs: JobRunner = new JobRunner({
     store: accounts.jobs,
     operations: createOperations(engines),
-    files: await JobFiles.open(config.dataDir),
+    inputs: storage.inputs,
+    workDirs: storage.workDirs,
     downloads: storage.downloads,
     slots: config.jobConcurrency,
     log,
     callbacks: webhooks,
     parts,
+    ...(openDispatch === undefined ? {} : { dispatch: openDispatch(parts, config.jobConcurrency) }),
   });
   await jobs.start();
   // A worker's running jobs get the grace period to finish (issue #16); elsewhere the HTTP drain gave it.
-  cleanups.add('job runner', () => jobs.close(parts.http ? 0 : config.shutdownGraceMs));
+  cleanups.add('job runner', () => jobs.close(parts.api ? 0 : config.shutdownGraceMs));
   await webhooks.start();
   cleanups.add('webhook deliverer', () => webhooks.close());
-  log.info('role', { role: config.role, ...parts });
-  return { accounts, storage, engines, jobs };
-}
-
-/** `--role worker`: runs the jobs of its data folder's API processes; no HTTP. */
-export async function startWorker(
-  config: Config,
-  log: Logger,
-  print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
-): Promise<RunningWorker> {
-  const cleanups = new Cleanups(log);
-  try {
-    await openParts(config, log, cleanups);
-  } catch (error) {
-    await cleanups.run();
-    throw error;
-  }
-  // Scripts wait for this line as they wait for "listening" on the other roles.
-  print(`pdn worker running on ${config.dataDir}`);
-  return { close: () => cleanups.run() };
+  log.info('role', { ...parts });
+  roleInfo.set({ role: config.role }, 1);
+  // Where jobs run, the tools they were started with must stay (issue #18, /readyz).
+  const toolPaths = parts.runner ? Object.values(tools).map((tool) => tool.path) : [];
+  return { accounts, storage, engines, jobs, tools: toolPaths };
 }
 
 export async function startServer(
@@ -222,10 +204,13 @@ export async function startServer(
 ): Promise<RunningServer> {
   const cleanups = new Cleanups(log);
   try {
-    const { accounts, storage, engines, jobs } = await openParts(config, log, cleanups);
+    const { accounts, storage, engines, jobs, tools } = await openParts(config, log, cleanups);
 
     const drain = new Drain();
-    const server = createHttpServer(createApp({ config, accounts, storage, engines, jobs, log, drain }), log);
+    const server = createHttpServer(
+      createApp({ config, accounts, storage, engines, jobs, log, drain, tools }),
+      log,
+    );
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -234,17 +219,29 @@ export async function startServer(
       });
     });
     const url = urlOf(server);
-    const accountsHome =
-      config.backends.kind === 'shared'
-        ? 'PostgreSQL (PDN_DATABASE_URL)'
-        : `the data folder ${config.dataDir}`;
-    print((await firstStartBanner(accounts, url, accountsHome)) ?? laterStartHint(url));
-    // Tests and scripts wait for exactly this line (with the real port when PORT=0).
-    print(`pdn server listening on ${url}`);
+    if (partsOf(config.role).api) {
+      const accountsHome =
+        config.backends.kind === 'shared'
+          ? 'PostgreSQL (PDN_DATABASE_URL)'
+          : `the data folder ${config.dataDir}`;
+      print((await firstStartBanner(accounts, url, accountsHome)) ?? laterStartHint(url));
+      // Tests and scripts wait for exactly this line (with the real port when PORT=0).
+      print(`pdn server listening on ${url}`);
+    } else {
+      // A worker takes no API calls, so no key to show: scripts wait for this line instead.
+      print(`pdn worker running on ${config.dataDir}, serving /healthz, /readyz and /metrics on ${url}`);
+    }
 
     return {
       url,
       close: async () => {
+        // Readiness false first, still serving, while balancers notice (http/drain.ts).
+        drain.announce();
+        const delayMs = config.drainDelayMs ?? DEFAULT_DRAIN_DELAY_MS[config.role];
+        if (delayMs > 0) {
+          log.info('not ready: serving on while balancers notice', { delay_ms: delayMs });
+          await sleep(delayMs);
+        }
         drain.begin();
         // No new connections from here on; idle kept-alive ones close now, busy ones after their answer.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -268,27 +265,31 @@ export async function startServer(
 }
 
 /** Starts the server and stops it gracefully on SIGINT or SIGTERM; resolves once it has stopped. */
-export async function serveUntilSignalled(config: Config, log: Logger): Promise<void> {
-  const running = config.role === 'worker' ? await startWorker(config, log) : await startServer(config, log);
-  await new Promise<void>((resolve) => {
+export async function serveUntilSignalled(config: Config, processLog: Logger): Promise<void> {
+  // Every line of a process names its role (issue #18), as several run on one deployment's logs.
+  const log = processLog.child({ role: config.role });
+  // Listening for the signals before starting: a supervisor may stop the server the moment it prints
+  // its "listening" line, and a signal that came before the handlers were in place ended the process
+  // at once, cutting its connections (the e2e shutdown tests, which signal right after that line, saw
+  // the process killed by SIGTERM about half the time). One that comes while starting is acted on once
+  // started. The handlers go with the first signal: a second one ends the process at once, a start
+  // that hangs (an unreachable Redis) or a stop that takes too long.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
-      // On stdout beside the "listening" line, whatever the log level: whoever watches the process
-      // (a supervisor, a test harness) learns why it went away.
-      process.stdout.write(`pdn server stopping on ${signal}\n`);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      running.close().then(
-        () => {
-          log.info('stopped');
-          resolve();
-        },
-        (error: unknown) => {
-          log.error('shutdown failed', { error });
-          resolve();
-        },
-      );
+      resolve(signal);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  const running = await startServer(config, log);
+  const signal = await signalled;
+  // On stdout beside the "listening" line, whatever the log level: whoever watches the process (a
+  // supervisor, a test harness) learns why it went away.
+  process.stdout.write(`pdn server stopping on ${signal}\n`);
+  await running.close().then(
+    () => log.info('stopped'),
+    (error: unknown) => log.error('shutdown failed', { error }),
+  );
 }

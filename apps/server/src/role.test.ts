@@ -28,9 +28,9 @@ describe('parseRole', () => {
 
 describe('partsOf', () => {
   it.each([
-    ['all', { http: true, runner: true, sweeper: true }],
-    ['api', { http: true, runner: false, sweeper: true }],
-    ['worker', { http: false, runner: true, sweeper: false }],
+    ['all', { api: true, runner: true, sweeper: true }],
+    ['api', { api: true, runner: false, sweeper: true }],
+    ['worker', { api: false, runner: true, sweeper: false }],
   ] as const)('%s', (role, want) => {
     expect(partsOf(role)).toEqual(want);
   });

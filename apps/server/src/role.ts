@@ -8,18 +8,21 @@ export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface RoleParts {
-  /** Listens for HTTP and takes submissions. */
-  http: boolean;
-  /** Claims queued jobs and runs their operations. */
+  /**
+   * Serves the API, the account pages and the docs, and takes submissions. Every role listens on its
+   * PORT for the operational routes (/healthz, /readyz, /metrics), so a worker is watched like the rest.
+   */
+  api: boolean;
+  /** Runs jobs: claimed from the store (embedded) or taken from BullMQ (shared backends). */
   runner: boolean;
   /** Deletes expired outputs and forgets old jobs: one role only, so workers stay on the work. */
   sweeper: boolean;
 }
 
 const PARTS: Readonly<Record<Role, RoleParts>> = {
-  all: { http: true, runner: true, sweeper: true },
-  api: { http: true, runner: false, sweeper: true },
-  worker: { http: false, runner: true, sweeper: false },
+  all: { api: true, runner: true, sweeper: true },
+  api: { api: true, runner: false, sweeper: true },
+  worker: { api: false, runner: true, sweeper: false },
 };
 
 export function partsOf(role: Role): RoleParts {

@@ -40,7 +40,7 @@ async function replayLatency(context: BenchContext): Promise<ScenarioResult> {
   return {
     rows: [
       {
-        scenario: '8. Idempotency',
+        scenario: '10. Idempotency',
         case: `small merge, p50 (${profile.jobRuns} runs each), replayed key / fresh key`,
         pdn: formatMs(replayMs),
         baseline: formatMs(freshMs),

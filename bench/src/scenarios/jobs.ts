@@ -54,7 +54,7 @@ async function jobOverhead(context: BenchContext): Promise<ScenarioResult> {
     const overhead = jobMs - syncMs;
     const targeted = p === 50;
     return {
-      scenario: '7. Jobs',
+      scenario: '9. Jobs',
       case: `small merge submit -> result, p${p} (${profile.jobRuns} runs each), job path / synchronous`,
       pdn: formatMs(jobMs),
       baseline: formatMs(syncMs),

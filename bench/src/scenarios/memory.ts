@@ -10,6 +10,7 @@ import { startServer } from '@pdn/e2e/harness';
 import { createRandom } from '@pdn/fixtures';
 import { fromPath, Pdn } from '@pdn/sdk';
 import { PDFDocument, PDFName } from 'pdf-lib';
+import { ADMIT_ALL } from '../admit-all.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { processTree, rss } from '../process-memory.js';
 import { formatBytes, type Row } from '../report.js';
@@ -75,7 +76,7 @@ async function ocrSoak(context: BenchContext): Promise<Row[]> {
   if (image === undefined) throw new Error('the corpus has no OCR sample');
   // tesseract.js, so every language set needs an OCR process of its own (native tesseract would serve
   // the sets it has from one decoding process).
-  const server = await startServer({ env: { PDN_OCR_ENGINE: 'tesseract.js' } });
+  const server = await startServer({ env: { ...ADMIT_ALL, PDN_OCR_ENGINE: 'tesseract.js' } });
   try {
     const pdn = new Pdn({
       baseUrl: server.baseUrl,
@@ -121,7 +122,7 @@ async function ocrSoak(context: BenchContext): Promise<Row[]> {
       const first = peak(0, half, key);
       const second = peak(half, samples.length, key);
       rows.push({
-        scenario: '6. Memory',
+        scenario: '7. Memory',
         case: `RSS over an OCR soak, ${what}: second-half peak / first-half peak`,
         pdn: formatBytes(second),
         baseline: formatBytes(first),
@@ -148,7 +149,7 @@ async function serverPeakWhileMerging(context: BenchContext): Promise<Row> {
     inputs.push(path);
   }
   // A fresh server, so its high-water mark belongs to this merge alone.
-  const server = await startServer();
+  const server = await startServer({ env: ADMIT_ALL });
   try {
     const pdn = new Pdn({
       baseUrl: server.baseUrl,
@@ -159,7 +160,7 @@ async function serverPeakWhileMerging(context: BenchContext): Promise<Row> {
     await pdn.download(result.download, join(context.workDir, 'bulky-merged.pdf'));
     const peak = await peakRss(server.pid);
     return {
-      scenario: '6. Memory',
+      scenario: '7. Memory',
       case: `peak server RSS merging ${mergeFiles} distinct ${megabytesEach} MB PDFs`,
       pdn: formatBytes(peak),
       baseline: `inputs ${formatBytes(mergeFiles * megabytesEach * MiB)} in total`,
@@ -187,7 +188,7 @@ async function sdkPeakUploading(context: BenchContext): Promise<Row> {
     outcome: string;
   };
   return {
-    scenario: '6. Memory',
+    scenario: '7. Memory',
     case: `peak SDK process RSS uploading a ${megabytes} MB file from a path`,
     pdn: formatBytes(maxRssBytes),
     baseline: '',

@@ -54,10 +54,10 @@ function row(
         ? 'fallback engine, reported only'
         : ratio <= target
           ? 'pdn includes upload and download'
-          : 'missed: before any work pdn has qpdf read every input and walk its page tree (page cap, ' +
-            'loops, encryption; issues #2, #11), in one run per CPU, and reads the output after: a ' +
-            'second pass over the inputs the bare CLI does not pay, dearer still when other work ' +
-            'shares the cores',
+          : 'missed: pdn uploads and downloads every byte and, before any work, walks every ' +
+            "input's page tree (page cap, loops, encryption; issues #2, #11) and the output's after, " +
+            'in process for plain files and with qpdf otherwise; the bare CLI pays none of it, and ' +
+            'the server starting qpdf costs more when other work shares the cores',
   };
 }
 

@@ -52,7 +52,7 @@ async function responsiveness(context: BenchContext): Promise<ScenarioResult> {
   const p99 = percentile(loaded, 99);
   const rows: Row[] = [
     {
-      scenario: '5. Responsiveness',
+      scenario: '6. Responsiveness',
       case: 'p99 of GET /api/v1/languages under 4 compressions + 2 OCR jobs',
       pdn: formatMs(p99),
       baseline: `idle p99 ${formatMs(percentile(idle, 99))}`,
@@ -69,7 +69,7 @@ async function responsiveness(context: BenchContext): Promise<ScenarioResult> {
     duration: context.profile.autocannonSeconds,
   });
   rows.push({
-    scenario: '5. Responsiveness',
+    scenario: '6. Responsiveness',
     case: 'GET /api/v1/languages with autocannon, no load (10 connections)',
     pdn: `${Math.round(result.requests.average)} req/s`,
     baseline: '',

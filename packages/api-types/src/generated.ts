@@ -123,10 +123,14 @@ export interface paths {
          *
          *     The server uses OCRmyPDF when it is installed, else the native `tesseract` with qpdf (each page
          *     rasterised at its image's resolution, 300 dpi for vector pages, and its text layer laid over
-         *     the original page, whose images are not re-encoded); `method` says which. Without either, the
-         *     operation answers `500 internal_error` (the server's log says which tools to install;
-         *     `GET /healthz` shows `ocr_pdf` as `none`). Three options need OCRmyPDF: `mode=redo`,
-         *     `deskew=true` and `output=pdfa`; with the native tools they are `400 invalid_input` saying so.
+         *     the original page, whose images are not re-encoded), else tesseract.js (the same per-page text
+         *     layer; a PDF's pages need poppler-utils to be drawn, without it only images are read and a PDF
+         *     is `400 invalid_input` saying so); `method` says which. Without any, the operation answers
+         *     `500 internal_error` (the server's log says which tools to install; `GET /healthz` shows
+         *     `ocr_pdf` as `none`). With the native tools or tesseract.js, `output=pdfa` needs Ghostscript:
+         *     without it, `400 invalid_input` saying so. With tesseract.js, `rotate=true` (it has no
+         *     orientation data) is `400 invalid_input` saying so, and so are `mode=redo` and `deskew=true`
+         *     on a server without qpdf.
          *
          *     The answer carries two downloads: the searchable PDF (`download`, served as `application/pdf`)
          *     and the recognised text of every page (`text_download`, served as `text/plain; charset=utf-8`),
@@ -135,8 +139,10 @@ export interface paths {
          *
          *     A PDF is judged like every other PDF input (see "PDF inputs"): encrypted, damaged, page-less
          *     files and files over the page cap are `400 invalid_input`. An image is judged like the image of
-         *     `POST /api/v1/ocr` (formats, pixel cap, at most 100 TIFF pages). A page whose image needs more
-         *     memory than the server allows for one page is `400 invalid_input`.
+         *     `POST /api/v1/ocr` (formats, pixel cap, at most 100 TIFF pages) and becomes a page per image
+         *     page, at the image's resolution (300 dpi when its file gives none), upright as its EXIF
+         *     orientation says, the image itself kept (a JPEG as uploaded, other formats losslessly). A page
+         *     whose image needs more memory than the server allows for one page is `400 invalid_input`.
          */
         post: operations["ocrPdf"];
         delete?: never;
@@ -301,8 +307,11 @@ export interface paths {
         /**
          * Readiness, apart from liveness (/healthz)
          * @description `200` when this process should be sent traffic: the accounts database answers, so does the store
-         *     of rate-limit events (Redis on shared backends), and the data folder takes writes and has room.
-         *     Otherwise `503 service_unavailable` naming what fails, also while the server drains at shutdown.
+         *     of rate-limit events (Redis on shared backends), the data folder takes writes and has room, and,
+         *     where the process runs jobs (`--role all` or `worker`), the tools its engines were started with
+         *     are still installed (`tools`; an `--role api` process runs none). Otherwise `503 service_unavailable`
+         *     naming what fails, also from the moment it is told to stop (SIGTERM): through the drain delay,
+         *     while other requests are still served, and the drain, while the requests it has finish.
          */
         get: operations["ready"];
         put?: never;
@@ -322,10 +331,16 @@ export interface paths {
         };
         /**
          * Operators' metrics in Prometheus text format
-         * @description Requests by route pattern, method and status, their latency and bytes, jobs running and ended
-         *     by operation, mode and outcome, their wait in the queue, refusals before any work (`rate_limited`,
-         *     `too_many_jobs`), external tool runs by tool and result, OCR workers alive, free space in the
-         *     data folder, and the process's own figures (CPU, memory, event loop), all prefixed `pdn_`. Not counted against any quota and without rate-limit headers.
+         * @description Requests by route pattern, method and status, their latency and bytes; jobs waiting in the
+         *     queue (`pdn_jobs_queued`, read from the queue all processes share), running in this process and
+         *     ended by it, by operation, mode and outcome, and their wait in the queue; the places for
+         *     synchronous calls and how many are taken (`pdn_sync_call_places`, `pdn_sync_calls_admitted`;
+         *     see "Admission order and back-pressure"); refusals before any work (`rate_limited`,
+         *     `too_many_jobs`, `server_busy`); the time each rate-limit decision takes in its store; external
+         *     tool runs by tool and result; OCR workers alive; free space in the data folder; the process's
+         *     role (`pdn_role_info{role}`); on shared backends the PostgreSQL pool and the Redis connection;
+         *     and the process's own figures (CPU, memory, event loop), all prefixed `pdn_`. Not counted
+         *     against any quota and without rate-limit headers.
          *     With `PDN_METRICS_TOKEN` set, only a request presenting it as `Authorization: Bearer <token>`
          *     is answered; any other gets `401 unauthorized`.
          */
@@ -428,20 +443,21 @@ export interface components {
          *     `payload_too_large` 413, `internal_error` 500 come from the v1 specification. Added by this
          *     document: `forbidden` 403, `not_found` 404 and `expired` 410 (download URLs; `not_found` also
          *     for unknown routes), `method_not_allowed` 405, `request_timeout` 408 (see "Errors from the
-         *     HTTP layer" in the introduction), `service_unavailable` 503 (the server is shutting down),
+         *     HTTP layer" and "Upload limits" in the introduction), `service_unavailable` 503 (the server is shutting down),
+         *     `server_busy` 503 (too much synchronous work waits already, see "Admission order and back-pressure"),
          *     `insufficient_storage` 507 (the server's disk is full) and `too_many_jobs` 429 (too many
          *     unfinished jobs, see "Jobs"), `idempotency_in_progress` 409 and `idempotency_key_reused` 422
          *     (see "Idempotency"). `invalid_input` is also sent with 417 and 431; `expired` 410 also answers
          *     a repeated synchronous call whose outputs have expired.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage" | "too_many_jobs" | "idempotency_in_progress" | "idempotency_key_reused";
+        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage" | "too_many_jobs" | "idempotency_in_progress" | "idempotency_key_reused" | "server_busy";
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text. For `rate_limited` it names the plan and its hourly limit. */
             message: string;
             /**
-             * @description Sent with `service_unavailable` (503), `insufficient_storage` (507) and
+             * @description Sent with `service_unavailable` and `server_busy` (503), `insufficient_storage` (507) and
              *     `idempotency_in_progress` (409): seconds after which the same request is worth sending again. A hint in the body, not a `Retry-After` header,
              *     which this API sends on 429 only (see "Rate limits").
              */
@@ -553,7 +569,8 @@ export interface components {
          * @description What to do with pages that already have text. `skip` (default): leave them as they are
          *     (reported `skipped`); `redo`: replace an earlier invisible OCR layer, keeping visible text;
          *     `force`: rasterise and read every page (vector content and visible text become part of the
-         *     page image). `redo` cannot be combined with `deskew` (`400 invalid_input`).
+         *     page image). `redo` cannot be combined with `deskew` (`400 invalid_input`). An image has no text:
+         *     every page of it is read, its image kept as uploaded, whatever the mode.
          * @default skip
          * @enum {string}
          */
@@ -580,10 +597,10 @@ export interface components {
             /** @description The text's name (`scan.ocr.txt`). */
             text_filename: string;
             /**
-             * @description `ocrmypdf`: OCRmyPDF; `tesseract`: the native tesseract with qpdf.
+             * @description `ocrmypdf`: OCRmyPDF; `tesseract`: the native tesseract with qpdf; `tesseract.js`: tesseract.js (without native tesseract).
              * @enum {string}
              */
-            method: "ocrmypdf" | "tesseract";
+            method: "ocrmypdf" | "tesseract" | "tesseract.js";
             output: components["schemas"]["OcrPdfOutputType"];
             /** @description The language set used, sorted by code, each code once. */
             language: string;
@@ -667,7 +684,7 @@ export interface components {
                 pdf: components["schemas"]["EngineInfo"];
                 compress: components["schemas"]["EngineInfo"];
                 ocr: components["schemas"]["EngineInfo"];
-                /** @description OCR of documents (`ocrPdf`): `ocrmypdf`, `tesseract`, or `none` when neither tool is installed. */
+                /** @description OCR of documents (`ocrPdf`): `ocrmypdf`, `tesseract`, `tesseract.js`, or `none` when none can run. */
                 ocr_pdf: components["schemas"]["EngineInfo"];
             };
         };
@@ -744,6 +761,11 @@ export interface components {
              */
             created_at: string;
             data: {
+                /**
+                 * @description The job as it was when it ended. Its download URLs were signed then and expire 900
+                 *     seconds later, however late this attempt: `GET /api/v1/jobs/{id}` gives them signed
+                 *     afresh (see "Webhooks").
+                 */
                 job: components["schemas"]["Job"];
             };
         };
@@ -910,6 +932,35 @@ export interface components {
                  *       "error": {
                  *         "code": "unauthorized",
                  *         "message": "Missing API key: send Authorization: Bearer <API_KEY>."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The request body stopped coming at the minimum pace (code `request_timeout`, see "Upload
+         *     limits"): its upload was cut, nothing was done, and the connection is closed.
+         */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "request_timeout",
+                 *         "message": "The upload came too slowly: 5 bytes in 20 s, and this server wants at least 20480 in every 20 s. Send the body without long pauses."
                  *       },
                  *       "meta": {
                  *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
@@ -1199,6 +1250,37 @@ export interface components {
             };
         };
         /**
+         * @description `server_busy`: the server already has as much synchronous work waiting for a slot as it
+         *     allows (`PDN_MAX_QUEUE`, see "Admission order and back-pressure"). Answered before the body
+         *     was read, with the rate-limit headers as they stand (`X-RateLimit-Limit`,
+         *     `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit-Policy`, `RateLimit`): nothing was
+         *     done and nothing counted. Send it again after `error.retry_after_seconds`, or send it with
+         *     `Prefer: respond-async`, which is never refused for this. Otherwise `service_unavailable`, as
+         *     described under `ServiceUnavailable`: the server is shutting down or cannot reach a shared
+         *     backend, and then without rate-limit headers.
+         */
+        ServerBusyOrUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "server_busy",
+                 *         "message": "The server is busy: all 8 places for synchronous calls (running or waiting for a slot) are taken. Send this one again in a moment, or with Prefer: respond-async.",
+                 *         "retry_after_seconds": 1
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
          * @description The server has run out of disk space or quota for its data (code `insufficient_storage`, RFC
          *     4918 section 11.5). Not a fault of the request: the same request may succeed later, once space
          *     is freed; `error.retry_after_seconds` suggests when to try again. `GET /healthz` answers this
@@ -1361,13 +1443,14 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
             507: components["responses"]["InsufficientStorage"];
         };
     };
@@ -1457,13 +1540,14 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
             507: components["responses"]["InsufficientStorage"];
         };
     };
@@ -1581,13 +1665,14 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
             507: components["responses"]["InsufficientStorage"];
         };
     };
@@ -1695,13 +1780,14 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
             507: components["responses"]["InsufficientStorage"];
         };
     };
@@ -1760,7 +1846,7 @@ export interface operations {
                     language?: string;
                     mode?: components["schemas"]["OcrPdfMode"];
                     /**
-                     * @description Straighten pages scanned at a slight angle before reading them. A straightened page is rasterised again (its image is re-encoded).
+                     * @description Straighten pages scanned at a slight angle before reading them. With OCRmyPDF (`method` `ocrmypdf`) a straightened page is rasterised again, its image re-encoded; the native tools (`method` `tesseract`) turn the page's content instead, the image keeping its bytes.
                      * @default false
                      * @enum {string}
                      */
@@ -1844,13 +1930,14 @@ export interface operations {
             202: components["responses"]["JobAccepted"];
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             410: components["responses"]["ReplayExpired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
             507: components["responses"]["InsufficientStorage"];
         };
     };
@@ -2414,7 +2501,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "status": "ready"
+                     *         "status": "ready",
+                     *         "role": "all"
                      *       },
                      *       "meta": {
                      *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
@@ -2425,6 +2513,11 @@ export interface operations {
                         data: {
                             /** @constant */
                             status: "ready";
+                            /**
+                             * @description What this process plays (`pdn-server start --role`), as in `/healthz`.
+                             * @enum {string}
+                             */
+                            role: "all" | "api" | "worker";
                         };
                         meta: components["schemas"]["Meta"];
                     };

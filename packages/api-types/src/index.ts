@@ -37,6 +37,7 @@ export type JobOperation = Schemas['JobOperation'];
 export type JobProgress = Schemas['JobProgress'];
 export type Job = Schemas['Job'];
 export type JobList = Schemas['JobList'];
+export type CallbackUrl = Schemas['CallbackUrl'];
 export type WebhookEvent = Schemas['WebhookEvent'];
 
 export type CompressResponse = Schemas['CompressResponse'];

@@ -86,6 +86,7 @@ export class Pdn {
   static readonly PayloadTooLargeError = errors.PayloadTooLargeError;
   static readonly RateLimitError = errors.RateLimitError;
   static readonly ServiceUnavailableError = errors.ServiceUnavailableError;
+  static readonly ServerBusyError = errors.ServerBusyError;
   static readonly InsufficientStorageError = errors.InsufficientStorageError;
   static readonly InternalServerError = errors.InternalServerError;
   static readonly ConnectionError = errors.ConnectionError;
@@ -263,6 +264,7 @@ export declare namespace Pdn {
   type PayloadTooLargeError = errors.PayloadTooLargeError;
   type RateLimitError = errors.RateLimitError;
   type ServiceUnavailableError = errors.ServiceUnavailableError;
+  type ServerBusyError = errors.ServerBusyError;
   type InsufficientStorageError = errors.InsufficientStorageError;
   type InternalServerError = errors.InternalServerError;
   type ConnectionError = errors.ConnectionError;

@@ -147,9 +147,25 @@ export class ServiceUnavailableError extends ApiError {
   /** Seconds after which sending the request again is worth it (`error.retry_after_seconds`), if sent. */
   readonly retryAfter: number | undefined;
 
-  constructor(message: string, init: ApiErrorInit & { retryAfter?: number | undefined } = {}) {
-    super('service_unavailable', message, init);
+  constructor(
+    message: string,
+    init: ApiErrorInit & { retryAfter?: number | undefined } = {},
+    code: PdnErrorCode = 'service_unavailable',
+  ) {
+    super(code, message, init);
     this.retryAfter = init.retryAfter;
+  }
+}
+
+/**
+ * 503 `server_busy` (issue #18): the server already has as much synchronous work waiting as it
+ * allows, and refused this call before reading it (not counted). A kind of ServiceUnavailableError,
+ * retried the same way after its `retryAfter`; `code` tells it from a shutdown.
+ */
+export class ServerBusyError extends ServiceUnavailableError {
+  override name = 'ServerBusyError';
+  constructor(message: string, init: ApiErrorInit & { retryAfter?: number | undefined } = {}) {
+    super(message, init, 'server_busy');
   }
 }
 

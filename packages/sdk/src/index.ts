@@ -1,6 +1,7 @@
 // The only public door of @pdn/sdk (STYLE.md principle 2). Everything under internal/ is private.
 export { ApiPromise, type WithResponse } from './api-promise.js';
 export type {
+  CallbackUrl,
   CompressionLevel,
   CompressMethod,
   Download,
@@ -44,6 +45,7 @@ export {
   PdnError,
   type PdnErrorCode,
   RateLimitError,
+  ServerBusyError,
   ServiceUnavailableError,
   TimeoutError,
   TooManyJobsError,
@@ -53,7 +55,7 @@ export type { Logger, LogLevel } from './internal/logger.js';
 export type { OcrDetail, Operation, OperationParams } from './internal/operations.js';
 export type { RetryInfo } from './internal/request.js';
 export type { UploadProgress } from './internal/upload-progress.js';
-export type { Job, JobList, JobMethods, Jobs, ListParams, WaitOptions } from './jobs.js';
+export type { Job, JobList, JobMethods, Jobs, ListParams, SubmitOptions, WaitOptions } from './jobs.js';
 export type {
   AccountResult,
   CompressResult,

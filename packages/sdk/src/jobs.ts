@@ -3,7 +3,7 @@
 // and `cancel` are `/api/v1/jobs`; `wait` polls a job at the interval the server suggests until it
 // ends, resolving with the result the synchronous call would have answered.
 import { ApiPromise, type WithResponse } from './api-promise.js';
-import type { Job as JobData, JobList as JobListData, JobStatus } from './api-types/index.js';
+import type { CallbackUrl, Job as JobData, JobList as JobListData, JobStatus } from './api-types/index.js';
 import { ApiError, InvalidInputError, JobCanceledError } from './errors.js';
 import { readEnvelope } from './internal/envelope.js';
 import { errorFromJobError } from './internal/error-from-response.js';
@@ -12,6 +12,15 @@ import { pollDelayMs } from './internal/poll-interval.js';
 import { type CallOptions, type RequestSpec, send, type Transport } from './internal/request.js';
 import { sleep } from './internal/sleep.js';
 import type { OperationResults, WithMeta } from './results.js';
+
+/** What a job takes besides its operation's parameters (and, like them, the call's options). */
+export interface SubmitOptions extends CallOptions {
+  /**
+   * `callback_url` (openapi.yaml, "Webhooks"): an `http(s)` URL the server POSTs the signed
+   * `WebhookEvent` to when the job ends; check it with `verifyWebhook`. The server judges the URL.
+   */
+  callbackUrl?: CallbackUrl | undefined;
+}
 
 export interface WaitOptions extends CallOptions {
   /** Called with the job each time the SDK looks at it (status, `progress`), the last time included. */
@@ -60,15 +69,21 @@ export class Jobs {
   }
 
   /** Starts `operation` as a job (`Prefer: respond-async`): resolves once the upload is accepted. */
-  submit<O extends Operation>(operation: O, params: OperationParams[O]): ApiPromise<Job<O>> {
+  submit<O extends Operation>(operation: O, params: OperationParams[O] & SubmitOptions): ApiPromise<Job<O>> {
     return this.#call(() => {
-      const { url, form, options } = operationRequest(operation, params);
+      const { callbackUrl, ...operationParams } = params;
+      if (callbackUrl !== undefined && (typeof callbackUrl !== 'string' || callbackUrl.trim() === ''))
+        throw new InvalidInputError('callbackUrl must be a URL such as "https://example.com/pdn-events"');
+      const { url, form, options } = operationRequest(operation, operationParams as OperationParams[O]);
       const spec: RequestSpec<Job<O>> = {
         method: 'POST',
         url,
         authenticated: true,
         headers: { prefer: 'respond-async' },
-        form: form(),
+        form: [
+          ...form(),
+          ...(callbackUrl === undefined ? [] : [{ name: 'callback_url', value: callbackUrl }]),
+        ],
         read: async (response) => {
           // Without a 202 the server did the work synchronously: it does not know jobs.
           if (response.status !== 202) throw notAJob(response, 'the server did not accept it as a job');

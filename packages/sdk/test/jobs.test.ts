@@ -111,6 +111,27 @@ describe('submit', () => {
     expect(sent[0]?.headers.get('prefer')).toBe('respond-async');
   });
 
+  it('sends callbackUrl as the callback_url field, and no such field without it', async () => {
+    server.use(http.post(`${baseUrl}/api/v1/merge`, () => accepted(jobData({ operation: 'merge' }))));
+    const callbackUrl = 'https://example.com/pdn-events';
+    await client().jobs.submit('merge', { files: [file, file], callbackUrl });
+    await client().jobs.submit('merge', { files: [file, file] });
+    const [withUrl, without] = await Promise.all(sent.map((request) => request.formData()));
+    expect(withUrl?.get('callback_url')).toBe(callbackUrl);
+    expect(withUrl?.getAll('files[]')).toHaveLength(2);
+    expect(without?.has('callback_url')).toBe(false);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['not a string', 42],
+  ])('refuses a callbackUrl that is %s, sending nothing', async (_, callbackUrl) => {
+    await expect(
+      client().jobs.submit('compress', { file, callbackUrl: callbackUrl as string }),
+    ).rejects.toThrow(/callbackUrl must be a URL/);
+    expect(sent).toHaveLength(0);
+  });
+
   it('refuses what the synchronous call refuses, sending nothing', async () => {
     await expect(client().jobs.submit('merge', { files: [file] })).rejects.toBeInstanceOf(InvalidInputError);
     await expect(client().jobs.submit('rotate' as 'merge', { files: [file, file] })).rejects.toThrow(

@@ -7,9 +7,22 @@ import {
   InvalidInputError,
   RateLimitError,
   type RetryInfo,
+  ServerBusyError,
   ServiceUnavailableError,
 } from '../src/index.js';
-import { baseUrl, client, type ErrorClass, fail, flush, ok, sent, server, settle, useMsw } from './msw.js';
+import {
+  baseUrl,
+  client,
+  compressData,
+  type ErrorClass,
+  fail,
+  flush,
+  ok,
+  sent,
+  server,
+  settle,
+  useMsw,
+} from './msw.js';
 
 useMsw();
 
@@ -181,6 +194,62 @@ describe('503 service_unavailable and 507 insufficient_storage', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InsufficientStorageError);
     expect(error).toMatchObject({ code: 'insufficient_storage', status: 507, retryAfter: 60 });
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe('503 server_busy (issue #18)', () => {
+  const file = new Uint8Array([37, 80, 68, 70]);
+  /** Answers compress with the listed responses in turn, then repeats the last one. */
+  function compressAnswers(...responses: Array<() => Response>): void {
+    let call = 0;
+    server.use(
+      http.post(`${baseUrl}/api/v1/compress`, () =>
+        (responses[Math.min(call++, responses.length - 1)] as () => Response)(),
+      ),
+    );
+  }
+
+  it("retries after the envelope's retry_after_seconds, with the call's same Idempotency-Key", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    compressAnswers(
+      () => withHint(503, 'server_busy', 1),
+      () => ok(compressData),
+    );
+    const retries: RetryInfo[] = [];
+    const call = client({ onRetry: (info) => retries.push(info) }).compress({ file });
+    await flush();
+    await vi.advanceTimersByTimeAsync(999);
+    await flush();
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(sent).toHaveLength(2);
+    expect((await settle(call)).status).toBe('fulfilled');
+    expect(retries.map(({ delayMs, error }) => ({ delayMs, error: (error as Error).name }))).toEqual([
+      { delayMs: 1_000, error: 'ServerBusyError' },
+    ]);
+    const keys = sent.map((request) => request.headers.get('idempotency-key'));
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('after the last retry is a ServerBusyError, a kind of ServiceUnavailableError, with retryAfter', async () => {
+    compressAnswers(() => withHint(503, 'server_busy', 0));
+    const error = await client({ maxRetries: 2 })
+      .compress({ file })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerBusyError);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error).toMatchObject({ code: 'server_busy', status: 503, retryAfter: 0 });
+    expect(sent).toHaveLength(3);
+  });
+
+  it('is not waited for when the hint is beyond maxRetryAfter', async () => {
+    compressAnswers(() => withHint(503, 'server_busy', 600));
+    const error = await client({ maxRetryAfter: 60 })
+      .compress({ file })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ServerBusyError', retryAfter: 600 });
     expect(sent).toHaveLength(1);
   });
 });

@@ -11,5 +11,10 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
+    /** S3's event notification, sent for each object created or removed (Koa's emitter). */
+    on(name: 'event', listener: (event: S3Event) => void): this;
+  }
+  interface S3Event {
+    Records: { eventName: string; s3: { object: { key: string; size?: number } } }[];
   }
 }

@@ -28,7 +28,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** How long to wait for the "listening" line before giving up. */
   startTimeoutMs?: number;
-  /** `pdn-server start --role` (issue #16); a worker has no `baseUrl`. Default: no flag (`all`). */
+  /** `pdn-server start --role` (issue #16); a worker's `baseUrl` serves only /healthz, /readyz, /metrics. Default: no flag (`all`). */
   role?: 'all' | 'api' | 'worker';
   /** Another server's data folder, for processes of one deployment sharing it; default: its own. */
   dataDir?: string;
@@ -49,8 +49,8 @@ export interface AdminResult {
 
 /** The line `pdn-server start` prints once it accepts connections (issue #2, `npm start`). */
 const LISTENING = /pdn server listening on (http:\/\/\S+?)\/?(?:\s|$)/;
-/** What a `--role worker` process prints instead: it binds no port. */
-const WORKER_RUNNING = /pdn worker running on /;
+/** What a `--role worker` process prints instead: its port serves /healthz, /readyz and /metrics only. */
+const WORKER_RUNNING = /pdn worker running on .*? on (http:\/\/\S+?)\/?(?:\s|$)/;
 const KEY_FORMAT = /^pdn_(live|test)_[0-9a-f]{32}$/;
 /** Key ids as the accounts module writes them (`key_` + hex), never the secret key itself. */
 const KEY_ID = /\bkey_[0-9a-f]+\b/g;
@@ -61,6 +61,7 @@ export class TestServer {
   #child: ChildProcess | undefined;
   #exit: string | undefined;
   #output = '';
+  #log = '';
   #baseUrl = '';
 
   private constructor(
@@ -98,6 +99,8 @@ export class TestServer {
       // Quiet keeps test output readable; PDN_E2E_SERVER_LOG=info shows the servers' logs in failures.
       PDN_LOG_LEVEL: process.env.PDN_E2E_SERVER_LOG ?? 'quiet',
       TMPDIR: tmpDir,
+      // No balancer in front: a stop need not wait for one to notice (shutdown.test.ts sets its own).
+      PDN_DRAIN_DELAY_MS: '0',
       ...options.env,
     };
     const startArgs = options.role === undefined ? [] : ['--role', options.role];
@@ -131,6 +134,11 @@ export class TestServer {
   /** What the server printed so far (tail), for failure messages. */
   get output(): string {
     return this.#output;
+  }
+
+  /** What the server wrote on stderr so far (tail): its log, which nothing else may write to. */
+  get log(): string {
+    return this.#log;
   }
 
   /** Absolute URL for a path such as `/api/v1/merge` or a signed download URL. */
@@ -232,6 +240,7 @@ export class TestServer {
 
   async #spawn(timeoutMs: number): Promise<void> {
     this.#output = '';
+    this.#log = '';
     this.#exit = undefined;
     const child = spawn(process.execPath, [SERVER_BIN, 'start', ...this.startArgs], {
       env: this.env,
@@ -257,13 +266,16 @@ export class TestServer {
           child.once('exit', (code, signal) => {
             if (this.#child === child) this.#exit = `exited unexpectedly (code ${code}, signal ${signal})`;
           });
-          resolve(match[1] ?? '');
+          resolve(match[1] as string);
         }
       };
       const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
         fail(`exited early (code ${code}, signal ${signal})`);
       child.stdout?.on('data', onData);
       child.stderr?.on('data', onData);
+      child.stderr?.on('data', (chunk: Buffer) => {
+        this.#log = (this.#log + chunk.toString('utf8')).slice(-KEPT_OUTPUT_CHARS);
+      });
       child.once('exit', onExit);
       child.once('error', (error) => fail(`could not be spawned: ${error.message}`));
     });

@@ -18,7 +18,7 @@ const DATABASE_URL = process.env.PDN_TEST_DATABASE_URL ?? 'postgres://root@127.0
 const REDIS_URL = process.env.PDN_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BUCKET = 'pdn-e2e';
 
-function answers(url: string, defaultPort: number): Promise<boolean> {
+export function answers(url: string, defaultPort: number): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port || defaultPort), timeout: 1000 });
@@ -47,8 +47,20 @@ export async function sharedServicesMissing(): Promise<string | undefined> {
 export interface SharedServices {
   /** PDN_DATABASE_URL, PDN_REDIS_URL, PDN_S3_* and the AWS keys, through the proxies. */
   env: Record<string, string>;
+  /**
+   * The same services with PostgreSQL and Redis reached directly: for measurements (the bench), where
+   * the proxies, which run in this process, would add its load to every call the server makes.
+   */
+  directEnv: Record<string, string>;
   postgres: TcpProxy;
   redis: TcpProxy;
+  /** s3rver's folder for the bucket (an object's key is its path): what the bucket holds, as files. */
+  bucketDir: string;
+  /**
+   * Bytes written into the bucket so far under keys starting with `prefix` (default: all): every
+   * object created, those removed since included (the bench weighs it; job inputs are under `inputs/`).
+   */
+  bucketWritten(prefix?: string): number;
   /** Drops the database, the Redis keys and the bucket's folder; closes the proxies and s3rver. */
   stop(): Promise<void>;
 }
@@ -80,26 +92,41 @@ export async function startSharedServices(): Promise<SharedServices> {
     directory,
     configureBuckets: [{ name: BUCKET }],
   });
+  const written: { key: string; size: number }[] = [];
+  s3.on('event', (event) => {
+    for (const {
+      eventName,
+      s3: { object },
+    } of event.Records)
+      if (eventName.startsWith('ObjectCreated:')) written.push({ key: object.key, size: object.size ?? 0 });
+  });
   const { port: s3Port } = await s3.run();
   const databaseUrl = new URL(DATABASE_URL);
-  databaseUrl.port = String(postgres.port);
   databaseUrl.pathname = `/${database}`;
-  const redisUrl = new URL(REDIS_URL);
-  redisUrl.port = String(redis.port);
+  const viaProxy = (url: URL, proxy: TcpProxy) => {
+    const proxied = new URL(url);
+    proxied.port = String(proxy.port);
+    return proxied.toString();
+  };
+  const env = {
+    PDN_DATABASE_URL: viaProxy(databaseUrl, postgres),
+    PDN_REDIS_URL: viaProxy(new URL(REDIS_URL), redis),
+    PDN_REDIS_KEY_PREFIX: keyPrefix,
+    PDN_S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
+    PDN_S3_BUCKET: BUCKET,
+    PDN_S3_REGION: 'us-east-1',
+    PDN_S3_FORCE_PATH_STYLE: 'true',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  };
   return {
-    env: {
-      PDN_DATABASE_URL: databaseUrl.toString(),
-      PDN_REDIS_URL: redisUrl.toString(),
-      PDN_REDIS_KEY_PREFIX: keyPrefix,
-      PDN_S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
-      PDN_S3_BUCKET: BUCKET,
-      PDN_S3_REGION: 'us-east-1',
-      PDN_S3_FORCE_PATH_STYLE: 'true',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    },
+    env,
+    directEnv: { ...env, PDN_DATABASE_URL: databaseUrl.toString(), PDN_REDIS_URL: REDIS_URL },
     postgres,
     redis,
+    bucketDir: join(directory, BUCKET),
+    bucketWritten: (prefix = '') =>
+      written.reduce((total, object) => (object.key.startsWith(prefix) ? total + object.size : total), 0),
     async stop() {
       await postgres.close();
       await redis.close();

@@ -1,12 +1,15 @@
 // A TCP proxy between a server under test and a shared service (issue #15): cut() breaks every
 // connection through it and refuses new ones, as a service going down would look from the server;
 // restore() lets connections through again. The machine's PostgreSQL and Redis are shared with other
-// runs, so tests cut this proxy, never the service.
+// runs, so tests cut this proxy, never the service. tapReplies() lets the bench read what the service
+// answers (issue #16: PostgreSQL round trips per request).
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
   #cut = false;
   readonly #sockets = new Set<Socket>();
+  /** Makes, per connection opened from now on, a listener for the service's bytes (tapReplies). */
+  #tap: (() => (chunk: Buffer) => void) | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -34,6 +37,8 @@ export class TcpProxy {
           other.destroy();
         });
       }
+      const tap = proxy.#tap?.();
+      if (tap) upstream.on('data', tap);
       client.pipe(upstream);
       upstream.pipe(client);
     });
@@ -42,6 +47,14 @@ export class TcpProxy {
     if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
     proxy = new TcpProxy(server, address.port);
     return proxy;
+  }
+
+  /**
+   * Hands each connection opened from now on its own listener, from `listenerOf`, for the bytes the
+   * service sends it, in order (the bench counts PostgreSQL's answers in them).
+   */
+  tapReplies(listenerOf: () => (chunk: Buffer) => void): void {
+    this.#tap = listenerOf;
   }
 
   /** Breaks every connection through the proxy; new ones are closed as soon as they open. */

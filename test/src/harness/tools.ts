@@ -32,17 +32,19 @@ export function missing(tool: keyof typeof tools, what: string): boolean {
 
 /**
  * The engines of OCR of documents (issue #17) the server can be made to use here with
- * PDN_OCR_PDF_ENGINE: OCRmyPDF, and the native tesseract with qpdf and poppler.
+ * PDN_OCR_PDF_ENGINE: OCRmyPDF, the native tesseract with qpdf and poppler, and tesseract.js (bundled;
+ * it draws a PDF's pages with poppler).
  */
-export const ocrPdfEngines: readonly ('ocrmypdf' | 'tesseract')[] = [
+export const ocrPdfEngines: readonly ('ocrmypdf' | 'tesseract' | 'tesseract.js')[] = [
   // pdftotext: the suites read the searchable PDF's text back with it.
   ...(tools.ocrmypdf && tools.tesseract && tools.pdftotext ? (['ocrmypdf'] as const) : []),
   ...(tools.tesseract && tools.qpdf && tools.pdftoppm && tools.pdftotext ? (['tesseract'] as const) : []),
+  ...(tools.pdftoppm && tools.pdftotext ? (['tesseract.js'] as const) : []),
 ];
 
 /** True when the server cannot OCR documents here at all; logs that the named tests are skipped. */
 export function cannotOcrDocuments(what: string): boolean {
   if (ocrPdfEngines.length > 0) return false;
-  console.warn(`[e2e] skipping ${what}: neither ocrmypdf nor tesseract + qpdf + poppler is installed`);
+  console.warn(`[e2e] skipping ${what}: poppler (pdftoppm, pdftotext) is not installed`);
   return true;
 }

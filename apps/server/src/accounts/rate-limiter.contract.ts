@@ -90,6 +90,7 @@ export function rateLimiterContract(backend: Backend): void {
       await ada();
       expect(await consume(null)).toEqual({
         allowed: true,
+        event: expect.any(String),
         limit: null,
         remaining: null,
         resetAt: T0 / 1000,
@@ -101,6 +102,43 @@ export function rateLimiterContract(backend: Backend): void {
         remaining: null,
         nextSlotAt: T0 + WINDOW_MS,
       });
+    });
+
+    it('gives back exactly the request it is told to, from any handle', async () => {
+      await ada();
+      const first = await consume();
+      f.clock = T0 + 1000;
+      // Two in one millisecond: releasing one leaves the other.
+      const [second, third] = [await consume(), await consume()];
+      expect([first, second, third].map((decision) => decision.event)).toEqual([
+        expect.any(String),
+        expect.any(String),
+        expect.any(String),
+      ]);
+      expect((await consume()).allowed).toBe(false);
+      const again = await f.again();
+      await again.rateLimiter.release(userId, second.event as string);
+      expect(await f.accounts.rateLimiter.usage(userId, 3)).toMatchObject({ used: 2, remaining: 1 });
+      await f.accounts.rateLimiter.release(userId, first.event as string);
+      // The oldest left is the third's: the next slot frees an hour after it.
+      expect(await f.accounts.rateLimiter.usage(userId, 3)).toEqual({
+        limit: 3,
+        used: 1,
+        remaining: 2,
+        nextSlotAt: T0 + 1000 + WINDOW_MS,
+      });
+      expect(await consume()).toMatchObject({ allowed: true, remaining: 1 });
+    });
+
+    it('releases nothing else for an event already gone', async () => {
+      await ada();
+      const old = await consume();
+      f.clock = T0 + WINDOW_MS;
+      const fresh = await consume();
+      await f.accounts.rateLimiter.release(userId, old.event as string);
+      await f.accounts.rateLimiter.release(userId, old.event as string);
+      expect(await f.accounts.rateLimiter.usage(userId, 3)).toMatchObject({ used: 1 });
+      expect(fresh.event).not.toBe(old.event);
     });
 
     it('reports usage without spending a request', async () => {

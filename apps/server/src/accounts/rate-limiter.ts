@@ -4,6 +4,8 @@
 // one lock (SQLite: an immediate transaction), so concurrent requests, even from other processes,
 // cannot both take the last slot: 50 simultaneous requests from a fresh Free user admit exactly 10.
 // Refused requests are not recorded, so hammering a limit does not push the reset further away.
+// A request refused after it was counted, by a check that counts nothing (the unfinished-jobs cap
+// found reached as its job is stored), is given back: release() forgets the one event admit() recorded.
 // Requests on an unlimited plan are recorded too, so their usage can be shown (issue #12).
 
 export const WINDOW_MS = 60 * 60 * 1000;
@@ -16,12 +18,20 @@ export interface RateWindow {
   oldest: number | null;
 }
 
+/** Names the one event admit() recorded, in the store's own terms, for release(). */
+export type RateEventId = string;
+
+/** What admit() saw and did: the window before this request, and the event recorded for it if any. */
+export type Admission = RateWindow & ({ admitted: true; event: RateEventId } | { admitted: false });
+
 export interface RateEventStore {
   /**
    * Atomically: drop events older than the window, count the rest and, when `limit` is null or above
-   * that count, record one at `now`. Returns the window before the insert, and whether it happened.
+   * that count, record one at `now`. Returns the window before the insert, and the event inserted.
    */
-  admit(userId: number, limit: number | null, now: number): Promise<RateWindow & { admitted: boolean }>;
+  admit(userId: number, limit: number | null, now: number): Promise<Admission>;
+  /** Forgets the event admit() recorded, and only that one; nothing if it already left the window. */
+  release(userId: number, event: RateEventId): Promise<void>;
   /** The user's events younger than the window at `now`, counted per `slotMs` slot, oldest slot first. */
   histogram(userId: number, now: number, slotMs: number): Promise<number[]>;
   /** The window at `now`, without recording anything (GET /api/v1/account is free, issue #12). */
@@ -30,6 +40,8 @@ export interface RateEventStore {
 
 export interface RateDecision {
   allowed: boolean;
+  /** The event recording this request, when allowed: RateLimiter.release() gives the request back. */
+  event?: RateEventId;
   /** The plan's hourly cap; null when unlimited (Enterprise). */
   limit: number | null;
   /** Requests left in the window after this one; null when unlimited. */
@@ -58,12 +70,9 @@ function resetOf(atMs: number, nowMs: number): { resetAt: number; resetIn: numbe
 }
 
 /** The answer to one request, from the window the store saw and whether it admitted the request. */
-export function decide(
-  window: RateWindow & { admitted: boolean },
-  limit: number | null,
-  now: number,
-): RateDecision {
-  if (limit === null) return { allowed: true, limit: null, remaining: null, ...resetOf(now, now) };
+export function decide(window: Admission, limit: number | null, now: number): RateDecision {
+  const event = window.admitted ? { event: window.event } : {};
+  if (limit === null) return { allowed: true, ...event, limit: null, remaining: null, ...resetOf(now, now) };
   if (!window.admitted && window.oldest !== null) {
     const freedAt = window.oldest + WINDOW_MS;
     return {
@@ -76,6 +85,7 @@ export function decide(
   }
   return {
     allowed: true,
+    ...event,
     limit,
     remaining: limit - window.used - 1,
     ...resetOf((window.oldest ?? now) + WINDOW_MS, now),
@@ -92,6 +102,14 @@ export class RateLimiter {
   async consume(userId: number, limit: number | null): Promise<RateDecision> {
     const now = this.now();
     return decide(await this.store.admit(userId, limit, now), limit, now);
+  }
+
+  /**
+   * Gives back a request consume() counted (its decision's `event`), for a refusal the contract says
+   * is not counted but that came only after the count (openapi.yaml, "Rate limits": `too_many_jobs`).
+   */
+  release(userId: number, event: RateEventId): Promise<void> {
+    return this.store.release(userId, event);
   }
 
   /** The user's window now, recording nothing. */

@@ -6,16 +6,23 @@ import type { Accounts, AccountsOptions } from '../accounts/index.js';
 import { hasDatabase, openSqliteAccounts } from '../accounts/sqlite/index.js';
 import type { Config } from '../config.js';
 import { openExistingAccounts } from '../data-folder.js';
+import type { JobDispatch } from '../jobs/dispatch.js';
 import type { Logger } from '../logger.js';
-import type { OutputStore, SweepLock } from '../storage/index.js';
+import type { RoleParts } from '../role.js';
+import type { SharedStorage } from '../storage/index.js';
 import type { Cleanups } from './cleanups.js';
 
 export { Cleanups } from './cleanups.js';
 
 export interface Backends {
   accounts: Accounts;
-  /** Where outputs go when they are shared; absent: the outputs folder in the data folder. */
-  sharedOutputs?: { outputs: OutputStore; sweepLock: SweepLock };
+  /** Where outputs and jobs' inputs go when they are shared; absent: the data folder. */
+  sharedStorage?: SharedStorage;
+  /**
+   * How jobs reach the processes that run them when those are shared (BullMQ, issue #16), for a
+   * process playing `parts` with `slots` jobs at once; absent: the embedded process runs its own.
+   */
+  openDispatch?: (parts: RoleParts, slots: number) => JobDispatch;
 }
 
 function accountsOptions(config: Config): AccountsOptions {
@@ -26,7 +33,7 @@ function accountsOptions(config: Config): AccountsOptions {
 export async function openBackends(config: Config, log: Logger, cleanups: Cleanups): Promise<Backends> {
   if (config.backends.kind === 'shared') {
     const { openSharedBackends } = await import('./shared.js');
-    return openSharedBackends(config.backends, config.dataDir, accountsOptions(config), log, cleanups);
+    return openSharedBackends(config.backends, accountsOptions(config), log, cleanups);
   }
   const accounts = openSqliteAccounts(config.dataDir, accountsOptions(config));
   cleanups.add('accounts database (SQLite)', () => accounts.close());
@@ -41,13 +48,7 @@ export async function openBackends(config: Config, log: Logger, cleanups: Cleanu
 export async function openAdminAccounts(config: Config, log: Logger, cleanups: Cleanups): Promise<Accounts> {
   if (config.backends.kind === 'shared') {
     const { openSharedAccounts } = await import('./shared.js');
-    return openSharedAccounts(
-      config.backends.databaseUrl,
-      config.dataDir,
-      accountsOptions(config),
-      log,
-      cleanups,
-    );
+    return openSharedAccounts(config.backends.databaseUrl, accountsOptions(config), log, cleanups);
   }
   const accounts = openExistingAccounts(config.dataDir, process.cwd());
   cleanups.add('accounts database (SQLite)', () => accounts.close());

@@ -1,7 +1,7 @@
 // The embedded server never loads the shared backends' client libraries (STYLE.md 20, issue #15):
-// in a fresh process over the built code, opening the embedded backends leaves pg and ioredis out of
-// the module cache (both are CommonJS, so an import of either lands there), and opening the shared
-// ones loads them, which shows the check can see them.
+// in a fresh process over the built code, opening the embedded backends leaves pg, ioredis and bullmq
+// (the job queue, issue #16) out of the module cache (all are CommonJS, so an import of any lands
+// there), and opening the shared ones loads them, which shows the check can see them.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,7 @@ const cleanups = new Cleanups(log);
 await openBackends(loadConfig(JSON.parse(process.argv[1])), log, cleanups).catch(() => {});
 await cleanups.run();
 const names = Object.keys(createRequire(import.meta.url).cache)
-  .map((path) => /node_modules\\/(pg|ioredis)\\//.exec(path)?.[1])
+  .map((path) => /node_modules\\/(pg|ioredis|bullmq)\\//.exec(path)?.[1])
   .filter(Boolean);
 console.log(JSON.stringify([...new Set(names)].sort()));
 `;
@@ -50,7 +50,7 @@ it.each([
       PDN_S3_REGION: 'us-east-1',
       PDN_SIGNING_SECRET: 's'.repeat(32),
     },
-    ['ioredis', 'pg'],
+    ['bullmq', 'ioredis', 'pg'],
   ],
 ])('%s', (_name, env, want) => {
   expect(librariesLoaded({ PDN_DATA_DIR: dataDir, ...env })).toEqual(want);

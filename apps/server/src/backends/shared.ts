@@ -1,6 +1,6 @@
 // The shared backends (issue #15), imported by index.ts only when PDN_DATABASE_URL and the rest are
 // set: a node-postgres pool for accounts, one ioredis client for rate limits and the sweeper's lock,
-// an S3 client for outputs. Each client is opened, checked once (so a wrong URL stops the start with
+// another for the BullMQ job queue (issue #16), an S3 client for outputs. Each client is opened, checked once (so a wrong URL stops the start with
 // a message naming the service), and its cleanup registered before the next one opens.
 //
 // Failures after the start are answered, not fatal: the pool and the client report lost connections
@@ -8,7 +8,6 @@
 // service is away (pg: connectionTimeoutMillis; ioredis: no offline queue, a command timeout), and
 // the stores turn those failures into 503 service_unavailable (unreachable.ts). Both reconnect on
 // their own, so the first request after the service is back succeeds.
-import { hostname } from 'node:os';
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -23,12 +22,15 @@ import { openPostgresStores } from '../accounts/postgres/index.js';
 import { PgDb } from '../accounts/postgres/pg-db.js';
 import { RedisRateEvents } from '../accounts/redis/redis-rate-events.js';
 import { openDatabase } from '../accounts/sqlite/database.js';
+import { BullmqDispatch } from '../jobs/bullmq-dispatch.js';
 import type { Logger } from '../logger.js';
 import { redisSweepLock } from '../storage/redis-sweep-lock.js';
+import { S3InputStore } from '../storage/s3/s3-input-store.js';
 import { S3OutputStore } from '../storage/s3/s3-output-store.js';
 import type { S3Config, SharedBackendConfig } from './backend-config.js';
 import type { Cleanups } from './cleanups.js';
 import type { Backends } from './index.js';
+import { watchSharedConnections } from './shared-metrics.js';
 
 /** A URL fit for a log line or an error message: no password. */
 function redacted(url: string): string {
@@ -80,7 +82,19 @@ function openPool(url: string, log: Logger, cleanups: Cleanups): pg.Pool {
   return pool;
 }
 
-async function openRedis(url: string, log: Logger, cleanups: Cleanups): Promise<Redis> {
+/** Logs the client's outages, registers its cleanup and connects it (`name`: which client, for both). */
+async function openedRedis(redis: Redis, url: string, name: string, log: Logger, cleanups: Cleanups) {
+  const outage = outageLog(log, name);
+  redis.on('error', (error) => outage.failed(error));
+  redis.on('ready', () => outage.recovered());
+  cleanups.add(`${name} client`, async () => {
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  await opened('Redis', redacted(url), () => redis.connect());
+  return redis;
+}
+
+function openRedis(url: string, log: Logger, cleanups: Cleanups): Promise<Redis> {
   const redis = new Redis(url, {
     lazyConnect: true,
     // While Redis is away commands fail at once (and the request gets 503) instead of queueing.
@@ -90,14 +104,16 @@ async function openRedis(url: string, log: Logger, cleanups: Cleanups): Promise<
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
-  const outage = outageLog(log, 'Redis');
-  redis.on('error', (error) => outage.failed(error));
-  redis.on('ready', () => outage.recovered());
-  cleanups.add('Redis client', async () => {
-    await redis.quit().catch(() => redis.disconnect());
-  });
-  await opened('Redis', redacted(url), () => redis.connect());
-  return redis;
+  return openedRedis(redis, url, 'Redis', log, cleanups);
+}
+
+/**
+ * The job queue's client: BullMQ's blocking reads and its own retries need commands that wait while
+ * Redis is away (maxRetriesPerRequest null) rather than the request clients' fail-fast settings.
+ */
+function openQueueRedis(url: string, log: Logger, cleanups: Cleanups): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: null });
+  return openedRedis(redis, url, 'Redis (job queue)', log, cleanups);
 }
 
 async function openS3(config: S3Config, cleanups: Cleanups): Promise<S3Client> {
@@ -119,26 +135,13 @@ async function openS3(config: S3Config, cleanups: Cleanups): Promise<S3Client> {
   return client;
 }
 
-/**
- * Which jobs in PostgreSQL are this process's to run and to recover: those submitted to a process on
- * this machine and data folder, where their input files are (accounts/postgres/pg-jobs.ts).
- */
-function jobOwner(dataDir: string): string {
-  return `${hostname()}:${dataDir}`;
-}
-
 /** The account stores in PostgreSQL, its schema brought up to date (under an advisory lock) on the way. */
 async function openAccountStores(
+  pool: pg.Pool,
   databaseUrl: string,
-  dataDir: string,
   options: AccountsOptions,
-  log: Logger,
-  cleanups: Cleanups,
 ): Promise<AccountStores> {
-  const pool = openPool(databaseUrl, log, cleanups);
-  return opened('PostgreSQL', redacted(databaseUrl), () =>
-    openPostgresStores(pool, jobOwner(dataDir), options.now),
-  );
+  return opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool, options.now));
 }
 
 /** `pdn-server accounts copy`: a SQLite data folder's users and keys into the PostgreSQL database. */
@@ -149,7 +152,7 @@ export async function copyIntoSharedAccounts(
   cleanups: Cleanups,
 ): Promise<CopyCounts> {
   const pool = openPool(databaseUrl, log, cleanups);
-  await opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool, jobOwner(fromDataDir)));
+  await opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool));
   const source = openDatabase(fromDataDir);
   cleanups.add('source database (SQLite)', () => {
     source.close();
@@ -160,28 +163,30 @@ export async function copyIntoSharedAccounts(
 /** For the admin commands: accounts alone, no Redis or S3 client. */
 export async function openSharedAccounts(
   databaseUrl: string,
-  dataDir: string,
   options: AccountsOptions,
   log: Logger,
   cleanups: Cleanups,
 ): Promise<Accounts> {
-  return composeAccounts(await openAccountStores(databaseUrl, dataDir, options, log, cleanups), options);
+  const pool = openPool(databaseUrl, log, cleanups);
+  return composeAccounts(await openAccountStores(pool, databaseUrl, options), options);
 }
 
 export async function openSharedBackends(
   config: SharedBackendConfig,
-  dataDir: string,
   options: AccountsOptions,
   log: Logger,
   cleanups: Cleanups,
 ): Promise<Backends> {
-  const stores = await openAccountStores(config.databaseUrl, dataDir, options, log, cleanups);
+  const pool = openPool(config.databaseUrl, log, cleanups);
+  const stores = await openAccountStores(pool, config.databaseUrl, options);
   const redis = await openRedis(config.redisUrl, log, cleanups);
+  const queueRedis = await openQueueRedis(config.redisUrl, log, cleanups);
+  watchSharedConnections(pool, redis, cleanups);
   const s3 = await openS3(config.s3, cleanups);
   log.info('backends: shared', {
     accounts: redacted(config.databaseUrl),
     rate_limits: redacted(config.redisUrl),
-    outputs: `${config.s3.endpoint ?? 'AWS S3'} bucket ${config.s3.bucket}`,
+    outputs_and_inputs: `${config.s3.endpoint ?? 'AWS S3'} bucket ${config.s3.bucket}`,
   });
   return {
     // Rate windows in Redis rather than the accounts database: one round trip per request (issue #15).
@@ -189,9 +194,20 @@ export async function openSharedBackends(
       { ...stores, rateEvents: new RedisRateEvents(redis, `${config.redisKeyPrefix}rate:`) },
       options,
     ),
-    sharedOutputs: {
+    sharedStorage: {
       outputs: new S3OutputStore(s3, config.s3.bucket),
+      inputs: new S3InputStore(s3, config.s3.bucket),
       sweepLock: redisSweepLock(redis, `${config.redisKeyPrefix}lock:sweep`),
     },
+    openDispatch: (parts, slots) =>
+      new BullmqDispatch({
+        redis: queueRedis,
+        prefix: config.redisKeyPrefix,
+        store: stores.jobs,
+        parts,
+        slots,
+        log,
+        now: options.now ?? Date.now,
+      }),
   };
 }

@@ -2,11 +2,13 @@
 // alike whether it can be used (issue #9: a page tree with a loop gave compress a blank page while merge
 // and split refused it; issue #2 "Bad input"; issue #3: Ghostscript "returns success with a blank
 // one-page PDF" for empty, encrypted and page-less files). Cheap checks first: the bytes (pdf-header.ts),
-// then the pages really in the page tree, walked by qpdf (and its password query when it cannot walk
-// it), or by pdf-lib in a worker thread when qpdf is not installed. Merge inputs are counted together
-// (inspectPdfs) and walked one by one only when that finds a fault to name.
+// then the pages really in the page tree, walked in this process for plain files (page-walk/), else by
+// qpdf (and its password query when it cannot walk it), or by pdf-lib in a worker thread when qpdf is
+// not installed. Merge inputs qpdf must walk are counted together (inspectPdfs) and walked one by one
+// only when that finds a fault to name.
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
+import { walkPageTreeOf } from './pdf/page-walk/page-tree-walk.js';
 import { checkPdfBytes, pdfFromHeader } from './pdf/pdf-header.js';
 import {
   checkPageCount,
@@ -63,12 +65,15 @@ export async function inspectPdf(input: InputFile, o: InspectOptions): Promise<P
     const { pageCount } = await runPdfLibTask('inspect', { input, maxPages: o.maxPages }, o);
     return { pageCount, path };
   }
-  const pageCount = await pageCountWithQpdf(path, input.label, {
-    qpdf: o.tools.qpdf,
-    cwd: dirname(input.path),
-    timeoutMs: o.timeoutMs,
-    signal: o.signal,
-  });
+  const walk = await walkPageTreeOf(path, o.maxPages);
+  const pageCount =
+    walk?.pageCount ??
+    (await pageCountWithQpdf(path, input.label, {
+      qpdf: o.tools.qpdf,
+      cwd: dirname(input.path),
+      timeoutMs: o.timeoutMs,
+      signal: o.signal,
+    }));
   checkPageCount(input.label, pageCount, o.maxPages);
   return { pageCount, path };
 }
@@ -117,7 +122,23 @@ async function pagesTogether(
 }
 
 /**
- * Checks merge inputs as inspectPdf checks each, with one qpdf run per CPU instead of one per file
+ * The pages of all `files` walked in this process (page-walk/), or undefined when any of them needs
+ * qpdf. One file after another: each is read whole, and only one is held at a time.
+ */
+async function pagesWalkedHere(files: readonly InputFile[], maxPages: number): Promise<number | undefined> {
+  let total = 0;
+  for (const file of files) {
+    const walk = await walkPageTreeOf(file.path, maxPages);
+    if (walk === undefined) return undefined;
+    checkPageCount(file.label, walk.pageCount, maxPages);
+    total += walk.pageCount;
+  }
+  return total;
+}
+
+/**
+ * Checks merge inputs as inspectPdf checks each: walked in this process when they are plain, otherwise
+ * with one qpdf run per CPU instead of one per file
  * (issue #11's bench, 20 files of 50 pages with qpdf 11.3: 20 walks took 210 ms of CPU and 20 process
  * starts, 2 runs together 100 ms; the merge itself takes 160 ms).
  * Only when a run fails, or a group holds more pages than one file may, is each file inspected alone,
@@ -136,6 +157,8 @@ export async function inspectPdfs(inputs: readonly InputFile[], o: InspectOption
     );
     if (headers.every((header) => header.status === 'fulfilled')) {
       const files = headers.map((header) => header.value);
+      const walked = await pagesWalkedHere(files, o.maxPages);
+      if (walked !== undefined) return { files, pageCount: walked };
       const run = { qpdf, cwd: dirname(first.path), timeoutMs: o.timeoutMs, signal: o.signal };
       const pageCount = await pagesTogether(
         files.map((file) => file.path),

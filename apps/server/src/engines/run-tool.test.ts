@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import { runTool, ToolAbortedError, ToolOutOfSpaceError, ToolTimeoutError } from './run-tool.js';
-import { withToolLog } from './tool-log.js';
+import { ToolReport, withToolReport } from './tool-report.js';
 
 let cwd: string;
 beforeEach(async () => {
@@ -30,13 +30,18 @@ async function waitUntilGone(pid: number): Promise<boolean> {
 }
 
 describe('runTool', () => {
-  it("writes the tool's exit, time and stderr to the job's log at debug level, nothing raw", async () => {
+  it("writes the tool's exit, time and stderr to the job's log at debug level, nothing raw, and adds up its time", async () => {
     const lines: string[] = [];
-    const log = createLogger('debug', (line) => lines.push(line)).child({ job_id: 'job-1' });
-    const result = await withToolLog(log, () =>
-      runTool('sh', ['-c', 'echo warning: odd xref >&2; exit 3'], { cwd, timeoutMs: 10_000 }),
+    const report = new ToolReport(
+      createLogger('debug', (line) => lines.push(line)).child({ job_id: 'job-1' }),
     );
+    const result = await withToolReport(report, async () => {
+      await runTool('sh', ['-c', 'exit 0'], { cwd, timeoutMs: 10_000 });
+      return runTool('sh', ['-c', 'echo warning: odd xref >&2; exit 3'], { cwd, timeoutMs: 10_000 });
+    });
     expect(result.exitCode).toBe(3);
+    expect(report.times()).toEqual({ sh: { runs: 2, ms: expect.any(Number) } });
+    lines.shift();
     expect(lines.map((line) => JSON.parse(line))).toEqual([
       expect.objectContaining({
         level: 'debug',

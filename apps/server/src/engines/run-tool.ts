@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
 import { basename } from 'node:path';
 import { toolRuns } from '../metrics.js';
-import { toolLog } from './tool-log.js';
+import { toolReport } from './tool-report.js';
 
 export interface RunToolOptions {
   /** Working folder: the per-request temp folder, so nothing lands anywhere else. */
@@ -18,6 +18,8 @@ export interface RunToolOptions {
   env?: Record<string, string>;
   /** Runs the tool under this memory limit (issue #11: OCR of a hostile image). */
   memoryLimit?: MemoryLimit;
+  /** Sees what the tool prints on stderr as it prints it (OCRmyPDF's page progress, issue #17). */
+  onStderr?: (chunk: Buffer) => void;
 }
 
 /** A memory limit set with util-linux's prlimit, which applies it, then executes the command. */
@@ -186,6 +188,7 @@ export function runTool(
     });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = appendCapped(stderr, chunk);
+      options.onStderr?.(chunk);
     });
     const finish = () => {
       clearTimeout(timer);
@@ -198,13 +201,16 @@ export function runTool(
     child.on('close', (exitCode, signal) => {
       finish();
       const diagnostics = stderr.toString('utf8');
-      toolLog()?.debug('tool finished', {
+      const ms = performance.now() - started;
+      const report = toolReport();
+      report?.log.debug('tool finished', {
         tool: command,
         exit_code: exitCode,
         signal: signal ?? undefined,
-        ms: Math.round(performance.now() - started),
+        ms: Math.round(ms),
         stderr: diagnostics === '' ? undefined : diagnostics,
       });
+      report?.ran(basename(command), ms);
       toolRuns.inc({ tool: basename(command), result: toolResult(stoppedBy, exitCode) });
       if (stoppedBy) {
         reject(stoppedBy);

@@ -1,6 +1,7 @@
 // The contract between the engines (files in, files out; no HTTP) and the code that wires and serves
 // them. Routes in src/http/routes/ call exactly these methods; src/main.ts builds them at start-up.
 import type { CompressionLevel, CompressMethod, EngineInfo, Language, OcrWord } from '@pdn/api-types';
+import type { TesseractJsPages } from './ocr/tesseract-js-pages.js';
 import type { OcrPdfEngine } from './ocr-pdf/types.js';
 import type { PageBudget } from './page-budget.js';
 
@@ -10,6 +11,8 @@ export type { CompressionLevel, CompressMethod, EngineInfo, Language, PageBudget
 export interface EngineLog {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
+  /** Tools' own diagnostics (issue #18); a log without it, as some tests pass, drops them. */
+  debug?(message: string, fields?: Record<string, unknown>): void;
 }
 
 /** An uploaded file already on disk, with the name a person would recognise in an error message. */
@@ -76,6 +79,8 @@ export interface OcrEngine {
   languages(): readonly Language[];
   /** `language` is the raw form field (`"eng"`, `"eng+deu"`); unknown codes are `InvalidInputError`. */
   recognize(image: InputFile, language: string, job: WorkContext): Promise<OcrOutput>;
+  /** Its tesseract.js processes, lent a page at a time to OCR of documents (issue #17, engine 3). */
+  readonly pages: TesseractJsPages;
   /** Terminates pooled workers (server shutdown, tests). */
   close(): Promise<void>;
 }

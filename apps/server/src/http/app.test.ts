@@ -19,7 +19,6 @@ import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
 import { detectTools } from '../engines/tools.js';
 import type { OcrEngine } from '../engines/types.js';
-import { JobFiles } from '../jobs/job-files.js';
 import { JobRunner } from '../jobs/runner.js';
 import { createLogger } from '../logger.js';
 import { createOperations } from '../operations/index.js';
@@ -62,6 +61,7 @@ describe('createApp', () => {
       choice: 'tesseract.js',
       // OCR bounds its processes' memory with prlimit (issue #11); nothing else is needed here.
       tools: prlimit === undefined ? {} : { prlimit },
+      native: undefined,
       cpuSlots,
       maxImagePixels: 1_000_000,
       memoryBytes: 1024 * 1024 * 1024,
@@ -78,6 +78,7 @@ describe('createApp', () => {
       ocrPdf: await createOcrPdfEngine({
         ...common,
         choice: 'auto',
+        native: undefined,
         concurrency: 1,
         maxImagePixels: 1_000_000,
         memoryBytes: 1024 * 1024 * 1024,
@@ -86,14 +87,15 @@ describe('createApp', () => {
     jobs = new JobRunner({
       store: accounts.jobs,
       operations: createOperations(engines),
-      files: await JobFiles.open(dataDir),
+      inputs: storage.inputs,
+      workDirs: storage.workDirs,
       downloads: storage.downloads,
       slots: 1,
       log,
     });
     await jobs.start();
     server = createHttpServer(
-      createApp({ config, accounts, storage, engines, jobs, log, drain: new Drain() }),
+      createApp({ config, accounts, storage, engines, jobs, log, drain: new Drain(), tools: [] }),
       log,
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

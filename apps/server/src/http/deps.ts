@@ -17,4 +17,6 @@ export interface AppDeps {
   log: Logger;
   /** Shutdown state, shared with main.ts, which starts the drain and cuts it off. */
   drain: Drain;
+  /** The binaries this process's engines run, which /readyz checks are still there (issue #18); none for `--role api`. */
+  tools: readonly string[];
 }

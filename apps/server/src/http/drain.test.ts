@@ -1,6 +1,7 @@
 // The drain of a stopping server (issue #11, item 9), over a real listener: requests in flight finish,
 // new ones are refused with the 503 envelope, a cut-off answers what is still running with 503 and
-// aborts its signal, and every answer given while draining closes its connection.
+// aborts its signal, and every answer given while draining closes its connection; before that, once
+// the stop is announced (issue #18, the drain delay), requests are still served on closing connections.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -67,6 +68,15 @@ describe('Drain', () => {
     release();
     expect(await pending).toEqual({ status: 200, connection: 'close', body: { data: 'done' } });
     await idle;
+  });
+
+  it('serves a request that arrives once the stop is announced, closing its connection', async () => {
+    drain.announce();
+    expect(drain.announced).toBe(true);
+    const pending = answer(fetch(base));
+    await started;
+    release();
+    expect(await pending).toEqual({ status: 200, connection: 'close', body: { data: 'done' } });
   });
 
   it('refuses a request that arrives while draining with the 503 envelope', async () => {

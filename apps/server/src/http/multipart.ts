@@ -7,8 +7,10 @@
 
 import type { IncomingMessage } from 'node:http';
 import formidable, { type Part } from 'formidable';
+import type { UploadPace } from '../config.js';
 import { InvalidInputError } from '../errors.js';
 import type { UploadedFile } from './upload.js';
+import { watchPace } from './upload-pace.js';
 
 /** The parts of one operation's multipart body, as its OpenAPI requestBody declares them. */
 export interface PartsSpec {
@@ -30,6 +32,10 @@ export interface ParseOptions {
   limit: number;
   /** The error to stop with once the body passes `limit`. */
   tooLarge: () => Error;
+  /** The pace the body must keep (http/upload-pace.ts), judged from when the parse starts. */
+  pace: UploadPace;
+  /** The error to stop with once a window brings too little, given the bytes it brought. */
+  tooSlow: (windowBytes: number) => Error;
   /** Aborted when the client goes away: the parse stops instead of waiting for bytes that never come. */
   signal: AbortSignal;
 }
@@ -168,7 +174,9 @@ export async function parseParts(
   };
   // Raw body bytes, boundaries and all, counted before each chunk is parsed (formidable emits
   // `progress` ahead of parsing it): what the plan caps is the request, not only the files kept.
+  let received = 0;
   form.on('progress', (bytesReceived) => {
+    received = bytesReceived;
     if (bytesReceived > options.limit) stopParse(form, options.tooLarge());
   });
 
@@ -179,6 +187,12 @@ export async function parseParts(
     stopParse(form, new InvalidInputError('The upload was aborted before it was complete.'));
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });
+  // A body that stops coming would hold its place for synchronous calls (upload-pace.ts): cut it.
+  const stopWatching = watchPace(
+    options.pace,
+    () => received,
+    (windowBytes) => stopParse(form, options.tooSlow(windowBytes)),
+  );
   try {
     const [fields, files] = await parsing;
     const [writeFailure] = writeFailures;
@@ -197,6 +211,7 @@ export async function parseParts(
   } catch (error) {
     throw translate(error, spec, options);
   } finally {
+    stopWatching();
     options.signal.removeEventListener('abort', onAbort);
   }
 }

@@ -3,7 +3,7 @@
 // accounts fixture.
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../accounts/contract-harness.js';
-import type { JobMode, JobStore, NewJob } from './job-store.js';
+import { type JobMode, type JobStore, type NewJob, UnfinishedJobsCapReached } from './job-store.js';
 
 const INPUT = { files: [{ stored: '0', name: 'a.pdf', size: 10 }], params: { level: 'high' } };
 
@@ -66,6 +66,32 @@ export function jobStoreContract(backend: Backend): void {
       expect(await jobs().get(job.id)).toMatchObject({ status: 'running', attempts: 1, startedAt: f.clock });
     });
 
+    it('stores a job started at once only while nothing is queued, its start counted in the fair order', async () => {
+      const [ada, bob] = [await user('ada'), await user('bob')];
+      const job = (id: string, userId: number): NewJob => ({
+        id,
+        userId,
+        operation: 'compress',
+        mode: 'sync',
+        input: INPUT,
+      });
+      f.clock += 1;
+      const started = await jobs().startNow(job('job_now', ada), f.clock);
+      expect(started).toMatchObject({
+        status: 'running',
+        attempts: 1,
+        createdAt: f.clock,
+        startedAt: f.clock,
+      });
+      expect(await jobs().get('job_now')).toEqual(started);
+      expect(await jobs().claimNext(f.clock)).toBeUndefined();
+      // Ada started last: Bob's job goes before her next one.
+      const [a2, b1] = [await submit(ada), await submit(bob)];
+      expect(await jobs().startNow(job('job_later', bob), f.clock)).toBeUndefined();
+      expect(await jobs().get('job_later')).toBeUndefined();
+      expect(await claimAll()).toEqual([b1.id, a2.id]);
+    });
+
     it('finishes an unfinished job once, with its outcome', async () => {
       const ada = await user('ada');
       const [a, b, c] = [await submit(ada), await submit(ada), await submit(ada)];
@@ -115,12 +141,12 @@ export function jobStoreContract(backend: Backend): void {
       ];
       await jobs().claimNext(f.clock); // once: attempt 1
       await jobs().claimNext(f.clock); // twice: attempt 1
-      await jobs().recover(2, { code: 'internal_error', message: 'x' }, f.clock, true);
+      await jobs().recover(2, { code: 'internal_error', message: 'x' }, f.clock);
       // Both went back to the queue; `twice` now starts its second attempt and is interrupted again.
       expect(await claimAll()).toEqual([once.id, twice.id, waiting.id]);
       await jobs().release(once.id);
       const error = { code: 'internal_error', message: 'interrupted twice' } as const;
-      const recovery = await (await f.again()).jobs.recover(2, error, f.clock, true);
+      const recovery = await (await f.again()).jobs.recover(2, error, f.clock);
       expect(recovery).toEqual({ canceled: [], failed: [twice.id], requeued: [waiting.id] });
       expect(await jobs().get(twice.id)).toMatchObject({ status: 'failed', error, attempts: 2 });
       expect(await jobs().get(once.id)).toMatchObject({ status: 'queued', attempts: 1 });
@@ -128,14 +154,94 @@ export function jobStoreContract(backend: Backend): void {
       expect((await jobs().unfinishedIds()).sort()).toEqual([once.id, waiting.id].sort());
     });
 
-    it('after a worker crash (issue #16): synchronous jobs, whose callers wait elsewhere, run again too', async () => {
+    it('counts the jobs waiting to start by operation and mode (issue #18)', async () => {
       const ada = await user('ada');
-      const [running, waiting] = [await submit(ada, 'sync'), await submit(ada, 'sync')];
+      expect(await jobs().countQueued()).toEqual([]);
+      await submit(ada);
+      await submit(ada);
+      await submit(ada, 'sync');
       await jobs().claimNext(f.clock);
-      const error = { code: 'internal_error', message: 'x' } as const;
-      const recovery = await (await f.again()).jobs.recover(2, error, f.clock, false);
-      expect(recovery).toEqual({ canceled: [], failed: [], requeued: [running.id] });
-      expect(await claimAll()).toEqual([running.id, waiting.id]);
+      const queued = await jobs().countQueued();
+      expect(queued.sort((a, b) => a.mode.localeCompare(b.mode))).toEqual([
+        { operation: 'compress', mode: 'async', count: 1 },
+        { operation: 'compress', mode: 'sync', count: 1 },
+      ]);
+    });
+
+    it('counts the start of a job run again after its worker died, while it runs', async () => {
+      const ada = await user('ada');
+      const [job, waiting] = [await submit(ada), await submit(ada)];
+      await jobs().claimNext(f.clock);
+      f.clock += 7;
+      expect(await jobs().restart(job.id, f.clock)).toMatchObject({ attempts: 2, startedAt: f.clock });
+      expect(await jobs().restart(waiting.id, f.clock)).toBeUndefined();
+      expect(await jobs().get(waiting.id)).toMatchObject({ status: 'queued', attempts: 0 });
+    });
+
+    it('requeues running jobs their queue lost, and names those started their last time', async () => {
+      const ada = await user('ada');
+      const [spent, lost, recent, ended, queued] = [
+        await submit(ada),
+        await submit(ada),
+        await submit(ada),
+        await submit(ada),
+        await submit(ada),
+      ];
+      await jobs().claimNext(f.clock); // spent
+      await jobs().restart(spent.id, f.clock);
+      await jobs().claimNext(f.clock); // lost
+      await jobs().claimNext(f.clock + 1_000); // recent: started after the cut-off
+      await jobs().claimNext(f.clock); // ended
+      await jobs().finish(ended.id, { status: 'canceled' }, f.clock);
+      expect(await jobs().runningIds(f.clock)).toEqual(expect.arrayContaining([spent.id, lost.id]));
+      expect(await jobs().runningIds(f.clock)).toHaveLength(2);
+      const all = [spent.id, lost.id, recent.id, ended.id, queued.id];
+      expect(await jobs().requeue(all, f.clock, 2)).toEqual({ requeued: [lost.id], spent: [spent.id] });
+      expect(await jobs().get(spent.id)).toMatchObject({ status: 'running', attempts: 2 });
+      expect(await jobs().get(lost.id)).toMatchObject({ status: 'queued', attempts: 1 });
+      expect(await jobs().get(recent.id)).toMatchObject({ status: 'running' });
+      expect(await jobs().get(ended.id)).toMatchObject({ status: 'canceled' });
+      expect(await jobs().claimNext(f.clock)).toMatchObject({ id: lost.id, attempts: 2 });
+    });
+
+    it('stores exactly up to the cap of unfinished jobs when submissions race (20 at a cap of 5)', async () => {
+      const [ada, bob] = [await user('ada'), await user('bob')];
+      await submit(ada, 'sync');
+      const other = await f.again();
+      // Half through a second handle, as submissions spread over processes.
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? jobs() : other.jobs).create(
+            { id: `job_race_${i}`, userId: ada, operation: 'compress', mode: 'async', input: INPUT },
+            f.clock,
+            5,
+          ),
+        ),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(4);
+      const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+      expect(refusals).toHaveLength(16);
+      for (const refusal of refusals) {
+        expect(refusal).toBeInstanceOf(UnfinishedJobsCapReached);
+        expect((refusal as UnfinishedJobsCapReached).unfinished).toBe(5);
+      }
+      expect(await jobs().countUnfinished(ada)).toBe(5);
+      // Another user's cap is their own; an ended job frees a place.
+      await expect(
+        jobs().create(
+          { id: 'job_bob', userId: bob, operation: 'compress', mode: 'async', input: INPUT },
+          f.clock,
+          5,
+        ),
+      ).resolves.toMatchObject({ status: 'queued' });
+      await jobs().finish('job_race_0', { status: 'canceled' }, f.clock);
+      await expect(
+        jobs().create(
+          { id: 'job_more', userId: ada, operation: 'compress', mode: 'async', input: INPUT },
+          f.clock,
+          5,
+        ),
+      ).resolves.toMatchObject({ status: 'queued' });
     });
 
     it('forgets jobs finished at or before the cut-off', async () => {

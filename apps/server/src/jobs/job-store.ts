@@ -20,7 +20,7 @@ export interface JobInput {
 }
 
 export interface JobInputFile {
-  /** File name inside the job's `inputs/` folder (jobs/job-files.ts). */
+  /** Its key in the input store (storage/input-store.ts): the index among the job's files. */
   stored: string;
   /** The name the client gave it, for messages and output names. */
   name: string;
@@ -37,7 +37,10 @@ export interface NewJob {
 
 export interface JobRecord extends NewJob {
   status: JobStatus;
-  /** Times the job was started: 2 means it was run again after a restart interrupted it. */
+  /**
+   * Times the job was started: 2 means it was run again after a restart, a stopped or dead worker, or
+   * a lost queue interrupted it.
+   */
   attempts: number;
   /** Unix milliseconds. */
   createdAt: number;
@@ -60,6 +63,13 @@ export interface JobListQuery {
   cursor?: string | undefined;
 }
 
+/** How many jobs of one operation and mode wait in the queue (GET /metrics, issue #18). */
+export interface QueuedJobs {
+  operation: JobOperation;
+  mode: JobMode;
+  count: number;
+}
+
 export interface JobPage {
   /** Newest first. */
   jobs: JobRecord[];
@@ -77,9 +87,37 @@ export interface Recovery {
   canceled: string[];
 }
 
+/**
+ * Thrown by create() when the user already has `cap` unfinished jobs: nothing was stored. The count and
+ * the insert are one atomic step, so simultaneous submissions never go over the plan's cap.
+ */
+/** What requeue() found among running jobs their queue lost. */
+export interface Requeued {
+  requeued: string[];
+  /** Started `maxAttempts` times already: still running, to be failed as interrupted. */
+  spent: string[];
+}
+
+export class UnfinishedJobsCapReached extends Error {
+  override readonly name = 'UnfinishedJobsCapReached';
+  constructor(readonly unfinished: number) {
+    super(`the user has ${unfinished} unfinished jobs already`);
+  }
+}
+
 export interface JobStore {
-  /** Stores a queued job, created at `now`. */
-  create(job: NewJob, now: number): Promise<JobRecord>;
+  /**
+   * Stores a queued job, created at `now`. With `cap`, only while the user has fewer unfinished
+   * (queued or running) jobs than that, else throws UnfinishedJobsCapReached.
+   */
+  create(job: NewJob, now: number, cap?: number): Promise<JobRecord>;
+  /**
+   * Stores a job already running, started at `now` (attempts 1), when no job is queued: the fair order
+   * would start it next anyway, so nobody waits longer for it (issue #15: a synchronous call run by
+   * the process it came to, jobs/dispatch.ts startHere). Stores nothing and answers undefined when a
+   * job is queued.
+   */
+  startNow(job: NewJob, now: number): Promise<JobRecord | undefined>;
   get(id: string): Promise<JobRecord | undefined>;
   /** One user's jobs, newest first; undefined when `cursor` is not one this store made. */
   list(userId: number, query: JobListQuery): Promise<JobPage | undefined>;
@@ -96,18 +134,29 @@ export interface JobStore {
   /** A running job this process gives back unfinished (graceful shutdown): queued, the attempt not counted. */
   release(id: string): Promise<void>;
   /**
-   * After a crash: see Recovery. Call once at start, before the first claimNext(). `callersGone`:
-   * the synchronous callers of this folder's jobs waited in the stopped process (role `all`), so their
-   * jobs are canceled; false where they wait in API processes still running (issue #16: a worker).
+   * Counts another start of a running job whose last attempt was lost with its worker (BullMQ's
+   * stalled-job recovery): attempts + 1, started at `now`. Undefined when the job is not running.
    */
-  recover(
-    maxAttempts: number,
-    interruptedError: JobError,
-    now: number,
-    callersGone: boolean,
-  ): Promise<Recovery>;
+  restart(id: string, now: number): Promise<JobRecord | undefined>;
+  /** Ids of the running jobs started at or before `before` (to find those no queue holds any more). */
+  runningIds(before: number): Promise<string[]>;
+  /**
+   * Of jobs `ids`, those still running and started at or before `before` were lost by the queue that
+   * carried them (jobs/bullmq-dispatch.ts): queued again when started fewer than `maxAttempts` times,
+   * else left running and answered as `spent`, for the caller to fail. A job started again or ended
+   * meanwhile is left alone.
+   */
+  requeue(ids: readonly string[], before: number, maxAttempts: number): Promise<Requeued>;
+  /**
+   * After a crash of the one process that claims from this store and waits on its jobs' callers
+   * (jobs/local-dispatch.ts): see Recovery. Call once at start, before the first claimNext(). Over
+   * BullMQ a crashed worker's job is BullMQ's to give to another (jobs/bullmq-dispatch.ts).
+   */
+  recover(maxAttempts: number, interruptedError: JobError, now: number): Promise<Recovery>;
   /** Forgets jobs finished at or before `before`; returns their ids. */
   forget(before: number): Promise<string[]>;
-  /** Ids of every job not finished (to tell the job folders worth keeping). */
+  /** Ids of every job not finished, whoever runs it (to tell the stored inputs worth keeping). */
   unfinishedIds(): Promise<string[]>;
+  /** The jobs waiting to start, whoever will run them, by operation and mode; none listed with 0. */
+  countQueued(): Promise<QueuedJobs[]>;
 }

@@ -16,7 +16,7 @@ export const OCR_PDF_MODES: readonly OcrPdfMode[] = ['skip', 'redo', 'force'];
 export const OCR_PDF_OUTPUTS: readonly OcrPdfOutputType[] = ['pdf', 'pdfa'];
 
 /** The first `INLINE_TEXT_LIMIT` characters (code points) of the text file, read no further than needed. */
-async function inlineText(path: string): Promise<{ text: string; truncated: boolean }> {
+export async function inlineText(path: string): Promise<{ text: string; truncated: boolean }> {
   const file = await open(path, 'r');
   try {
     // A character is at most 4 bytes in UTF-8: this many bytes hold the limit, plus one to know there is more.

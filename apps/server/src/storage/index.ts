@@ -1,8 +1,11 @@
-// The storage door: signed downloads of stored outputs, per-request work folders, and the sweeper.
+// The storage door: signed downloads of stored outputs, jobs' stored inputs, per-request (and
+// per-attempt) work folders, and the sweeper.
 import type { Logger } from '../logger.js';
 import { isFull } from './disk-space.js';
 import { Downloads } from './downloads.js';
+import { FolderInputStore } from './folder-input-store.js';
 import { FolderOutputStore } from './folder-output-store.js';
+import type { InputStore } from './input-store.js';
 import type { OutputStore } from './output-store.js';
 import { loadSigningSecret } from './signing-secret.js';
 import { type SweepLock, startSweeper } from './sweeper.js';
@@ -11,13 +14,23 @@ import { WorkDirs } from './work-dirs.js';
 
 export { blameFullDisk, insufficientStorage, saysOutOfSpace } from './disk-space.js';
 export { DOWNLOAD_PATH, Downloads } from './downloads.js';
+export type { InputStore } from './input-store.js';
 export { outputIdFor } from './output-id.js';
 export type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
 export type { SweepLock } from './sweeper.js';
 export { WorkDirs } from './work-dirs.js';
 
+/** The shared backends' stores (issue #15): the bucket, and the lock that lets one process at a time sweep it. */
+export interface SharedStorage {
+  outputs: OutputStore;
+  inputs: InputStore;
+  sweepLock: SweepLock;
+}
+
 export interface Storage {
   downloads: Downloads;
+  /** Jobs' uploads until the jobs end: the data folder, or the bucket when shared. */
+  inputs: InputStore;
   workDirs: WorkDirs;
   /** Whether the data folder has run out of space (GET /healthz reports it). */
   isFull(): Promise<boolean>;
@@ -32,8 +45,7 @@ export async function openStorage(options: {
   dataDir: string;
   signingSecret: string | undefined;
   log: Logger;
-  /** Shared backends (issue #15): the bucket, and the lock that lets one process at a time sweep it. */
-  shared?: { outputs: OutputStore; sweepLock: SweepLock };
+  shared?: SharedStorage;
   /**
    * Issue #16 (role.ts): whether this process sweeps (default yes), and whether other processes share
    * its data folder, so its work area must be its own (default no).
@@ -52,6 +64,7 @@ export async function openStorage(options: {
         });
   return {
     downloads: new Downloads(store, new UrlSigner(secret)),
+    inputs: options.shared?.inputs ?? (await FolderInputStore.open(options.dataDir)),
     workDirs: options.role?.sharesDataDir
       ? await WorkDirs.openOwn(options.dataDir)
       : await WorkDirs.open(options.dataDir),

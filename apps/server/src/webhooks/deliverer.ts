@@ -80,6 +80,8 @@ export class WebhookDeliverer {
 
   /** The runner tells every job's end; only jobs with a waiting delivery make an event. */
   async jobEnded(record: JobRecord): Promise<void> {
+    // A synchronous call never names a callback (http/middleware/callback-url.ts): nothing to look up.
+    if (record.mode === 'sync') return;
     if (record.status !== 'succeeded' && record.status !== 'failed' && record.status !== 'canceled') return;
     const now = this.#clock.now();
     const id = newEventId();

@@ -14,6 +14,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   RateLimitError,
+  ServerBusyError,
   ServiceUnavailableError,
   TooManyJobsError,
 } from '../errors.js';
@@ -50,8 +51,10 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
     });
   }
   // The API's retry hint for these is in the envelope, not a header (openapi.yaml `Error`).
-  if (status === 503)
-    return new ServiceUnavailableError(message, { ...init, retryAfter: envelope?.retryAfter });
+  if (status === 503) {
+    const Unavailable = envelope?.code === 'server_busy' ? ServerBusyError : ServiceUnavailableError;
+    return new Unavailable(message, { ...init, retryAfter: envelope?.retryAfter });
+  }
   if (status === 507)
     return new InsufficientStorageError(message, { ...init, retryAfter: envelope?.retryAfter });
   if (status >= 500) return new InternalServerError(message, init);
@@ -79,6 +82,7 @@ const statusOfCode: Partial<Record<ErrorCode, number>> = {
   too_many_jobs: 429,
   internal_error: 500,
   service_unavailable: 503,
+  server_busy: 503,
   insufficient_storage: 507,
 };
 

@@ -3,7 +3,8 @@
 // fail at once beyond it; otherwise exponential backoff with jitter; never retry a caller's abort.
 // Issue #11: a 503 waits for the envelope's hint (`error.retry_after_seconds`) under the same cap; a
 // 507 (the server's disk is full) is not retried: that seldom clears within a retry's wait. Issue #14:
-// a 409 `idempotency_in_progress` is retried, after backoff, with the call's same key.
+// a 409 `idempotency_in_progress` is retried, after backoff, with the call's same key. Issue #18: a
+// 503 `server_busy` is a ServiceUnavailableError, retried after its hint like the others.
 import { ApiError, ConnectionError, RateLimitError, ServiceUnavailableError } from '../errors.js';
 import { parseRetryAfter } from './retry-after.js';
 

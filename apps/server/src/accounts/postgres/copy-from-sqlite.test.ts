@@ -42,7 +42,7 @@ describe.skipIf(missing !== undefined)('copyFromSqlite', () => {
     await embedded.close();
 
     const source = openDatabase(dir);
-    const stores = await openPostgresStores(pool, 'test-host:/data');
+    const stores = await openPostgresStores(pool);
     expect(await copyFromSqlite(source, new PgDb(pool))).toEqual({ users: 2, keys: 2 });
     const shared = composeAccounts(stores);
     expect(await shared.users.list()).toEqual(users);

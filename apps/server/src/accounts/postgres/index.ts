@@ -16,15 +16,8 @@ import { PgSignInLinks } from './pg-sign-in-links.js';
 import { PgUsers } from './pg-users.js';
 import { PgWebhookSecrets } from './pg-webhook-secrets.js';
 
-/**
- * Brings the schema up to date, then the stores; close() leaves the pool to its owner. `jobOwner`
- * names the data folder whose jobs this process runs (pg-jobs.ts).
- */
-export async function openPostgresStores(
-  pool: Pool,
-  jobOwner: string,
-  now: () => number = Date.now,
-): Promise<AccountStores> {
+/** Brings the schema up to date, then the stores; close() leaves the pool to its owner. */
+export async function openPostgresStores(pool: Pool, now: () => number = Date.now): Promise<AccountStores> {
   const db = new PgDb(pool);
   await migrate(db);
   return {
@@ -34,7 +27,7 @@ export async function openPostgresStores(
     attempts: new PgAttempts(db),
     signInLinks: new PgSignInLinks(db),
     rateEvents: new PgRateEvents(db),
-    jobs: new PgJobs(db, jobOwner),
+    jobs: new PgJobs(db),
     idempotency: new PgIdempotency(db),
     webhookSecrets: new PgWebhookSecrets(db),
     deliveries: new PgDeliveries(db),

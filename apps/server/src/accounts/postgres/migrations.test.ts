@@ -28,6 +28,6 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
     await Promise.all(Array.from({ length: 5 }, () => migrate(new PgDb(pool()))));
     await migrate(new PgDb(pool()));
     const { rows } = await pool().query('SELECT version FROM pdn_migrations ORDER BY version');
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
   });
 });

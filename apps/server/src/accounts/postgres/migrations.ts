@@ -55,7 +55,7 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX sign_in_links_user ON sign_in_links (user_id);`,
   // Issue #13, jobs, as in SQLite: `seq` orders submissions, `start_seq` (from its own sequence) orders
-  // starts for the fair pick, `owner` names the data folder holding the job's files (pg-jobs.ts).
+  // starts for the fair pick, `owner` named the data folder holding the job's files (until migration 4).
   // input, result and error are JSON as TEXT, not JSONB: JSONB refuses a \u0000 that a client may
   // well send in a parameter.
   `CREATE TABLE jobs (
@@ -112,6 +112,10 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
    CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);`,
+  // Issue #15/#16, inputs in the bucket: any worker runs any job over BullMQ, so jobs no longer
+  // belong to the data folder that holds their files (pg-jobs.ts). Its index goes with the column.
+  `ALTER TABLE jobs DROP COLUMN owner;
+   CREATE INDEX jobs_status_seq ON jobs (status, seq);`,
 ];
 
 /** Brings the schema up to date; safe to run from any number of processes at once. */

@@ -16,13 +16,31 @@ export interface Sql {
   changes(text: string, params?: Params): Promise<number>;
 }
 
+/** Names given to the statements with parameters, one per text (every text here is a constant). */
+const statementNames = new Map<string, string>();
+
+/**
+ * A query with parameters as a named statement: each pooled connection parses and plans it once, not
+ * at every call (the key lookup runs on every request; issue #15). One without parameters stays a
+ * simple query, which may hold several statements (the migrations).
+ */
+function query(text: string, params: Params) {
+  if (params.length === 0) return { text };
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `pdn_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values: params as unknown[] };
+}
+
 function runner(target: Pool | PoolClient): Sql {
   return {
     async rows<Row extends QueryResultRow>(text: string, params: Params = []) {
-      return (await target.query<Row>(text, params as unknown[])).rows;
+      return (await target.query<Row>(query(text, params))).rows;
     },
     async changes(text: string, params: Params = []) {
-      return (await target.query(text, params as unknown[])).rowCount ?? 0;
+      return (await target.query(query(text, params))).rowCount ?? 0;
     },
   };
 }

@@ -3,11 +3,10 @@
 // claimNext() picks and starts a job in one statement whose pick is FOR UPDATE SKIP LOCKED: two claims
 // at once take two different jobs, never one twice.
 //
-// Each job belongs to the data folder (`owner`: host and path) of the process that took it, where its
-// input files are and where a synchronous caller waits: only that folder's processes claim it, and
-// recover() at start requeues only its jobs, never those other live processes are running. Reading,
-// listing and cancelling work from any process (a cancel from another one marks the job canceled
-// without stopping its tools). Moving work between processes is issue #16 (workers and roles).
+// The jobs are one queue for every process on this database: their inputs are in the bucket
+// (storage/s3/s3-input-store.ts) and their ends reach the processes waiting on them over BullMQ
+// (jobs/bullmq-dispatch.ts), so whichever API process claims a job hands it to whichever worker is
+// free. A worker killed mid-job is BullMQ's to recover (its stalled-job check), not recover()'s.
 import { decodeCursor, encodeCursor, type JobRow, jobFromRow } from '../../jobs/job-rows.js';
 import type {
   JobError,
@@ -17,31 +16,64 @@ import type {
   JobRecord,
   JobStore,
   NewJob,
+  QueuedJobs,
   Recovery,
+  Requeued,
 } from '../../jobs/job-store.js';
+import { UnfinishedJobsCapReached } from '../../jobs/job-store.js';
 import { num, type PgDb, type Sql } from './pg-db.js';
 
 /** `seq` orders submissions (list cursors). */
 type Row = JobRow & { seq: string };
 
 const UNFINISHED = "status IN ('queued', 'running')";
+const COUNT_QUEUED =
+  "SELECT operation, mode, COUNT(*) AS count FROM jobs WHERE status = 'queued' GROUP BY operation, mode";
+/** The advisory lock namespace of a user's submissions ("pdnj"); the user id is the second key. */
+const SUBMIT_LOCK = 0x70646e6a;
+
+async function unfinishedOf(sql: Sql, userId: number): Promise<number> {
+  const [row] = await sql.rows<{ n: string }>(
+    `SELECT COUNT(*) AS n FROM jobs WHERE user_id = $1 AND ${UNFINISHED}`,
+    [userId],
+  );
+  return num(row?.n ?? 0);
+}
 
 const ids = async (sql: Sql, text: string, params: readonly unknown[]) =>
   (await sql.rows<{ id: string }>(`${text} RETURNING id`, params)).map((row) => row.id);
 
 export class PgJobs implements JobStore {
-  constructor(
-    private readonly db: PgDb,
-    private readonly owner: string,
-  ) {}
+  constructor(private readonly db: PgDb) {}
 
-  async create(job: NewJob, now: number): Promise<JobRecord> {
-    const [row] = await this.db.rows<Row>(
-      `INSERT INTO jobs (id, owner, user_id, operation, mode, status, input, created_at)
-       VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7) RETURNING *`,
-      [job.id, this.owner, job.userId, job.operation, job.mode, JSON.stringify(job.input), now],
-    );
+  async create(job: NewJob, now: number, cap?: number): Promise<JobRecord> {
+    const insert = (sql: Sql) =>
+      sql.rows<Row>(
+        `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6) RETURNING *`,
+        [job.id, job.userId, job.operation, job.mode, JSON.stringify(job.input), now],
+      );
+    if (cap === undefined) return jobFromRow((await insert(this.db))[0] as Row);
+    // The user's capped submissions take turns (a transaction-level advisory lock, as rate windows
+    // do, STYLE.md 15): each counts only after the one before it has committed its insert.
+    const [row] = await this.db.transaction(async (sql) => {
+      await sql.rows('SELECT pg_advisory_xact_lock($1, $2)', [SUBMIT_LOCK, job.userId]);
+      const unfinished = await unfinishedOf(sql, job.userId);
+      if (unfinished >= cap) throw new UnfinishedJobsCapReached(unfinished);
+      return insert(sql);
+    });
     return jobFromRow(row as Row);
+  }
+
+  async startNow(job: NewJob, now: number): Promise<JobRecord | undefined> {
+    // One statement: the look for a queued job and the insert see the same snapshot.
+    const [row] = await this.db.rows<Row>(
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, attempts, started_at, start_seq)
+       SELECT $1, $2, $3, $4, 'running', $5, $6, 1, $6, nextval('job_starts')
+        WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued') RETURNING *`,
+      [job.id, job.userId, job.operation, job.mode, JSON.stringify(job.input), now],
+    );
+    return row === undefined ? undefined : jobFromRow(row);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -65,28 +97,24 @@ export class PgJobs implements JobStore {
     };
   }
 
-  async countUnfinished(userId: number): Promise<number> {
-    const [row] = await this.db.rows<{ n: string }>(
-      `SELECT COUNT(*) AS n FROM jobs WHERE user_id = $1 AND ${UNFINISHED}`,
-      [userId],
-    );
-    return num(row?.n ?? 0);
+  countUnfinished(userId: number): Promise<number> {
+    return unfinishedOf(this.db, userId);
   }
 
   async claimNext(now: number): Promise<JobRecord | undefined> {
-    // The fair pick among this folder's jobs: users whose last start (anywhere) is oldest first, those
+    // The fair pick: users whose last start is oldest first, those
     // who never started one before all (NULLS FIRST), then submission order. A job another claim has locked is skipped, and one it has
     // just started fails the re-check of `status`: the next in order is taken instead.
     const [row] = await this.db.rows<Row>(
       `WITH picked AS (
-         SELECT seq FROM jobs j WHERE owner = $2 AND status = 'queued'
+         SELECT seq FROM jobs j WHERE status = 'queued'
           ORDER BY (SELECT MAX(start_seq) FROM jobs s WHERE s.user_id = j.user_id) ASC NULLS FIRST, seq ASC
           LIMIT 1 FOR UPDATE SKIP LOCKED
        )
        UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = $1,
               start_seq = nextval('job_starts')
          FROM picked WHERE jobs.seq = picked.seq RETURNING jobs.*`,
-      [now, this.owner],
+      [now],
     );
     return row === undefined ? undefined : jobFromRow(row);
   }
@@ -113,29 +141,57 @@ export class PgJobs implements JobStore {
     );
   }
 
-  async recover(
-    maxAttempts: number,
-    interruptedError: JobError,
-    now: number,
-    callersGone: boolean,
-  ): Promise<Recovery> {
-    // This folder's jobs only: another folder's running ones may be in a live process.
+  async restart(id: string, now: number): Promise<JobRecord | undefined> {
+    const [row] = await this.db.rows<Row>(
+      `UPDATE jobs SET attempts = attempts + 1, started_at = $2
+        WHERE id = $1 AND status = 'running' RETURNING *`,
+      [id, now],
+    );
+    return row === undefined ? undefined : jobFromRow(row);
+  }
+
+  async runningIds(before: number): Promise<string[]> {
+    const rows = await this.db.rows<{ id: string }>(
+      "SELECT id FROM jobs WHERE status = 'running' AND started_at <= $1",
+      [before],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async requeue(lostIds: readonly string[], before: number, maxAttempts: number): Promise<Requeued> {
+    const lost = "id = ANY($1) AND status = 'running' AND started_at <= $2";
+    return this.db.transaction(async (sql) => ({
+      requeued: await ids(sql, `UPDATE jobs SET status = 'queued' WHERE ${lost} AND attempts < $3`, [
+        lostIds,
+        before,
+        maxAttempts,
+      ]),
+      spent: (
+        await sql.rows<{ id: string }>(`SELECT id FROM jobs WHERE ${lost} AND attempts >= $3`, [
+          lostIds,
+          before,
+          maxAttempts,
+        ])
+      ).map((row) => row.id),
+    }));
+  }
+
+  async recover(maxAttempts: number, interruptedError: JobError, now: number): Promise<Recovery> {
+    // As in SQLite, for a dispatch that claims from this store in one process (jobs/local-dispatch.ts):
+    // every running job was that process's. The shared backends never call it (see the top).
     return this.db.transaction(async (sql) => ({
       canceled: await ids(
         sql,
-        `UPDATE jobs SET status = 'canceled', finished_at = $2
-          WHERE owner = $1 AND $3 AND mode = 'sync' AND ${UNFINISHED}`,
-        [this.owner, now, callersGone],
+        `UPDATE jobs SET status = 'canceled', finished_at = $1 WHERE mode = 'sync' AND ${UNFINISHED}`,
+        [now],
       ),
       failed: await ids(
         sql,
-        `UPDATE jobs SET status = 'failed', error = $2, finished_at = $3
-          WHERE owner = $1 AND status = 'running' AND attempts >= $4`,
-        [this.owner, JSON.stringify(interruptedError), now, maxAttempts],
+        `UPDATE jobs SET status = 'failed', error = $1, finished_at = $2
+          WHERE status = 'running' AND attempts >= $3`,
+        [JSON.stringify(interruptedError), now, maxAttempts],
       ),
-      requeued: await ids(sql, "UPDATE jobs SET status = 'queued' WHERE owner = $1 AND status = 'running'", [
-        this.owner,
-      ]),
+      requeued: await ids(sql, "UPDATE jobs SET status = 'queued' WHERE status = 'running'", []),
     }));
   }
 
@@ -144,11 +200,13 @@ export class PgJobs implements JobStore {
   }
 
   async unfinishedIds(): Promise<string[]> {
-    // Of this folder: what tells which of its job folders to keep.
-    const rows = await this.db.rows<{ id: string }>(
-      `SELECT id FROM jobs WHERE owner = $1 AND ${UNFINISHED}`,
-      [this.owner],
+    return (await this.db.rows<{ id: string }>(`SELECT id FROM jobs WHERE ${UNFINISHED}`)).map(
+      (row) => row.id,
     );
-    return rows.map((row) => row.id);
+  }
+
+  async countQueued(): Promise<QueuedJobs[]> {
+    const rows = await this.db.rows<Omit<QueuedJobs, 'count'> & { count: string }>(COUNT_QUEUED);
+    return rows.map((row) => ({ ...row, count: num(row.count) }));
   }
 }

@@ -2,7 +2,9 @@
 // the limits are not in Redis, and the contract's reference for a second SQL store. admit() takes a
 // transaction-level advisory lock on the user first (STYLE.md 15), so concurrent requests of one user,
 // from any process, count and record one after another while other users' requests go on in parallel.
-import { type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
+// An event is named by its time: a user's rows of one millisecond are interchangeable, so release()
+// deletes one of them, under the same lock, so two releases of one millisecond delete two rows.
+import { type Admission, type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
 import { num, type PgDb, type Sql } from './pg-db.js';
 
 /** The advisory lock namespace of rate windows ("pdnr"); the user id is the second key. */
@@ -20,13 +22,23 @@ export class PgRateEvents implements RateEventStore {
   constructor(private readonly db: PgDb) {}
 
   admit(userId: number, limit: number | null, now: number) {
-    return this.db.transaction(async (sql) => {
+    return this.db.transaction(async (sql): Promise<Admission> => {
       await sql.rows('SELECT pg_advisory_xact_lock($1, $2)', [RATE_LOCK, userId]);
       await sql.changes('DELETE FROM rate_events WHERE user_id = $1 AND at <= $2', [userId, now - WINDOW_MS]);
       const window = await windowOf(sql, userId, now);
-      const admitted = limit === null || window.used < limit;
-      if (admitted) await sql.changes('INSERT INTO rate_events (user_id, at) VALUES ($1, $2)', [userId, now]);
-      return { ...window, admitted };
+      if (limit !== null && window.used >= limit) return { ...window, admitted: false };
+      await sql.changes('INSERT INTO rate_events (user_id, at) VALUES ($1, $2)', [userId, now]);
+      return { ...window, admitted: true, event: String(now) };
+    });
+  }
+
+  release(userId: number, event: string) {
+    return this.db.transaction(async (sql) => {
+      await sql.rows('SELECT pg_advisory_xact_lock($1, $2)', [RATE_LOCK, userId]);
+      await sql.changes(
+        'DELETE FROM rate_events WHERE ctid IN (SELECT ctid FROM rate_events WHERE user_id = $1 AND at = $2 LIMIT 1)',
+        [userId, Number(event)],
+      );
     });
   }
 

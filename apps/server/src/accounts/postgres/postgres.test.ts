@@ -17,7 +17,6 @@ import { usersContract } from '../users.contract.js';
 import { openPostgresStores } from './index.js';
 
 const missing = await missingService('PostgreSQL');
-const JOB_OWNER = 'test-host:/data';
 
 let schema = '';
 const pools: pg.Pool[] = [];
@@ -35,10 +34,10 @@ const postgres: Backend = {
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.end();
-    return openPostgresStores(poolOnSchema(), JOB_OWNER, now);
+    return openPostgresStores(poolOnSchema(), now);
   },
   async openAgain(now) {
-    return openPostgresStores(poolOnSchema(), JOB_OWNER, now);
+    return openPostgresStores(poolOnSchema(), now);
   },
   async dispose() {
     for (const pool of pools.splice(0)) await pool.end();

@@ -3,11 +3,12 @@
 // the window, count, and add this request when there is room, under a member no other request has
 // (two requests in the same millisecond are two members), then let the key expire an hour after its
 // newest entry. So any number of processes share exact rolling-hour limits, one round trip each.
+// That member names the event: release() removes exactly it.
 // The policy (decide(), Retry-After) stays in rate-limiter.ts, above this primitive (STYLE.md 15).
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { orUnavailable } from '../../unreachable.js';
-import { type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
+import { type Admission, type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
 
 const SERVICE = 'rate-limit store (Redis)';
 
@@ -43,7 +44,7 @@ export class RedisRateEvents implements RateEventStore {
   }
 
   admit(userId: number, limit: number | null, now: number) {
-    return orUnavailable(SERVICE, async () => {
+    return orUnavailable(SERVICE, async (): Promise<Admission> => {
       const member = `${now}-${randomBytes(8).toString('hex')}`;
       const redis = this.redis as Redis & { pdnAdmit: AdmitCommand };
       const [used, oldest, admitted] = await redis.pdnAdmit(
@@ -53,7 +54,14 @@ export class RedisRateEvents implements RateEventStore {
         limit ?? -1,
         member,
       );
-      return { used, oldest: oldest < 0 ? null : oldest, admitted: admitted === 1 };
+      const window = { used, oldest: oldest < 0 ? null : oldest };
+      return admitted === 1 ? { ...window, admitted: true, event: member } : { ...window, admitted: false };
+    });
+  }
+
+  release(userId: number, event: string) {
+    return orUnavailable(SERVICE, async () => {
+      await this.redis.zrem(this.key(userId), event);
     });
   }
 

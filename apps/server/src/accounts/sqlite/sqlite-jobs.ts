@@ -12,24 +12,27 @@ import type {
   JobRecord,
   JobStore,
   NewJob,
+  QueuedJobs,
   Recovery,
+  Requeued,
 } from '../../jobs/job-store.js';
+import { UnfinishedJobsCapReached } from '../../jobs/job-store.js';
 import type { Db } from './database.js';
 
 /** `seq` orders submissions (list cursors). */
 type Row = JobRow & { seq: number };
 
 const UNFINISHED = "status IN ('queued', 'running')";
+const COUNT_QUEUED =
+  "SELECT operation, mode, COUNT(*) AS count FROM jobs WHERE status = 'queued' GROUP BY operation, mode";
 
 export class SqliteJobs implements JobStore {
   private readonly claimTx: (now: number) => Row | undefined;
-  private readonly recoverTx: (
-    maxAttempts: number,
-    error: string,
-    now: number,
-    callersGone: boolean,
-  ) => Recovery;
+  private readonly recoverTx: (maxAttempts: number, error: string, now: number) => Recovery;
   private readonly forgetTx: (before: number) => string[];
+  private readonly requeueTx: (ids: string, before: number, maxAttempts: number) => Requeued;
+  private readonly createTx: (job: NewJob, now: number, cap: number | undefined) => Row;
+  private readonly startNowRows: (job: NewJob, now: number) => Row[];
 
   constructor(private readonly db: Db) {
     // The fair pick: users whose last start is oldest first (SQLite sorts NULL, never started, first),
@@ -49,27 +52,42 @@ export class SqliteJobs implements JobStore {
     });
     this.claimTx = (now) => claim.immediate(now);
 
-    const recover = db.transaction(
-      (maxAttempts: number, error: string, now: number, callersGone: boolean): Recovery => {
-        const ids = (sql: string, params: Record<string, unknown>) =>
-          (db.prepare(`${sql} RETURNING id`).all(params) as { id: string }[]).map((row) => row.id);
-        return {
-          canceled: ids(
-            `UPDATE jobs SET status = 'canceled', finished_at = @now
-            WHERE @callersGone = 1 AND mode = 'sync' AND ${UNFINISHED}`,
-            { now, callersGone: callersGone ? 1 : 0 },
-          ),
-          failed: ids(
-            `UPDATE jobs SET status = 'failed', error = @error, finished_at = @now
+    const recover = db.transaction((maxAttempts: number, error: string, now: number): Recovery => {
+      const ids = (sql: string, params: Record<string, unknown>) =>
+        (db.prepare(`${sql} RETURNING id`).all(params) as { id: string }[]).map((row) => row.id);
+      return {
+        canceled: ids(
+          `UPDATE jobs SET status = 'canceled', finished_at = @now WHERE mode = 'sync' AND ${UNFINISHED}`,
+          { now },
+        ),
+        failed: ids(
+          `UPDATE jobs SET status = 'failed', error = @error, finished_at = @now
             WHERE status = 'running' AND attempts >= @maxAttempts`,
-            { error, now, maxAttempts },
-          ),
-          requeued: ids("UPDATE jobs SET status = 'queued' WHERE status = 'running'", {}),
-        };
-      },
-    );
-    this.recoverTx = (maxAttempts, error, now, callersGone) =>
-      recover.immediate(maxAttempts, error, now, callersGone);
+          { error, now, maxAttempts },
+        ),
+        requeued: ids("UPDATE jobs SET status = 'queued' WHERE status = 'running'", {}),
+      };
+    });
+    this.recoverTx = (maxAttempts, error, now) => recover.immediate(maxAttempts, error, now);
+
+    const lost = "id IN (SELECT value FROM json_each(@ids)) AND status = 'running' AND started_at <= @before";
+    const requeue = db.transaction((ids: string, before: number, maxAttempts: number): Requeued => {
+      const params = { ids, before, maxAttempts };
+      const idsOf = (rows: unknown[]) => (rows as { id: string }[]).map((row) => row.id);
+      return {
+        requeued: idsOf(
+          db
+            .prepare(
+              `UPDATE jobs SET status = 'queued' WHERE ${lost} AND attempts < @maxAttempts RETURNING id`,
+            )
+            .all(params),
+        ),
+        spent: idsOf(
+          db.prepare(`SELECT id FROM jobs WHERE ${lost} AND attempts >= @maxAttempts`).all(params),
+        ),
+      };
+    });
+    this.requeueTx = (ids, before, maxAttempts) => requeue.immediate(ids, before, maxAttempts);
 
     const forget = db.transaction((before: number) =>
       (
@@ -79,16 +97,38 @@ export class SqliteJobs implements JobStore {
       ).map((row) => row.id),
     );
     this.forgetTx = (before) => forget.immediate(before);
+
+    const insert = db.prepare(
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)
+       VALUES (@id, @userId, @operation, @mode, 'queued', @input, @now) RETURNING *`,
+    );
+    // Counted and stored in one immediate transaction: no other connection writes in between.
+    const create = db.transaction((job: NewJob, now: number, cap: number | undefined) => {
+      if (cap !== undefined) {
+        const unfinished = this.unfinishedOf(job.userId);
+        if (unfinished >= cap) throw new UnfinishedJobsCapReached(unfinished);
+      }
+      return insert.get({ ...job, input: JSON.stringify(job.input), now }) as Row;
+    });
+    this.createTx = (job, now, cap) => create.immediate(job, now, cap);
+    // One statement, so the look for a queued job and the insert are one write.
+    const startNow = db.prepare(
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, attempts, started_at, start_seq)
+       SELECT @id, @userId, @operation, @mode, 'running', @input, @now, 1, @now,
+              (SELECT COALESCE(MAX(start_seq), 0) + 1 FROM jobs)
+        WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued') RETURNING *`,
+    );
+    this.startNowRows = (job, now) =>
+      startNow.all({ ...job, input: JSON.stringify(job.input), now }) as Row[];
   }
 
-  async create(job: NewJob, now: number): Promise<JobRecord> {
-    const row = this.db
-      .prepare(
-        `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)
-         VALUES (@id, @userId, @operation, @mode, 'queued', @input, @now) RETURNING *`,
-      )
-      .all({ ...job, input: JSON.stringify(job.input), now })[0] as Row;
-    return jobFromRow(row);
+  async startNow(job: NewJob, now: number): Promise<JobRecord | undefined> {
+    const [row] = this.startNowRows(job, now);
+    return row === undefined ? undefined : jobFromRow(row);
+  }
+
+  async create(job: NewJob, now: number, cap?: number): Promise<JobRecord> {
+    return jobFromRow(this.createTx(job, now, cap));
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -115,6 +155,10 @@ export class SqliteJobs implements JobStore {
   }
 
   async countUnfinished(userId: number): Promise<number> {
+    return this.unfinishedOf(userId);
+  }
+
+  private unfinishedOf(userId: number): number {
     const row = this.db
       .prepare(`SELECT COUNT(*) AS n FROM jobs WHERE user_id = ? AND ${UNFINISHED}`)
       .get(userId) as { n: number };
@@ -150,13 +194,29 @@ export class SqliteJobs implements JobStore {
       .run(id);
   }
 
-  async recover(
-    maxAttempts: number,
-    interruptedError: JobError,
-    now: number,
-    callersGone: boolean,
-  ): Promise<Recovery> {
-    return this.recoverTx(maxAttempts, JSON.stringify(interruptedError), now, callersGone);
+  async restart(id: string, now: number): Promise<JobRecord | undefined> {
+    const [row] = this.db
+      .prepare(
+        "UPDATE jobs SET attempts = attempts + 1, started_at = ? WHERE id = ? AND status = 'running' RETURNING *",
+      )
+      .all(now, id) as Row[];
+    return row === undefined ? undefined : jobFromRow(row);
+  }
+
+  async runningIds(before: number): Promise<string[]> {
+    return (
+      this.db.prepare("SELECT id FROM jobs WHERE status = 'running' AND started_at <= ?").all(before) as {
+        id: string;
+      }[]
+    ).map((row) => row.id);
+  }
+
+  async requeue(ids: readonly string[], before: number, maxAttempts: number): Promise<Requeued> {
+    return this.requeueTx(JSON.stringify(ids), before, maxAttempts);
+  }
+
+  async recover(maxAttempts: number, interruptedError: JobError, now: number): Promise<Recovery> {
+    return this.recoverTx(maxAttempts, JSON.stringify(interruptedError), now);
   }
 
   async forget(before: number): Promise<string[]> {
@@ -167,5 +227,9 @@ export class SqliteJobs implements JobStore {
     return (this.db.prepare(`SELECT id FROM jobs WHERE ${UNFINISHED}`).all() as { id: string }[]).map(
       (row) => row.id,
     );
+  }
+
+  async countQueued(): Promise<QueuedJobs[]> {
+    return this.db.prepare(COUNT_QUEUED).all() as QueuedJobs[];
   }
 }

@@ -1,25 +1,23 @@
 // RateEventStore over SQLite (rate-limiter.contract.ts): each admitted request is one row of
 // `rate_events`. admit() counts and records in ONE immediate transaction, which takes the write lock
-// before reading, so the count cannot go stale before the insert, even across processes.
-import { type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
+// before reading, so the count cannot go stale before the insert, even across processes. An event is
+// named by its time, as in pg-rate-events.ts: a user's rows of one millisecond are interchangeable, so
+// release() deletes one of them (not by rowid, which SQLite reuses once the newest row is gone).
+import { type Admission, type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
 import type { Db } from './database.js';
 
 export class SqliteRateEvents implements RateEventStore {
-  private readonly admitTx: (
-    userId: number,
-    limit: number | null,
-    now: number,
-  ) => RateWindow & { admitted: boolean };
+  private readonly admitTx: (userId: number, limit: number | null, now: number) => Admission;
 
   constructor(private readonly db: Db) {
     const prune = db.prepare('DELETE FROM rate_events WHERE user_id = ? AND at <= ?');
     const record = db.prepare('INSERT INTO rate_events (user_id, at) VALUES (?, ?)');
-    const tx = db.transaction((userId: number, limit: number | null, now: number) => {
+    const tx = db.transaction((userId: number, limit: number | null, now: number): Admission => {
       prune.run(userId, now - WINDOW_MS);
       const window = this.window(userId, now);
-      const admitted = limit === null || window.used < limit;
-      if (admitted) record.run(userId, now);
-      return { ...window, admitted };
+      if (limit !== null && window.used >= limit) return { ...window, admitted: false };
+      record.run(userId, now);
+      return { ...window, admitted: true, event: String(now) };
     });
     this.admitTx = (userId, limit, now) => tx.immediate(userId, limit, now);
   }
@@ -32,6 +30,14 @@ export class SqliteRateEvents implements RateEventStore {
 
   async admit(userId: number, limit: number | null, now: number) {
     return this.admitTx(userId, limit, now);
+  }
+
+  async release(userId: number, event: string) {
+    this.db
+      .prepare(
+        'DELETE FROM rate_events WHERE rowid IN (SELECT rowid FROM rate_events WHERE user_id = ? AND at = ? LIMIT 1)',
+      )
+      .run(userId, Number(event));
   }
 
   async peek(userId: number, now: number) {

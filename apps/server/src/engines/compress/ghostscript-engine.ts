@@ -190,7 +190,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         prove,
       });
       job.log?.info('compressed', {
-        level,
+        compress_level: level,
         method: output.method,
         pages: pageCount,
         input_bytes: inputSize,

@@ -29,12 +29,24 @@ export function createCompressEngine(o: CompressEngineOptions): CompressEngine {
     o.choice !== 'pdf-lib' && gs !== undefined
       ? createGhostscriptEngine({ gs, tools: o.tools, cpuSlots, maxPages, timeoutMs })
       : createPdfLibCompressEngine({ cpuSlots, maxPages, timeoutMs });
-  o.log.info(`Compress engine: ${engine.info.name} ${engine.info.version}`, {
+  const line = `Compress engine: ${engine.info.name} ${engine.info.version}`;
+  const fields = {
     choice: o.choice,
     engine: engine.info.name,
     version: engine.info.version,
     // Without qpdf, Ghostscript's output goes out without the lossless pass.
     qpdfPass: engine.info.name === 'ghostscript' && qpdf !== undefined,
-  });
+  };
+  // What is missing for the best compression the operator left to `auto`: a warning once (issue #18).
+  const missing =
+    o.choice !== 'auto'
+      ? undefined
+      : gs === undefined
+        ? 'Ghostscript (gs): compress runs on pdf-lib, which only repacks losslessly'
+        : qpdf === undefined
+          ? "qpdf: Ghostscript's output goes out without the lossless pass"
+          : undefined;
+  if (missing === undefined) o.log.info(line, fields);
+  else o.log.warn(line, { ...fields, missing });
   return engine;
 }

@@ -38,7 +38,7 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
     const best = lost === undefined && beatsInput(rewritten, inputSize) ? rewritten : undefined;
     const output = best ?? (await keepOriginal(pdfPath, job.workDir));
     job.log?.info('compressed', {
-      level,
+      compress_level: level,
       method: output.method,
       pages: pageCount,
       input_bytes: inputSize,

@@ -1,5 +1,7 @@
-// One way of reading a document (OCRmyPDF, or native tesseract with qpdf): the second backend is a
-// second implementation of this interface, and both pass the same suite (ocr-pdf-engine.test.ts).
+// One way of reading a document (OCRmyPDF, the native tesseract, tesseract.js): each engine is an
+// implementation of this interface, and all pass the same suite (ocr-pdf-engine.test.ts).
+import { ApiError, InternalError } from '../../errors.js';
+import { ToolTimeoutError } from '../run-tool.js';
 import type { EngineInfo, InputFile, WorkContext } from '../types.js';
 import type { DocumentInput } from './document-input.js';
 import type { OcrPdfOutput, OcrPdfPageOutcome, OcrPdfProgress, OcrPdfRequest } from './types.js';
@@ -28,4 +30,15 @@ export interface DocumentReader {
   readonly info: EngineInfo;
   readonly method: OcrPdfOutput['method'];
   read(plan: ReadPlan, job: WorkContext, onProgress: OcrPdfProgress): Promise<ReadDocument>;
+}
+
+/** A tool that ran out of time is ours to report (500), with the input's name. */
+export function readFailure(error: unknown, plan: ReadPlan): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ToolTimeoutError) {
+    return new InternalError(`OCR of ${plan.input.label} did not finish within ${error.timeoutMs} ms`, {
+      cause: error,
+    });
+  }
+  return error;
 }

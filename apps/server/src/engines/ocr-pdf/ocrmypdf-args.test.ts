@@ -37,14 +37,12 @@ describe('ocrmypdfArgs', () => {
       ...base,
       request: { ...request, mode: 'redo', rotate: true, output: 'pdfa' },
       pages: '1-3,7',
-      imageDpi: 300,
       tesseractConfig: '/tsv.cfg',
     });
     for (const flag of ['--redo-ocr', '--rotate-pages', '--keep-temporary-files'])
       expect(args).toContain(flag);
     expect(args.join(' ')).toContain('--pages 1-3,7');
     expect(args.join(' ')).toContain('--output-type pdfa-2');
-    expect(args.join(' ')).toContain('--image-dpi 300');
     expect(args.join(' ')).toContain('--tesseract-config /tsv.cfg');
   });
 

@@ -15,8 +15,8 @@ export interface OcrmypdfRun {
   /** A tesseract config file OCRmyPDF hands to every page's tesseract run, and its temporary
    * files kept (in TMPDIR) so the engine can read what each page's run wrote. */
   tesseractConfig?: string | undefined;
-  /** An image input: its resolution when its file does not say. */
-  imageDpi?: number | undefined;
+  /** A plugin of ours (ocrmypdf-progress.ts: a line per page on stderr). */
+  plugin?: string | undefined;
   input: string;
   output: string;
 }
@@ -43,7 +43,7 @@ export function ocrmypdfArgs(run: OcrmypdfRun): string[] {
     String(run.jobs),
     '--max-image-mpixels',
     String(run.maxImagePixels / 1_000_000),
-    ...(run.imageDpi === undefined ? [] : ['--image-dpi', String(run.imageDpi)]),
+    ...(run.plugin === undefined ? [] : ['--plugin', run.plugin]),
     ...(run.tesseractConfig === undefined
       ? []
       : ['--tesseract-config', run.tesseractConfig, '--keep-temporary-files']),

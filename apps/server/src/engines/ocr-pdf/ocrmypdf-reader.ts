@@ -2,23 +2,26 @@
 // shell, its own process group, a timeout, a memory limit per process, OMP_THREAD_LIMIT=1 so each of
 // its `--jobs` tesseract runs uses one core). It reports nothing per page, so each page's tesseract run
 // is asked for a TSV as well (a config file) and the temporary folder is kept: a page with a TSV was
-// read, and the TSV gives its confidence and the text file its text.
+// read, and the TSV gives its confidence and the text file its text. Progress a page at a time comes from
+// a plugin of ours (ocrmypdf-progress.ts).
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InternalError, InvalidInputError } from '../../errors.js';
 import type { CpuSlots } from '../cpu-slots.js';
 import { meanWordConfidence } from '../ocr/native-tesseract.js';
 import { isOutOfMemory } from '../ocr/recognizer.js';
-import { type MemoryLimit, runTool, type ToolResult, ToolTimeoutError } from '../run-tool.js';
+import { type MemoryLimit, runTool, type ToolResult } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
 import type { WorkContext } from '../types.js';
-import type { DocumentReader, ReadPlan } from './document-reader.js';
+import { type DocumentReader, type ReadPlan, readFailure } from './document-reader.js';
 import { pageText } from './document-text.js';
+import { type ImageDocumentOptions, imageAsDocument } from './image-document.js';
 import { ocrmypdfArgs } from './ocrmypdf-args.js';
+import { followProgress, PROGRESS_PLUGIN, withoutProgress } from './ocrmypdf-progress.js';
 import { pageListText } from './page-selection.js';
 import type { OcrPdfPageOutcome } from './types.js';
 
-export interface OcrmypdfReaderOptions {
+export interface OcrmypdfReaderOptions extends ImageDocumentOptions {
   ocrmypdf: ToolInfo;
   /** One run takes one of the server's CPU slots. */
   cpuSlots: CpuSlots;
@@ -34,9 +37,6 @@ export interface OcrmypdfReaderOptions {
 /** OCRmyPDF's exit codes (ocrmypdf/exceptions.py ExitCode) that blame the input. */
 const INPUT_FILE = 2;
 const ENCRYPTED_PDF = 8;
-
-/** What OCRmyPDF assumes of an image whose file gives no resolution (img2pdf refuses none). */
-const DEFAULT_IMAGE_DPI = 300;
 
 /** `000007_ocr_tess.tsv`: OCRmyPDF names its per-page files by the 1-based page, six digits. */
 function pageFile(folder: string, page: number, extension: 'tsv' | 'txt'): string {
@@ -81,10 +81,15 @@ export function ocrmypdfReader(o: OcrmypdfReaderOptions): DocumentReader {
   return {
     info: { name: 'ocrmypdf', version: o.ocrmypdf.version },
     method: 'ocrmypdf',
-    async read(plan: ReadPlan, job: WorkContext, onProgress) {
+    async read(upload: ReadPlan, job: WorkContext, onProgress) {
+      // An image as the other engines read it (img2pdf, OCRmyPDF's own route, refuses transparency).
+      const plan =
+        upload.doc.kind === 'pdf' ? upload : await imageAsDocument(upload, upload.doc.format, job, o);
       const folder = await mkdtemp(join(job.workDir, 'ocrmypdf-'));
       const config = join(folder, 'tsv.cfg');
       await writeFile(config, 'tessedit_create_tsv 1\n');
+      const plugin = join(folder, 'pdn_progress.py');
+      await writeFile(plugin, PROGRESS_PLUGIN);
       const output = join(folder, 'searchable.pdf');
       const jobs = Math.max(1, Math.min(o.concurrency, plan.pages.length));
       const every = plan.pages.length === plan.doc.pageCount;
@@ -95,11 +100,16 @@ export function ocrmypdfReader(o: OcrmypdfReaderOptions): DocumentReader {
         pages: every ? undefined : pageListText(plan.pages),
         maxImagePixels: o.maxImagePixels,
         tesseractConfig: config,
-        imageDpi: plan.doc.kind === 'image' ? DEFAULT_IMAGE_DPI : undefined,
+        plugin,
         input: plan.doc.path,
         output,
       });
-      onProgress(0, plan.pages.length);
+      const total = plan.pages.length;
+      onProgress(0, total);
+      // OCRmyPDF counts every page of the document (those outside `pages` pass quickly): scaled to ours.
+      const onStderr = followProgress((done, of) =>
+        onProgress(Math.floor((done * total) / Math.max(1, of)), total),
+      );
       const rounds = Math.ceil(plan.pages.length / jobs);
       let result: ToolResult;
       try {
@@ -114,18 +124,14 @@ export function ocrmypdfReader(o: OcrmypdfReaderOptions): DocumentReader {
                 ...(o.tessdataDir === undefined ? {} : { TESSDATA_PREFIX: o.tessdataDir }),
               },
               memoryLimit: o.memoryLimit,
+              onStderr,
             }),
           job.signal,
         );
       } catch (error) {
-        if (error instanceof ToolTimeoutError) {
-          throw new InternalError(`OCR of ${plan.input.label} did not finish within ${error.timeoutMs} ms`, {
-            cause: error,
-          });
-        }
-        throw error;
+        throw readFailure(error, plan);
       }
-      if (result.exitCode !== 0) throw failure(result.exitCode, result.stderr, plan, o);
+      if (result.exitCode !== 0) throw failure(result.exitCode, withoutProgress(result.stderr), plan, o);
       const kept = (await readdir(folder)).find((name) => name.startsWith('ocrmypdf.io.'));
       if (kept === undefined)
         throw new InternalError('OCRmyPDF left no temporary folder to read its pages from');

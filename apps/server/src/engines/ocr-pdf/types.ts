@@ -29,7 +29,7 @@ export interface OcrPdfOutput {
   size: number;
   /** The text of every page, pages separated by a form feed, a skipped page empty. */
   textPath: string;
-  method: 'ocrmypdf' | 'tesseract';
+  method: 'ocrmypdf' | 'tesseract' | 'tesseract.js';
   /** The language set as read: sorted, each code once. */
   language: string;
   /** One per page of the output, in order. */

@@ -28,6 +28,7 @@ import { type DetectedTools, detectTools } from '../tools.js';
 import type { EngineLog, InputFile, OcrEngine, WorkContext } from '../types.js';
 import { createOcrEngine, type OcrEngineOptions } from './index.js';
 import { loadLanguageRegistry } from './language-registry.js';
+import { listNativeTesseract } from './native-tesseract.js';
 
 /** Share of characters an engine may get wrong on our clean 300 dpi samples. */
 const MAX_CER = 0.05;
@@ -79,10 +80,14 @@ class RecordingLog implements EngineLog {
   }
 }
 
+/** An engine as main.ts makes one: native tesseract listed first from the tools it is given. */
 async function engineWith(options: Partial<OcrEngineOptions> = {}): Promise<OcrEngine> {
+  const log = options.log ?? new RecordingLog();
+  const native = await listNativeTesseract((options.tools ?? tools).tesseract, options.tessdataDir, log);
   return createOcrEngine({
     choice: 'tesseract.js',
     tools,
+    native,
     // Wider than any pool here, so these tests see the pools' own queueing.
     cpuSlots: new CpuSlots(4),
     maxImagePixels: 40_000_000,
@@ -90,8 +95,8 @@ async function engineWith(options: Partial<OcrEngineOptions> = {}): Promise<OcrE
     poolSize: 1,
     recycleAfter: 200,
     timeoutMs: 120_000,
-    log: new RecordingLog(),
     ...options,
+    log,
   });
 }
 

@@ -17,15 +17,18 @@ import type { DetectedTools } from '../tools.js';
 import type { EngineInfo, EngineLog, InputFile, OcrEngine, OcrOutput, WorkContext } from '../types.js';
 import { checkPixelCap, type ImageHeader, MAX_IMAGE_SIDE, readImageHeader } from './image-header.js';
 import { type LanguageData, LanguageRegistry, loadLanguageRegistry } from './language-registry.js';
-import { NativeTesseract } from './native-tesseract.js';
+import type { NativeListing, NativeTesseract } from './native-tesseract.js';
 import { OcrProcess } from './ocr-process.js';
 import { messageOf, OcrJobError, type RecognizedText } from './recognizer.js';
+import { tesseractJsPages } from './tesseract-js-pages.js';
 import { TESSERACT_JS_VERSION } from './tesseract-js-worker.js';
 import { ANY_WORKER, WorkerPool } from './worker-pool.js';
 
 export interface OcrEngineOptions {
   choice: 'auto' | 'tesseract' | 'tesseract.js';
   tools: DetectedTools;
+  /** The machine's tesseract (listNativeTesseract), shared with OCR of documents. */
+  native: NativeListing;
   /** The server's bound on heavy jobs (issue #2): OCR shares it with the PDF engines. */
   cpuSlots: CpuSlots;
   /** PDN_TESSDATA_DIR: extra plain `.traineddata` files (source `system`). */
@@ -88,15 +91,12 @@ function toApiError(
 }
 
 /** The native accelerator when chosen or available; under `auto` a binary that fails to answer is skipped. */
-async function startNative(o: OcrEngineOptions): Promise<NativeTesseract | undefined> {
-  if (o.choice === 'tesseract.js' || o.tools.tesseract === undefined) return undefined;
-  try {
-    return await NativeTesseract.start(o.tools.tesseract, o.tessdataDir, o.log);
-  } catch (error) {
-    if (o.choice === 'tesseract') throw error;
-    o.log.warn('native tesseract unusable, OCR runs on tesseract.js only', { error: messageOf(error) });
-    return undefined;
-  }
+function chooseNative(o: OcrEngineOptions): NativeTesseract | undefined {
+  if (o.choice === 'tesseract.js' || o.native === undefined) return undefined;
+  if (!(o.native instanceof Error)) return o.native;
+  if (o.choice === 'tesseract') throw o.native;
+  o.log.warn('native tesseract unusable, OCR runs on tesseract.js only', { error: messageOf(o.native) });
+  return undefined;
 }
 
 export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
@@ -107,7 +107,7 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
     throw new Error('OCR needs prlimit (util-linux) on PATH to bound the memory of image decoding');
   }
   const memoryLimit: MemoryLimit = { prlimit: o.tools.prlimit.path, bytes: o.memoryBytes };
-  const native = await startNative(o);
+  const native = chooseNative(o);
   const registry =
     o.choice === 'tesseract' && native !== undefined
       ? new LanguageRegistry(native.languages)
@@ -115,6 +115,12 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
           o.tessdataDir === undefined ? { log: o.log } : { tessdataDir: o.tessdataDir, log: o.log },
         );
   const languagesOf = new Map<string, readonly LanguageData[]>();
+  /** The pool's key for a language set, remembering the languages a process made for it loads. */
+  const keyOf = (languages: readonly LanguageData[]) => {
+    const codes = languages.map((language) => language.code).join('+');
+    languagesOf.set(codes, languages);
+    return codes;
+  };
   const processes = new WorkerPool<OcrProcess>({
     name: 'OCR processes',
     size: o.poolSize,
@@ -123,7 +129,12 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
     timeoutMs: o.timeoutMs,
     // A process keyed by a language set runs tesseract.js for it; ANY_WORKER's only decodes.
     create: (key) =>
-      OcrProcess.start({ memoryLimit, languages: languagesOf.get(key) ?? [], timeoutMs: o.timeoutMs }),
+      OcrProcess.start({
+        memoryLimit,
+        languages: languagesOf.get(key) ?? [],
+        timeoutMs: o.timeoutMs,
+        log: o.log,
+      }),
     // An image that would not decode, or is over the cap, leaves its process intact: a stream of
     // garbage uploads does not cost a process start each.
     keepsWorker: (error) =>
@@ -143,7 +154,7 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
   o.log.info('OCR engine ready', {
     engine: info.name,
     version: info.version,
-    languages: registry.list().length,
+    languages: registry.list().map((language) => language.code),
     native: native?.languages.map((language) => language.code) ?? [],
   });
 
@@ -153,7 +164,7 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
     languages: readonly LanguageData[],
     job: WorkContext,
   ): Promise<RecognizedText> => {
-    const codes = languages.map((language) => language.code).join('+');
+    const codes = keyOf(languages);
     const pagesOf = (ocrProcess: OcrProcess) =>
       ocrProcess
         .prepare(image.path, header.format, o.maxImagePixels, job.workDir)
@@ -168,7 +179,6 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
         }),
       );
     }
-    languagesOf.set(codes, languages);
     return processes.run(
       codes,
       async (ocrProcess) => ocrProcess.recognize(await pagesOf(ocrProcess)),
@@ -196,6 +206,7 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
         throw toApiError(error, image, header, o, job.signal);
       }
     },
+    pages: tesseractJsPages({ version: TESSERACT_JS_VERSION, registry, processes, keyOf }),
     async close(): Promise<void> {
       await processes.close();
     },

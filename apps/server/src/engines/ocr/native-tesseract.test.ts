@@ -1,5 +1,10 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { meanWordConfidence } from './native-tesseract.js';
+import { detectTools, type ToolInfo } from '../tools.js';
+import { meanWordConfidence, NativeTesseract } from './native-tesseract.js';
 
 const HEADER =
   'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext';
@@ -20,4 +25,39 @@ describe('meanWordConfidence', () => {
   it.each(cases)('reads %s', (_name, { given, want }) => {
     expect(meanWordConfidence(given.join('\n'))).toBe(want);
   });
+});
+
+describe('NativeTesseract.start', async () => {
+  const { tesseract } = await detectTools();
+  const quiet = { info: () => {}, warn: () => {} };
+  /** The binary's own tessdata folder, when it has osd.traineddata to leave out. */
+  const systemData =
+    tesseract === undefined
+      ? undefined
+      : (await NativeTesseract.start(tesseract, undefined, quiet)).tessdataDir;
+
+  it.skipIf(systemData === undefined || !existsSync(join(systemData, 'osd.traineddata')))(
+    'warns once at start when osd.traineddata is missing, and only then (issue #18)',
+    async () => {
+      const data = systemData as string;
+      const withoutOsd = await mkdtemp(join(tmpdir(), 'pdn-tessdata-'));
+      try {
+        await symlink(join(data, 'eng.traineddata'), join(withoutOsd, 'eng.traineddata'));
+        const warnings = async (tessdata: string) => {
+          const warned: string[] = [];
+          await NativeTesseract.start(tesseract as ToolInfo, tessdata, {
+            ...quiet,
+            warn: (message) => warned.push(message),
+          });
+          return warned;
+        };
+        expect(await warnings(withoutOsd)).toEqual([
+          'OCR: no osd.traineddata, so rotate=true cannot detect page orientation',
+        ]);
+        expect(await warnings(data)).toEqual([]);
+      } finally {
+        await rm(withoutOsd, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -42,6 +42,24 @@ export function meanWordConfidence(tsv: string): number {
   return Math.round(confidences.reduce((sum, value) => sum + value, 0) / confidences.length);
 }
 
+/**
+ * The machine's tesseract as listed at start: undefined without the binary, the error when it did not
+ * answer. Listed once for both OCR engines (image OCR and OCR of documents), so its languages are read,
+ * and the data it skips logged, once (issue #18).
+ */
+export type NativeListing = NativeTesseract | Error | undefined;
+
+export async function listNativeTesseract(
+  tool: ToolInfo | undefined,
+  tessdataDir: string | undefined,
+  log: EngineLog,
+): Promise<NativeListing> {
+  if (tool === undefined) return undefined;
+  return NativeTesseract.start(tool, tessdataDir, log).catch((error: unknown) =>
+    error instanceof Error ? error : new Error(String(error)),
+  );
+}
+
 export class NativeTesseract {
   private constructor(
     readonly tool: ToolInfo,
@@ -64,10 +82,18 @@ export class NativeTesseract {
       throw new Error(`tesseract --list-langs failed (exit ${listed.exitCode}): ${output.trim()}`);
     }
     const languages: LanguageData[] = [];
-    for (const code of listed.stdout
+    const codes = listed.stdout
       .split('\n')
       .slice(1)
-      .map((line) => line.trim())) {
+      .map((line) => line.trim());
+    // Optional data whose absence only shows as pages left unturned: said once, at start (issue #18).
+    if (!codes.includes('osd'))
+      log.warn('OCR: no osd.traineddata, so rotate=true cannot detect page orientation', {
+        tessdata: dir,
+        install:
+          'tesseract-ocr-osd (Debian, Ubuntu), or osd.traineddata from the tesseract-ocr tessdata repository',
+      });
+    for (const code of codes) {
       if (!LANGUAGE_CODE.test(code)) continue;
       const file = join(dir, `${code}.traineddata`);
       // The same rule as for tesseract.js, so both paths accept the same codes (osd is not a language).

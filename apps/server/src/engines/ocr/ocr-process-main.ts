@@ -1,8 +1,10 @@
 // The entry point of an OCR process (ocr-process.ts starts it under an address-space limit): decodes
 // uploads into page images and, when started with languages, recognises them with its own tesseract.js
 // worker. It answers the server's requests over the IPC channel, one at a time, and exits with it.
-import { readFile } from 'node:fs/promises';
-import type { OcrReply, OcrRequest } from './ocr-process-protocol.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import { writeImagePdf } from './image-pdf.js';
+import { meanWordConfidence } from './native-tesseract.js';
+import { decodes, type OcrReply, type OcrRequest } from './ocr-process-protocol.js';
 import { PixelCapError, writePageImages } from './page-images.js';
 import {
   type FailureKind,
@@ -32,10 +34,32 @@ async function recognize(pages: readonly string[]): Promise<RecognizedText> {
   return { text: texts.join('\f'), confidence: Math.round(confidence), words };
 }
 
+/**
+ * One page of a document (issue #17): `outBase.pdf` (tesseract's page, text only or with the image)
+ * and `outBase.txt` (and `outBase.hocr`, the lines' baselines for deskew); answers the page's mean word
+ * confidence, as the native engine reads it from TSV.
+ */
+async function readPage(
+  image: string,
+  dpi: number,
+  textOnly: boolean,
+  hocr: boolean,
+  outBase: string,
+): Promise<number> {
+  if (recognizer === undefined) throw new Error('this OCR process was started without languages');
+  const page = await recognizer.readPage(await readFile(image), dpi, textOnly, hocr);
+  await Promise.all([
+    writeFile(`${outBase}.pdf`, page.pdf),
+    writeFile(`${outBase}.txt`, page.text),
+    ...(page.hocr === undefined ? [] : [writeFile(`${outBase}.hocr`, page.hocr)]),
+  ]);
+  return meanWordConfidence(page.tsv);
+}
+
 function kindOf(error: unknown, request: OcrRequest): FailureKind {
   if (error instanceof PixelCapError) return 'over-cap';
   if (isOutOfMemory(messageOf(error))) return 'memory';
-  if (request.op === 'prepare') return 'unreadable';
+  if (decodes(request.op)) return 'unreadable';
   // Leptonica refusing a page we wrote ourselves can only be an allocation that failed.
   if (error instanceof UnreadableImageError) return 'memory';
   return 'failed';
@@ -50,8 +74,12 @@ async function handle(request: OcrRequest): Promise<unknown> {
       return null;
     case 'prepare':
       return writePageImages(request.path, request.format, request.maxPixels, request.outDir);
+    case 'image-pdf':
+      return writeImagePdf(request.path, request.format, request.maxPixels, request.output);
     case 'recognize':
       return recognize(request.pages);
+    case 'read-page':
+      return readPage(request.image, request.dpi, request.textOnly, request.hocr, request.outBase);
   }
 }
 

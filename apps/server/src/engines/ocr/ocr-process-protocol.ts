@@ -7,9 +7,16 @@ import type { FailureKind } from './recognizer.js';
 export type OcrRequest = { id: number } & (
   | { op: 'start'; languages: LanguageData[]; timeoutMs: number }
   | { op: 'prepare'; path: string; format: ImageFormat; maxPixels: number; outDir: string }
+  | { op: 'image-pdf'; path: string; format: ImageFormat; maxPixels: number; output: string }
   | { op: 'recognize'; pages: string[] }
+  | { op: 'read-page'; image: string; dpi: number; textOnly: boolean; hocr: boolean; outBase: string }
 );
 
 export type OcrReply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; kind: FailureKind; message: string };
+
+/** The requests that decode an upload: their failures are the upload's (damaged data), not ours. */
+export function decodes(op: OcrRequest['op']): boolean {
+  return op === 'prepare' || op === 'image-pdf';
+}

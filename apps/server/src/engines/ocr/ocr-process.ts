@@ -11,9 +11,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { limitedCommand, type MemoryLimit } from '../run-tool.js';
+import type { EngineLog } from '../types.js';
 import type { ImageFormat } from './image-header.js';
 import type { LanguageData } from './language-registry.js';
-import type { OcrReply, OcrRequest } from './ocr-process-protocol.js';
+import { decodes, type OcrReply, type OcrRequest } from './ocr-process-protocol.js';
 import type { PageImage } from './page-images.js';
 import { isOutOfMemory, OcrJobError, type RecognizedText } from './recognizer.js';
 import type { PoolWorker } from './worker-pool.js';
@@ -35,6 +36,8 @@ export interface OcrProcessOptions {
   /** The languages of its tesseract.js worker; none for a process that only decodes. */
   languages: readonly LanguageData[];
   timeoutMs: number;
+  /** Where what the process prints goes, at debug level (issue #18: never printed raw). */
+  log: EngineLog;
 }
 
 interface Pending {
@@ -53,10 +56,14 @@ export class OcrProcess implements PoolWorker {
   #alive = true;
   #stderr = '';
 
-  private constructor(child: ChildProcess) {
+  private constructor(child: ChildProcess, log: EngineLog) {
     this.#child = child;
+    // tesseract.js's decoders and recogniser print their warnings here (e.g. "Warning: Invalid
+    // resolution 0 dpi"): into the log, with the tail kept to explain a crash.
     child.stderr?.on('data', (chunk: Buffer) => {
-      this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-MAX_STDERR);
+      const text = chunk.toString('utf8');
+      this.#stderr = (this.#stderr + text).slice(-MAX_STDERR);
+      log.debug?.('OCR process stderr', { pid: child.pid, stderr: text.trimEnd() });
     });
     child.on('message', (reply: OcrReply) => {
       const pending = this.#pending.get(reply.id);
@@ -97,7 +104,7 @@ export class OcrProcess implements PoolWorker {
         // Already gone: the start request below fails.
       }
     }
-    const ocrProcess = new OcrProcess(child);
+    const ocrProcess = new OcrProcess(child, o.log);
     try {
       await ocrProcess.#request({ op: 'start', languages: [...o.languages], timeoutMs: o.timeoutMs });
     } catch (error) {
@@ -116,9 +123,19 @@ export class OcrProcess implements PoolWorker {
     return this.#request({ op: 'prepare', path, format, maxPixels, outDir }) as Promise<PageImage[]>;
   }
 
+  /** The image as a PDF in `output` (image-pdf.ts), a page per image page; answers the page count. */
+  imagePdf(path: string, format: ImageFormat, maxPixels: number, output: string): Promise<number> {
+    return this.#request({ op: 'image-pdf', path, format, maxPixels, output }) as Promise<number>;
+  }
+
   /** Text of the pages, apart by form feeds; needs a process started with languages. */
   recognize(pages: readonly string[]): Promise<RecognizedText> {
     return this.#request({ op: 'recognize', pages: [...pages] }) as Promise<RecognizedText>;
+  }
+
+  /** Reads one page of a document into `outBase.pdf`, `outBase.txt` (and `outBase.hocr`); answers its confidence. */
+  readPage(image: string, dpi: number, textOnly: boolean, hocr: boolean, outBase: string): Promise<number> {
+    return this.#request({ op: 'read-page', image, dpi, textOnly, hocr, outBase }) as Promise<number>;
   }
 
   async terminate(): Promise<void> {
@@ -143,6 +160,6 @@ export class OcrProcess implements PoolWorker {
     const message = `the OCR process ${how}${said === '' ? '' : `: ${said}`}`;
     if (isOutOfMemory(this.#stderr)) return new OcrJobError('memory', message);
     // A decoder that crashes on an upload was given bytes it could not read.
-    return new OcrJobError(op === 'prepare' ? 'unreadable' : 'failed', message);
+    return new OcrJobError(decodes(op) ? 'unreadable' : 'failed', message);
   }
 }

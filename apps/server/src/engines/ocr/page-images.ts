@@ -9,7 +9,7 @@
 // tesseract only ever sees files we wrote, of a size we know.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { decodeBmp, embeddedImage } from './bmp-image.js';
 import { type Dimensions, type ImageFormat, pixelsOf, withinSideLimit } from './image-header.js';
 
@@ -30,7 +30,7 @@ export class PixelCapError extends Error {
 }
 
 /** What sharp reads: a file, an embedded stream, or the RGBA pixels of our BMP reader. */
-type Source = { input: string | Buffer; raw?: { width: number; height: number; channels: 4 } };
+export type Source = { input: string | Buffer; raw?: { width: number; height: number; channels: 4 } };
 
 async function sourceOf(path: string, format: ImageFormat, maxPixels: number): Promise<Source> {
   if (format !== 'bmp') return { input: path };
@@ -59,16 +59,14 @@ async function pageSizes(source: Source, format: ImageFormat): Promise<Dimension
 }
 
 /**
- * Decodes every page of `path` into `outDir/page-N.pgm`. Refuses with PixelCapError when the pages
- * hold more than `maxPixels` in all or one has a side tesseract refuses; any decoding failure
- * (damaged data) throws the decoder's error.
+ * The upload as its decoder reads it, and the size of each page. Refuses with PixelCapError when the
+ * pages hold more than `maxPixels` in all or one has a side tesseract refuses.
  */
-export async function writePageImages(
+export async function decodablePages(
   path: string,
   format: ImageFormat,
   maxPixels: number,
-  outDir: string,
-): Promise<PageImage[]> {
+): Promise<{ source: Source; sizes: Dimensions[] }> {
   const source = await sourceOf(path, format, maxPixels);
   const sizes = await pageSizes(source, format);
   const pixels = pixelsOf(sizes);
@@ -79,12 +77,31 @@ export async function writePageImages(
   if (tooLong !== undefined) {
     throw new PixelCapError(`its decoder reads a page of ${tooLong.width}x${tooLong.height} pixels`);
   }
+  return { source, sizes };
+}
+
+/** Page `page` (0-based) of `source`, for sharp to decode, never more than `maxPixels`. */
+export function pageOf(source: Source, page: number, maxPixels: number): Sharp {
+  return sharp(source.input, {
+    ...(source.raw === undefined ? { page } : { raw: source.raw }),
+    limitInputPixels: maxPixels,
+  });
+}
+
+/**
+ * Decodes every page of `path` into `outDir/page-N.pgm` (decodablePages' refusals); any decoding
+ * failure (damaged data) throws the decoder's error.
+ */
+export async function writePageImages(
+  path: string,
+  format: ImageFormat,
+  maxPixels: number,
+  outDir: string,
+): Promise<PageImage[]> {
+  const { source, sizes } = await decodablePages(path, format, maxPixels);
   const pages: PageImage[] = [];
   for (const [page] of sizes.entries()) {
-    const { data, info } = await sharp(source.input, {
-      ...(source.raw === undefined ? { page } : { raw: source.raw }),
-      limitInputPixels: maxPixels,
-    })
+    const { data, info } = await pageOf(source, page, maxPixels)
       // EXIF orientation first, so the text is upright; transparency becomes the white of paper.
       .autoOrient()
       .flatten({ background: '#ffffff' })

@@ -11,6 +11,15 @@ export interface RecognizedText {
   words: OcrWord[];
 }
 
+/** One page of a document read by tesseract.js (issue #17): its text, TSV and one-page PDF. */
+export interface PageReading {
+  text: string;
+  tsv: string;
+  pdf: Uint8Array;
+  /** tesseract's hOCR, when asked for. */
+  hocr?: string;
+}
+
 /** The image passed the header checks but its data could not be decoded: the client's file is bad. */
 export class UnreadableImageError extends Error {
   override name = 'UnreadableImageError';

@@ -16,7 +16,7 @@ import type { Worker as NodeWorker } from 'node:worker_threads';
 import Tesseract from 'tesseract.js';
 import { ToolTimeoutError } from '../run-tool.js';
 import type { LanguageData } from './language-registry.js';
-import { messageOf, type RecognizedText, UnreadableImageError } from './recognizer.js';
+import { messageOf, type PageReading, type RecognizedText, UnreadableImageError } from './recognizer.js';
 import { wordsOfTsv } from './tsv-words.js';
 
 export const TESSERACT_JS_VERSION: string = (
@@ -119,22 +119,48 @@ export class TesseractJsWorker {
   }
 
   async recognize(image: Buffer): Promise<RecognizedText> {
-    // A terminated tesseract.js worker throws from an unawaited promise on its next call (send.js,
-    // postMessage on null): an unhandled rejection. The pool can terminate this worker while its job
-    // is still reading the image, so check first.
-    if (this.#terminated) throw new Error('tesseract.js worker was terminated');
-    let result: Tesseract.RecognizeResult;
-    try {
-      result = await Promise.race([this.#worker.recognize(image, {}, { text: true, tsv: true }), this.#died]);
-    } catch (error) {
-      if (isDecodingFailure(messageOf(error))) throw new UnreadableImageError(messageOf(error));
-      throw error instanceof Error ? error : new Error(`tesseract.js failed: ${messageOf(error)}`);
-    }
+    const result = await this.#recognize(image, {}, { text: true, tsv: true });
     return {
       text: result.data.text,
       confidence: result.data.confidence,
       words: wordsOfTsv(result.data.tsv ?? ''),
     };
+  }
+
+  /**
+   * One page of a document (issue #17): its text, its TSV and tesseract's one-page PDF at `dpi`, text
+   * only (invisible, to lay over the original page) or with the image under it. tesseract.js 7 runs
+   * tesseract's own PDF renderer (worker-script/utils/dump.js, `pdfTextOnly`), as the native binary's
+   * `textonly_pdf` does. Pages are segmented as the tesseract CLI does (PSM 3, fully automatic: columns
+   * read one after the other), not as its API by default (6, one uniform block).
+   */
+  async readPage(image: Buffer, dpi: number, textOnly: boolean, hocr: boolean): Promise<PageReading> {
+    const result = await this.#recognize(
+      image,
+      { user_defined_dpi: String(dpi), tessedit_pageseg_mode: Tesseract.PSM.AUTO, pdfTextOnly: textOnly },
+      { text: true, tsv: true, pdf: true, hocr },
+    );
+    const { text, tsv, pdf } = result.data;
+    if (pdf === null) throw new Error('tesseract.js wrote no PDF page');
+    const page = { text, tsv: tsv ?? '', pdf: Uint8Array.from(pdf) };
+    return hocr && result.data.hocr !== null ? { ...page, hocr: result.data.hocr } : page;
+  }
+
+  async #recognize(
+    image: Buffer,
+    options: Partial<Tesseract.RecognizeOptions> & Record<string, unknown>,
+    output: Partial<Tesseract.OutputFormats>,
+  ): Promise<Tesseract.RecognizeResult> {
+    // A terminated tesseract.js worker throws from an unawaited promise on its next call (send.js,
+    // postMessage on null): an unhandled rejection. The pool can terminate this worker while its job
+    // is still reading the image, so check first.
+    if (this.#terminated) throw new Error('tesseract.js worker was terminated');
+    try {
+      return await Promise.race([this.#worker.recognize(image, options, output), this.#died]);
+    } catch (error) {
+      if (isDecodingFailure(messageOf(error))) throw new UnreadableImageError(messageOf(error));
+      throw error instanceof Error ? error : new Error(`tesseract.js failed: ${messageOf(error)}`);
+    }
   }
 
   terminate(): Promise<void> {

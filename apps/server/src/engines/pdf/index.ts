@@ -34,10 +34,11 @@ export function createPdfEngine(o: PdfEngineOptions): PdfEngine {
           timeoutMs: o.timeoutMs,
         })
       : createPdfLibEngine({ cpuSlots: o.cpuSlots, maxPages: o.maxPages, timeoutMs: o.timeoutMs });
-  o.log.info(`PDF engine: ${engine.info.name} ${engine.info.version}`, {
-    choice: o.choice,
-    engine: engine.info.name,
-    version: engine.info.version,
-  });
+  const line = `PDF engine: ${engine.info.name} ${engine.info.version}`;
+  const fields = { choice: o.choice, engine: engine.info.name, version: engine.info.version };
+  // A fallback the operator did not ask for is worth a warning once, at start (issue #18).
+  if (o.choice === 'auto' && qpdf === undefined)
+    o.log.warn(line, { ...fields, missing: 'qpdf: merge and split run on pdf-lib, slower on large files' });
+  else o.log.info(line, fields);
   return engine;
 }

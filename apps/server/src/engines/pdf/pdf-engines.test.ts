@@ -347,8 +347,11 @@ describe('createPdfEngine', () => {
     ]);
   });
 
-  it('picks pdf-lib on auto when qpdf is not installed', () => {
-    expect(engineFor('auto', { tools: {} }).info.name).toBe('pdf-lib');
+  it('picks pdf-lib on auto when qpdf is not installed, and warns that it is missing', () => {
+    const warned: string[] = [];
+    const log: EngineLog = { info: () => {}, warn: (message) => warned.push(message) };
+    expect(engineFor('auto', { tools: {}, log }).info.name).toBe('pdf-lib');
+    expect(warned).toEqual([expect.stringMatching(/^PDF engine: pdf-lib /)]);
   });
 
   it('uses pdf-lib when forced, even with qpdf installed', () => {

@@ -10,6 +10,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { InputFile } from '../types.js';
+import { isWhiteSpace } from './pdf-characters.js';
 import { emptyFile, notAPdf, textBeforeHeader } from './pdf-input-errors.js';
 
 const HEADER = Buffer.from('%PDF-');
@@ -19,11 +20,6 @@ export const HEADER_WINDOW = 1024;
 const POSTSCRIPT_MAGIC = Buffer.from('%!');
 /** The DOS EPS binary header (PostScript DSC 3.0, §3.4): a PostScript section wrapped in binary. */
 const DOS_EPS_MAGIC = Buffer.from([0xc5, 0xd0, 0xd3, 0xc6]);
-
-/** PDF's white-space characters (ISO 32000-2 §7.2.3, Table 1): NUL, HT, LF, FF, CR and space. */
-function isWhiteSpace(byte: number): boolean {
-  return byte === 0x00 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d || byte === 0x20;
-}
 
 function isText(byte: number): boolean {
   return isWhiteSpace(byte) || (byte >= 0x21 && byte <= 0x7e);

@@ -3,6 +3,9 @@
 // function of one structured-cloneable argument, and add one line to `pdfLibTasks`. The main thread
 // only imports this file's types, so pdf-lib is never loaded there.
 import { compressWithPdfLib } from '../compress/pdf-lib-compress.js';
+import { assemblePages, joinPages } from '../ocr-pdf/pdf-lib-page-assembly.js';
+import { straightenPage } from '../ocr-pdf/straighten-page.js';
+import { stripText } from '../ocr-pdf/strip-text.js';
 import type { InputFile } from '../types.js';
 import { loadPdf } from './pdf-lib-io.js';
 import { mergeWithPdfLib } from './pdf-lib-merge.js';
@@ -21,6 +24,10 @@ export const pdfLibTasks = {
   merge: mergeWithPdfLib,
   split: splitWithPdfLib,
   compress: compressWithPdfLib,
+  stripText,
+  straightenPage,
+  assemblePages,
+  joinPages,
 };
 
 export type PdfLibTasks = typeof pdfLibTasks;

@@ -5,6 +5,7 @@ import type { Middleware } from 'koa';
 import { httpBytes, httpDuration, httpRequests } from '../../metrics.js';
 import { clientGone } from '../client-gone.js';
 import type { AppState } from '../state.js';
+import { wireBytes } from '../wire-bytes.js';
 
 export function metrics(): Middleware<AppState> {
   return async (ctx, next) => {
@@ -16,8 +17,10 @@ export function metrics(): Middleware<AppState> {
       stopTimer({ route });
       const status = clientGone(ctx) ? 'client-closed' : String(ctx.status);
       httpRequests.inc({ route, method: ctx.method, status });
-      httpBytes.inc({ route, direction: 'in' }, ctx.request.length ?? 0);
-      httpBytes.inc({ route, direction: 'out' }, ctx.response.length ?? 0);
+      void wireBytes(ctx).then((bytes) => {
+        httpBytes.inc({ route, direction: 'in' }, bytes.read);
+        httpBytes.inc({ route, direction: 'out' }, bytes.written);
+      });
     }
   };
 }

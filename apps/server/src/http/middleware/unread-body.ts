@@ -55,10 +55,17 @@ function bytesOf(body: unknown): Buffer | undefined {
   return undefined;
 }
 
+/** Resolves once the parser has taken in what the socket has already brought. */
+const parsed = () => new Promise((resolve) => setImmediate(resolve));
+
 export function closeAfterUnreadBody(): Middleware<AppState> {
   return async (ctx, next) => {
     await next();
-    // `complete`: Node's parser has seen the whole body (read by us or not); small bodies always are.
+    // `complete`: Node's parser has seen the whole body (read by us or not). An answer decided in
+    // the microtasks after the head (the checks on an embedded server are synchronous underneath) came
+    // before the parser went on to a body that arrived with it: one turn later, a small body has
+    // (issue #18: every 503 server_busy closed its connection, the client then opening a new one).
+    if (!ctx.req.complete) await parsed();
     if (ctx.req.complete || clientGone(ctx)) return;
     const answer = bytesOf(ctx.body);
     if (answer === undefined) return;

@@ -37,7 +37,8 @@ beforeAll(async () => {
     await next();
   });
   const limits = { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enterprise: 1024 * MiB };
-  app.use(uploads(spec, { workDirs, uploadLimits: limits }));
+  const pace = { minBytesPerSecond: 1024, windowMs: 20_000 };
+  app.use(uploads(spec, { workDirs, uploadLimits: limits, uploadPace: pace }));
   app.use((ctx) => {
     const upload = ctx.state.upload;
     ctx.body = {

@@ -5,11 +5,12 @@
 import { setMaxListeners } from 'node:events';
 import type { Middleware } from 'koa';
 import { planLimits, planTitle } from '../../accounts/index.js';
-import type { UploadLimits } from '../../config.js';
-import { InvalidInputError, PayloadTooLargeError } from '../../errors.js';
+import type { UploadLimits, UploadPace } from '../../config.js';
+import { InvalidInputError, PayloadTooLargeError, RequestTimeoutError } from '../../errors.js';
 import { blameFullDisk, type WorkDirs } from '../../storage/index.js';
 import { type PartsSpec, parseParts } from '../multipart.js';
 import type { AppContext, AppState } from '../state.js';
+import { bytesPerWindow } from '../upload-pace.js';
 import { expectsContinue } from './http-rules.js';
 
 export type { PartsSpec } from '../multipart.js';
@@ -40,7 +41,7 @@ function abortSignal(ctx: AppContext): AbortSignal {
 
 export function uploads(
   spec: PartsSpec,
-  deps: { workDirs: WorkDirs; uploadLimits: UploadLimits },
+  deps: { workDirs: WorkDirs; uploadLimits: UploadLimits; uploadPace: UploadPace },
 ): Middleware<AppState> {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
@@ -53,6 +54,17 @@ export function uploads(
       new PayloadTooLargeError(
         `The upload exceeds the ${mebibytes(limit)} limit of the ${planTitle(principal.plan)} plan for a whole request.`,
       );
+    const windowSeconds = deps.uploadPace.windowMs / 1000;
+    const tooSlow = (windowBytes: number) => {
+      ctx.state.log.info('upload cut: its body came too slowly', {
+        window_bytes: windowBytes,
+        window_seconds: windowSeconds,
+      });
+      return new RequestTimeoutError(
+        `The upload came too slowly: ${windowBytes} bytes in ${windowSeconds} s, and this server wants at least ` +
+          `${bytesPerWindow(deps.uploadPace)} in every ${windowSeconds} s. Send the body without long pauses.`,
+      );
+    };
     // An honest Content-Length already tells us: refuse before a byte of the body is read.
     if (Number(ctx.get('Content-Length')) > limit) throw tooLarge();
 
@@ -69,6 +81,8 @@ export function uploads(
         uploadDir: workDir,
         limit,
         tooLarge,
+        pace: deps.uploadPace,
+        tooSlow,
         signal,
       });
       ctx.state.upload = { workDir, signal, log: ctx.state.log, files, fields };

@@ -4,7 +4,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { UnauthorizedError } from '../../errors.js';
-import { dataFolderFree, registry } from '../../metrics.js';
+import type { JobStore } from '../../jobs/job-store.js';
+import { dataFolderFree, jobsQueued, registry } from '../../metrics.js';
 import { freeBytes } from '../../storage/disk-space.js';
 import type { AppState } from '../state.js';
 
@@ -14,14 +15,26 @@ function presents(authorization: string, token: string): boolean {
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
-export function metricsRoute(dataDir: string, token: string | undefined): Middleware<AppState> {
+export interface MetricsDeps {
+  dataDir: string;
+  /** PDN_METRICS_TOKEN, when set. */
+  token: string | undefined;
+  jobs: Pick<JobStore, 'countQueued'>;
+}
+
+export function metricsRoute({ dataDir, token, jobs }: MetricsDeps): Middleware<AppState> {
   return async (ctx) => {
     if (token !== undefined && !presents(ctx.get('Authorization'), token)) {
       throw new UnauthorizedError('Send the metrics token as `Authorization: Bearer <PDN_METRICS_TOKEN>`.', {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
+    // What the process keeps no count of itself is read now: the disk, and the shared queue, whose
+    // series are left out while its store cannot answer (the scrape must work most then).
     dataFolderFree.set(await freeBytes(dataDir));
+    const queued = await jobs.countQueued().catch(() => []);
+    jobsQueued.reset();
+    for (const { operation, mode, count } of queued) jobsQueued.set({ operation, mode }, count);
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   };

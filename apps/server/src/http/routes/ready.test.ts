@@ -1,5 +1,5 @@
 // GET /readyz answers 503 naming what fails (issue #18), over a real listener: a database that does not
-// answer, and a full data folder.
+// answer, a full data folder, a tool gone since the start, and a stop announced (the drain delay).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,12 @@ import { requestId } from '../middleware/request-id.js';
 import type { AppState } from '../state.js';
 import { readyRoute } from './ready.js';
 
-async function ask(database: () => Promise<number>, full: boolean) {
+async function ask(
+  database: () => Promise<number>,
+  full: boolean,
+  tools: readonly string[] = [],
+  announced = false,
+) {
   const accounts = {
     users: { count: database },
     rateLimiter: { usage: async () => ({}) },
@@ -20,20 +25,34 @@ async function ask(database: () => Promise<number>, full: boolean) {
   const app = new Koa<AppState>();
   app.use(requestId(createLogger('quiet')));
   app.use(errorEnvelope());
-  app.use(readyRoute(accounts, { isFull: async () => full }, tmpdir()));
+  app.use(
+    readyRoute({
+      accounts,
+      storage: { isFull: async () => full },
+      dataDir: tmpdir(),
+      role: 'all',
+      tools,
+      drain: { announced },
+    }),
+  );
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);
-    return { status: res.status, body: (await res.json()) as { error?: { code: string; message: string } } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { data?: { role: string }; error?: { code: string; message: string } },
+    };
   } finally {
     server.close();
   }
 }
 
 describe('readyRoute', () => {
-  it('answers 200 when every check passes', async () => {
-    expect((await ask(async () => 1, false)).status).toBe(200);
+  it('answers 200 naming its role when every check passes', async () => {
+    const { status, body } = await ask(async () => 1, false, [process.execPath]);
+    expect(status).toBe(200);
+    expect(body.data?.role).toBe('all');
   });
 
   it('answers 503 service_unavailable naming the database when it does not answer', async () => {
@@ -47,5 +66,17 @@ describe('readyRoute', () => {
     const { status, body } = await ask(async () => 1, true);
     expect(status).toBe(503);
     expect(body.error?.message).toMatch(/^Not ready: data_folder failing/);
+  });
+
+  it('answers 503 naming the tools when one its engines were started with is gone', async () => {
+    const { status, body } = await ask(async () => 1, false, [process.execPath, '/nonexistent/qpdf']);
+    expect(status).toBe(503);
+    expect(body.error?.message).toBe('Not ready: tools failing; try again shortly.');
+  });
+
+  it('answers 503 once the stop is announced, every check passing', async () => {
+    const { status, body } = await ask(async () => 1, false, [], true);
+    expect(status).toBe(503);
+    expect(body.error?.message).toMatch(/^Not ready: the server is shutting down/);
   });
 });

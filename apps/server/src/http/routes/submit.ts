@@ -3,7 +3,7 @@
 // (openapi.yaml, "Jobs"); without, the same job runs while the request waits, and the answer is the
 // operation's `data` or its error, as before jobs.
 import type { JobOperation } from '@pdn/api-types';
-import { type JobRunner, newJobId } from '../../jobs/runner.js';
+import { type JobRunner, type JobTimings, newJobId } from '../../jobs/runner.js';
 import type { OperationInput } from '../../operations/index.js';
 import { asksForJob } from '../prefer.js';
 import { sendData } from '../respond.js';
@@ -21,12 +21,19 @@ export async function submitOrRun(
     id: newJobId(),
     userId: principalOf(ctx).userId,
     callbackUrl: ctx.state.callbackUrl,
+    unfinishedJobsCap: ctx.state.unfinishedJobsCap,
   };
   ctx.state.jobId = submission.id;
   // The key names the job before it exists, so a duplicate never finds it unbound once it runs.
   await ctx.state.idempotency?.bind(submission.id);
   if (!asksForJob(ctx)) {
-    sendData(ctx, await jobs.run(submission, upload.signal, ctx.state.log));
+    const caller = {
+      log: ctx.state.log,
+      timed: (timings: JobTimings) => {
+        ctx.state.jobTimings = timings;
+      },
+    };
+    sendData(ctx, await jobs.run(submission, upload.signal, caller));
     return;
   }
   const job = await jobs.submit(submission);

@@ -1,44 +1,14 @@
 // The S3 store against the OutputStore contract, on s3rver run in this process with a bucket per test.
-// s3rver checks no signatures (issue #15), so these tests only ever ask it to store and give back.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
-import { afterAll, beforeAll } from 'vitest';
-import { uniqueName } from '../../test-services.js';
 import { outputStoreContract } from '../output-store.contract.js';
 import { S3OutputStore } from './s3-output-store.js';
+import { useTestBuckets } from './test-buckets.js';
 
-let directory = '';
-let server: S3rver;
-let client: S3Client;
-
-beforeAll(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'pdn-s3rver-'));
-  server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-  const { port } = await server.run();
-  client = new S3Client({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-});
-
-afterAll(async () => {
-  client?.destroy();
-  await server?.close();
-  await rm(directory, { recursive: true, force: true });
-});
+const newBucket = useTestBuckets();
 
 outputStoreContract({
   name: 'S3 (s3rver)',
   async open() {
-    const bucket = uniqueName('pdn-test').replace('_', '-');
-    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    const { client, bucket } = await newBucket();
     return new S3OutputStore(client, bucket);
   },
   async dispose() {},

@@ -4,31 +4,16 @@
 // Uploads stream from the work folder in parts (@aws-sdk/lib-storage), never whole in memory. The
 // download name and expiry travel as object metadata (the name percent-encoded: S3 metadata is ASCII).
 // Loaded only when the shared backends are chosen (STYLE.md 20).
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { orUnavailable } from '../../unreachable.js';
 import { OUTPUT_ID_PATTERN } from '../output-id.js';
 import type { OpenedOutput, OutputMeta, OutputStore } from '../output-store.js';
+import { isMissing, listObjects, uploadFile } from './s3-objects.js';
 
 const SERVICE = 'output storage (S3)';
 const PREFIX = 'outputs/';
-/** Parts of 8 MiB, four in flight: at most 32 MiB of one upload in memory, whatever its size. */
-const PART_BYTES = 8 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 4;
-
-function isMissing(error: unknown): boolean {
-  const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
-}
 
 /** The metadata written by put(); undefined for an object it did not write (or a torn one). */
 function metaOf(id: string, metadata: Record<string, string> | undefined, size: number | undefined) {
@@ -55,19 +40,10 @@ export class S3OutputStore implements OutputStore {
   private async upload(id: string, sourcePath: string, given: { filename: string; expiresAt: number }) {
     if (!OUTPUT_ID_PATTERN.test(id)) throw new Error(`'${id}' is not an output key`);
     const { size } = await stat(sourcePath);
-    const upload = new Upload({
-      client: this.client,
-      partSize: PART_BYTES,
-      queueSize: PARTS_IN_FLIGHT,
-      params: {
-        Bucket: this.bucket,
-        Key: `${PREFIX}${id}`,
-        Body: createReadStream(sourcePath),
-        ContentType: 'application/pdf',
-        Metadata: { filename: encodeURIComponent(given.filename), 'expires-at': String(given.expiresAt) },
-      },
+    await uploadFile(this.client, this.bucket, `${PREFIX}${id}`, sourcePath, {
+      ContentType: 'application/pdf',
+      Metadata: { filename: encodeURIComponent(given.filename), 'expires-at': String(given.expiresAt) },
     });
-    await upload.done();
     return { id, filename: given.filename, size, expiresAt: given.expiresAt };
   }
 
@@ -92,20 +68,13 @@ export class S3OutputStore implements OutputStore {
 
   async sweep(now: number): Promise<number> {
     let removed = 0;
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: PREFIX, ContinuationToken: token }),
-      );
-      for (const { Key: key, Size: size } of page.Contents ?? []) {
-        if (key === undefined) continue;
-        const id = key.slice(PREFIX.length);
-        if (!(await this.expired(key, id, size, now))) continue;
-        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
-        removed += 1;
-      }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token !== undefined);
+    for await (const { Key: key, Size: size } of listObjects(this.client, this.bucket, PREFIX)) {
+      if (key === undefined) continue;
+      const id = key.slice(PREFIX.length);
+      if (!(await this.expired(key, id, size, now))) continue;
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+      removed += 1;
+    }
     return removed;
   }
 

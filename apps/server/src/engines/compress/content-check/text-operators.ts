@@ -3,27 +3,9 @@
 // to contain those bytes are not mistaken for operators. Used by the structure check of the pdf-lib
 // fallback (issue #9), where no renderer is installed.
 
+import { isDelimiter, isWhiteSpace } from '../../pdf/pdf-characters.js';
+
 const TEXT_SHOWING = new Set(['Tj', 'TJ', "'", '"']);
-
-function isWhitespace(byte: number): boolean {
-  return byte === 0x00 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d || byte === 0x20;
-}
-
-function isDelimiter(byte: number): boolean {
-  // ( ) < > [ ] { } / %
-  return (
-    byte === 0x28 ||
-    byte === 0x29 ||
-    byte === 0x3c ||
-    byte === 0x3e ||
-    byte === 0x5b ||
-    byte === 0x5d ||
-    byte === 0x7b ||
-    byte === 0x7d ||
-    byte === 0x2f ||
-    byte === 0x25
-  );
-}
 
 /** Index just past the literal string opening at `start` (balanced parentheses, backslash escapes). */
 function skipLiteralString(bytes: Uint8Array, start: number): number {
@@ -43,8 +25,8 @@ function skipInlineImage(bytes: Uint8Array, start: number): number {
     if (
       bytes[at] === 0x45 &&
       bytes[at + 1] === 0x49 &&
-      isWhitespace(bytes[at - 1] ?? 0x20) &&
-      (at + 2 === bytes.length || isWhitespace(bytes[at + 2] as number))
+      isWhiteSpace(bytes[at - 1] ?? 0x20) &&
+      (at + 2 === bytes.length || isWhiteSpace(bytes[at + 2] as number))
     ) {
       return at + 2;
     }
@@ -57,7 +39,7 @@ export function countTextOperators(bytes: Uint8Array): number {
   let at = 0;
   while (at < bytes.length) {
     const byte = bytes[at] as number;
-    if (isWhitespace(byte)) {
+    if (isWhiteSpace(byte)) {
       at += 1;
     } else if (byte === 0x25) {
       while (at < bytes.length && bytes[at] !== 0x0a && bytes[at] !== 0x0d) at += 1;
@@ -84,7 +66,7 @@ export function countTextOperators(bytes: Uint8Array): number {
 
 function skipToken(bytes: Uint8Array, start: number): number {
   let at = start;
-  while (at < bytes.length && !isWhitespace(bytes[at] as number) && !isDelimiter(bytes[at] as number))
+  while (at < bytes.length && !isWhiteSpace(bytes[at] as number) && !isDelimiter(bytes[at] as number))
     at += 1;
   return at;
 }

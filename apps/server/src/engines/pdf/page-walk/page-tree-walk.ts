@@ -1,0 +1,78 @@
+// Counts a PDF's pages by walking its page tree in this process (issue #11.4 and its bench: a qpdf run
+// per check cost a merge of 20 files most of its time over the bare qpdf CLI). It answers only for the
+// plain case, where it must agree with qpdf's walk (QPDF::getAllPages): a strictly readable
+// cross-reference, no encryption, every /Kids entry an indirect /Page or /Pages dictionary reached once.
+// Anything else (damage qpdf would repair, a loop, a page reached twice, a node of no clear type, a cap
+// passed) is left to qpdf, which decides and words the verdict: `undefined` here means "ask qpdf".
+import { readFile, stat } from 'node:fs/promises';
+import { PdfObjects } from './pdf-objects.js';
+import { Doubt, integerOf, isDict, nameOf, type PdfDict, PdfRef } from './pdf-syntax.js';
+
+/**
+ * Files read into memory whole and walked on the event loop; a bigger one is left to qpdf, in its own
+ * process (for such a file a process start is a small part of the work anyway).
+ */
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** Page-tree depth; real files stay under 10, and qpdf 11.3 itself crashes on 100,000. */
+const MAX_DEPTH = 64;
+
+export interface PageTreeWalk {
+  /** The /Page leaves really in the tree. */
+  pageCount: number;
+  /** What the root /Pages node's /Count claims, if it is an integer. */
+  rootCount: number | undefined;
+}
+
+function node(objects: PdfObjects, kid: unknown): PdfDict {
+  // qpdf turns a direct kid into an indirect one with a warning: not the plain case.
+  if (!(kid instanceof PdfRef)) throw new Doubt('direct /Kids entry');
+  const dict = objects.get(kid);
+  if (!isDict(dict)) throw new Doubt('page tree node is not a dictionary');
+  return dict;
+}
+
+/** Walks the tree from the catalog's /Pages; every node is looked up once, or it is a Doubt. */
+export function walkPageTree(bytes: Buffer, maxPages: number): PageTreeWalk {
+  const objects = new PdfObjects(bytes, 2 * maxPages + 1024);
+  const catalog = objects.resolve(objects.trailer.get('Root'));
+  if (!isDict(catalog)) throw new Doubt('no catalog');
+  const rootRef = catalog.get('Pages');
+  const root = node(objects, rootRef);
+  if (!root.has('Kids')) throw new Doubt('root of the page tree has no /Kids');
+  const seen = new Set<string>([`${(rootRef as PdfRef).num} ${(rootRef as PdfRef).gen}`]);
+  const stack: { dict: PdfDict; depth: number }[] = [{ dict: root, depth: 0 }];
+  let pageCount = 0;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { dict, depth } = top;
+    const type = nameOf(dict.get('Type'));
+    if (!dict.has('Kids')) {
+      if (type !== 'Page') throw new Doubt('leaf is not a /Page');
+      if (++pageCount > maxPages) throw new Doubt('more pages than the cap');
+      continue;
+    }
+    const kids = dict.get('Kids');
+    if (type !== 'Pages' || !Array.isArray(kids)) throw new Doubt('node with /Kids is not a /Pages');
+    if (depth >= MAX_DEPTH) throw new Doubt('page tree nested too deeply');
+    for (const kid of kids) {
+      const key = kid instanceof PdfRef ? `${kid.num} ${kid.gen}` : '';
+      // A loop, or a page or node reached twice (qpdf copies such a page, with a warning).
+      if (seen.has(key)) throw new Doubt('page tree node reached twice');
+      seen.add(key);
+      stack.push({ dict: node(objects, kid), depth: depth + 1 });
+    }
+  }
+  return { pageCount, rootCount: integerOf(root.get('Count')) };
+}
+
+/** walkPageTree over the file at `path`: undefined when it has any doubt, and qpdf must decide. */
+export async function walkPageTreeOf(path: string, maxPages: number): Promise<PageTreeWalk | undefined> {
+  if ((await stat(path)).size > MAX_FILE_BYTES) return undefined;
+  const bytes = await readFile(path);
+  try {
+    return walkPageTree(bytes, maxPages);
+  } catch {
+    // A Doubt, or a defect of this reader on a file nobody foresaw: either way qpdf judges the file,
+    // so a walker bug costs a tool run, never a 500. The fuzz test holds the walker to Doubt alone.
+    return undefined;
+  }
+}

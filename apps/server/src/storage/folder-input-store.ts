@@ -1,0 +1,57 @@
+// The embedded InputStore (input-store.ts): `<dataDir>/jobs/<id>/inputs/<index>`, beside the database
+// in the data folder, so keeping an upload is a rename and fetching it a hard link (no copy).
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { JobInputFile } from '../jobs/job-store.js';
+import type { OperationInput } from '../operations/index.js';
+import type { InputStore } from './input-store.js';
+
+export class FolderInputStore implements InputStore {
+  private constructor(private readonly root: string) {}
+
+  static async open(dataDir: string): Promise<FolderInputStore> {
+    const root = join(dataDir, 'jobs');
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    return new FolderInputStore(root);
+  }
+
+  async put(jobId: string, uploads: readonly OperationInput[]): Promise<JobInputFile[]> {
+    const inputs = join(this.root, jobId, 'inputs');
+    await mkdir(inputs, { recursive: true, mode: 0o700 });
+    const kept: JobInputFile[] = [];
+    for (const [index, upload] of uploads.entries()) {
+      const stored = String(index);
+      await rename(upload.path, join(inputs, stored));
+      kept.push({ stored, name: upload.name, size: upload.size });
+    }
+    return kept;
+  }
+
+  async fetch(jobId: string, files: readonly JobInputFile[], dir: string): Promise<OperationInput[]> {
+    const fetched: OperationInput[] = [];
+    for (const file of files) {
+      const path = join(dir, file.stored);
+      const from = join(this.root, jobId, 'inputs', file.stored);
+      // A link where the attempt's folder is on the data folder's disk (always, in the server).
+      await link(from, path).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EXDEV') throw error;
+        return copyFile(from, path);
+      });
+      fetched.push({ path, name: file.name, size: file.size });
+    }
+    return fetched;
+  }
+
+  remove(jobId: string): Promise<void> {
+    // maxRetries: a tool killed a moment ago may still be closing files in the folder.
+    return rm(join(this.root, jobId), { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  async prune(keep: ReadonlySet<string>, before: number): Promise<void> {
+    for (const jobId of await readdir(this.root)) {
+      if (keep.has(jobId)) continue;
+      const made = await stat(join(this.root, jobId)).catch(() => undefined);
+      if (made !== undefined && made.mtimeMs < before) await this.remove(jobId);
+    }
+  }
+}

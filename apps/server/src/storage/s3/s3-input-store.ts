@@ -1,0 +1,64 @@
+// The shared InputStore (issue #15; input-store.contract.ts): a job's uploads as objects of the
+// private bucket, `inputs/<job id>/<index>`, so any worker runs any job wherever it was submitted, and
+// a job stored again overwrites its inputs. Streamed up in parts and down to a file, never whole in
+// memory. Loaded only when the shared backends are chosen (STYLE.md 20).
+import { join } from 'node:path';
+import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { JobInputFile } from '../../jobs/job-store.js';
+import type { OperationInput } from '../../operations/index.js';
+import { orUnavailable } from '../../unreachable.js';
+import type { InputStore } from '../input-store.js';
+import { downloadFile, listObjects, uploadFile } from './s3-objects.js';
+
+const SERVICE = 'input storage (S3)';
+const PREFIX = 'inputs/';
+
+const keyOf = (jobId: string, stored: string) => `${PREFIX}${jobId}/${stored}`;
+
+export class S3InputStore implements InputStore {
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  put(jobId: string, uploads: readonly OperationInput[]): Promise<JobInputFile[]> {
+    return orUnavailable(SERVICE, async () => {
+      const kept: JobInputFile[] = [];
+      for (const [index, upload] of uploads.entries()) {
+        const stored = String(index);
+        await uploadFile(this.client, this.bucket, keyOf(jobId, stored), upload.path);
+        kept.push({ stored, name: upload.name, size: upload.size });
+      }
+      return kept;
+    });
+  }
+
+  fetch(jobId: string, files: readonly JobInputFile[], dir: string): Promise<OperationInput[]> {
+    return orUnavailable(SERVICE, async () => {
+      const fetched: OperationInput[] = [];
+      for (const file of files) {
+        const path = join(dir, file.stored);
+        await downloadFile(this.client, this.bucket, keyOf(jobId, file.stored), path);
+        fetched.push({ path, name: file.name, size: file.size });
+      }
+      return fetched;
+    });
+  }
+
+  remove(jobId: string): Promise<void> {
+    return orUnavailable(SERVICE, async () => {
+      for await (const { Key } of listObjects(this.client, this.bucket, `${PREFIX}${jobId}/`))
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+    });
+  }
+
+  prune(keep: ReadonlySet<string>, before: number): Promise<void> {
+    return orUnavailable(SERVICE, async () => {
+      for await (const { Key, LastModified } of listObjects(this.client, this.bucket, PREFIX)) {
+        const jobId = Key?.slice(PREFIX.length).split('/')[0] ?? '';
+        if (keep.has(jobId) || (LastModified?.getTime() ?? 0) >= before) continue;
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+      }
+    });
+  }
+}

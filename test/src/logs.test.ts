@@ -1,0 +1,71 @@
+// The operators' log (issue #18), as the real binary writes it on stderr: JSON lines only, whatever
+// its tools and OCR processes print (their diagnostics go into it at debug level, never raw), each
+// line naming the role; at start, each engine and the OCR languages said once.
+import { labelledPdf, ocrSample } from '@pdn/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { file, form } from './harness/form.js';
+import { startServer, type TestServer } from './harness/server.js';
+import { tools } from './harness/tools.js';
+
+let server: TestServer;
+/** Every line of the log, parsed; the whole run fits in the harness's tail. */
+let lines: Record<string, unknown>[];
+
+beforeAll(async () => {
+  server = await startServer({ env: { PDN_LOG_LEVEL: 'debug', PDN_OCR_ENGINE: 'tesseract.js' } });
+  const key = await server.createKey({ user: 'logged', plan: 'premium' });
+  const post = async (path: string, body: FormData) => {
+    const res = await fetch(server.url(path), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body,
+    });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+  };
+  // Work that runs tools (qpdf or pdf-lib) and an OCR process (tesseract.js).
+  await post(
+    '/api/v1/merge',
+    form(file('files[]', await labelledPdf('A', 1)), file('files[]', await labelledPdf('B', 1))),
+  );
+  const sample = await ocrSample('eng', 'png');
+  await post('/api/v1/ocr', form(file('image', sample.bytes, 'eng.png')));
+  await server.kill();
+  const text = server.log;
+  lines = text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`a line of the server's stderr is not a JSON log line: ${line}`);
+      }
+    });
+});
+
+afterAll(async () => {
+  await server.stop();
+});
+
+describe("the server's stderr", () => {
+  it('holds JSON log lines only, each naming the role', () => {
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expect(line).toMatchObject({ level: expect.any(String), role: 'all' });
+  });
+
+  it.skipIf(!tools.qpdf)("carries the tools' runs at debug level, with the request id", () => {
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'debug', msg: 'tool finished', request_id: expect.any(String) }),
+    );
+  });
+
+  it('says each engine once at start, and which OCR languages it offers', () => {
+    for (const engine of ['PDF engine: ', 'Compress engine: ', 'OCR of documents: '])
+      expect(lines.filter((line) => String(line.msg).startsWith(engine))).toHaveLength(1);
+    const ocr = lines.filter((line) => line.msg === 'OCR engine ready');
+    expect(ocr).toEqual([
+      expect.objectContaining({ engine: 'tesseract.js', languages: expect.arrayContaining(['eng']) }),
+    ]);
+  });
+});

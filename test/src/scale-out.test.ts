@@ -1,0 +1,294 @@
+// Scaled out over BullMQ (issue #16): two API processes and two workers on the shared backends and one
+// data folder. A cancel through one API process stops the job a worker runs for the other; one
+// Idempotency-Key sent to both at once does the work once; a user with many jobs does not starve
+// another; a worker killed mid-job (kill -9) leaves its job to the other, and the synchronous caller
+// still gets its 200, the job's two starts counted. A worker stopped by SIGTERM finishes its job
+// within its grace while the other takes the next; past a short grace, the other runs it again; a job
+// lost that way after a kill -9 has had its two starts and fails. An API process stopped by SIGTERM
+// answers the synchronous call it holds once a worker ran it, then exits. Skips, saying why, without
+// PostgreSQL or Redis (.ci/run installs and starts both).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CompressResult, Job, JobResponse, MergeResult } from '@pdn/api-types';
+import { embeddedFontPdf, labelledPdf } from '@pdn/fixtures';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from './contract/checked-fetch.js';
+import { file, form } from './harness/form.js';
+import { type Caller, getJob, submitJob, waitForJob } from './harness/jobs.js';
+import { startServer, type TestServer } from './harness/server.js';
+import {
+  type SharedServices,
+  sharedServicesMissing,
+  startSharedServices,
+} from './harness/shared-services.js';
+import { missing as toolMissing } from './harness/tools.js';
+
+const skip =
+  (await sharedServicesMissing()) !== undefined || toolMissing('ghostscript', 'the scale-out suite');
+
+/** A compress that keeps a worker busy for seconds (Ghostscript on 60 pages of embedded fonts). */
+async function slowForm(): Promise<FormData> {
+  return form(file('file', await embeddedFontPdf({ pages: 60 }), 'fonts.pdf'));
+}
+
+async function mergeForm(label: string): Promise<FormData> {
+  return form(
+    file('files[]', await labelledPdf(`${label}a`, 1), 'a.pdf'),
+    file('files[]', await labelledPdf(`${label}b`, 1), 'b.pdf'),
+  );
+}
+
+/** The parent process of each tool working in `dataDir`'s job folders (a worker's pid). */
+async function toolParents(dataDir: string): Promise<number[]> {
+  const parents: number[] = [];
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (!cmdline.includes(dataDir)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    // After the command's closing parenthesis: the state, then the parent's pid.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid > 1) parents.push(ppid);
+  }
+  return parents;
+}
+
+/** Waits (on state, not time) until `check` answers true; fails after `ms`. */
+async function until(what: string, check: () => Promise<boolean>, ms = 120_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting until ${what}`);
+    await sleep(100);
+  }
+}
+
+describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
+  let services: SharedServices;
+  let env: Record<string, string>;
+  let apis: TestServer[] = [];
+  let workers: TestServer[] = [];
+
+  beforeAll(async () => {
+    services = await startSharedServices();
+    env = { ...services.env, PDN_SIGNING_SECRET: randomBytes(32).toString('hex'), PDN_JOB_CONCURRENCY: '1' };
+    const first = await startServer({ env, role: 'api' });
+    apis = [first, await startServer({ env, role: 'api', dataDir: first.dataDir })];
+    workers = await Promise.all([
+      startServer({ env, role: 'worker', dataDir: first.dataDir }),
+      startServer({ env, role: 'worker', dataDir: first.dataDir }),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const process of [...workers, ...apis].reverse()) await process.stop();
+    await services?.stop();
+  }, 60_000);
+
+  const api = (index: number) => apis[index] as TestServer;
+  const caller = (server: TestServer): Caller => ({
+    call: (path, options) => call(server.baseUrl, path, options),
+  });
+  const cancel = (server: TestServer, key: string, id: string) =>
+    call<JobResponse>(server.baseUrl, `/api/v1/jobs/${id}`, { key, method: 'DELETE' });
+
+  it('stops, through API A, the job a worker runs for API B', async () => {
+    const key = await api(0).createKey({ user: 'canceler', plan: 'premium' });
+    const job = await submitJob(caller(api(1)), key, '/api/v1/compress', await slowForm());
+    await waitForJob(caller(api(0)), key, job.id, ['running']);
+    await until('a worker runs its tool', async () => (await toolParents(api(0).dataDir)).length > 0);
+    const [parent] = await toolParents(api(0).dataDir);
+    expect(workers.map((worker) => worker.pid)).toContain(parent);
+
+    const canceled = await cancel(api(0), key, job.id);
+    expect(canceled.status).toBe(200);
+    expect(canceled.json.data.status).toBe('canceled');
+    await until('the tool is stopped', async () => (await toolParents(api(0).dataDir)).length === 0, 60_000);
+    expect((await getJob(caller(api(1)), key, job.id)).status).toBe('canceled');
+  }, 180_000);
+
+  it('does the work of one Idempotency-Key sent to both API processes at once once', async () => {
+    const key = await api(0).createKey({ user: 'idempotent', plan: 'premium' });
+    const idem = randomUUID();
+    const body = await mergeForm('I');
+    const answers = await Promise.all(
+      [api(0), api(1), api(0), api(1)].map((server) =>
+        call<{ data: MergeResult }>(server.baseUrl, '/api/v1/merge', {
+          key,
+          body,
+          headers: { 'Idempotency-Key': idem },
+        }),
+      ),
+    );
+    // 409 is the documented answer to a duplicate past its wait; a small merge ends well within it.
+    expect(answers.filter((answer) => answer.status !== 200 && answer.status !== 409)).toEqual([]);
+    const ok = answers.filter((answer) => answer.status === 200);
+    expect(ok.length).toBeGreaterThan(0);
+    // One output, whatever process answered: each answer signs its URL afresh, to the same file.
+    const outputs = new Set(
+      ok.map((answer) => new URL(answer.json.data.download.url, api(0).baseUrl).pathname),
+    );
+    expect(outputs.size).toBe(1);
+    const listed = await call<{ data: { jobs: Job[] } }>(api(1).baseUrl, '/api/v1/jobs?limit=100', { key });
+    expect(listed.json.data.jobs).toHaveLength(1);
+  }, 180_000);
+
+  it('starts the job of a user with one before the backlog of a user with many', async () => {
+    const heavy = await api(0).createKey({ user: 'heavy', plan: 'premium' });
+    const light = await api(0).createKey({ user: 'light', plan: 'premium' });
+    const backlog: Job[] = [];
+    for (let index = 0; index < 8; index += 1)
+      backlog.push(await submitJob(caller(api(index % 2)), heavy, '/api/v1/compress', await slowForm()));
+    const single = await submitJob(caller(api(1)), light, '/api/v1/merge', await mergeForm('L'));
+    const done = await waitForJob(caller(api(0)), light, single.id);
+    expect(done.status).toBe('succeeded');
+    const heavyJobs = await Promise.all(backlog.map((job) => getJob(caller(api(0)), heavy, job.id)));
+    // Both workers and the short waiting list held at most 4 of the backlog when the light job came.
+    const notStartedFirst = heavyJobs.filter(
+      (job) => job.started_at === null || (job.started_at ?? '') > (done.started_at ?? ''),
+    );
+    expect(notStartedFirst.length).toBeGreaterThanOrEqual(1);
+    for (const job of backlog) await cancel(api(0), heavy, job.id);
+    await until('the workers are idle', async () => (await toolParents(api(0).dataDir)).length === 0, 60_000);
+  }, 300_000);
+
+  it('answers a synchronous call 200 although the worker running it is killed (kill -9)', async () => {
+    const key = await api(0).createKey({ user: 'survivor', plan: 'premium' });
+    const answer = call<{ data: CompressResult }>(api(0).baseUrl, '/api/v1/compress', {
+      key,
+      body: await slowForm(),
+    });
+    await until('a worker runs the call', async () => (await toolParents(api(0).dataDir)).length > 0);
+    const [parent] = await toolParents(api(0).dataDir);
+    const victim = workers.find((worker) => worker.pid === parent) as TestServer;
+    expect((await victim.signal('SIGKILL')).signal).toBe('SIGKILL');
+    const answered = await answer;
+    expect(answered.status).toBe(200);
+    expect(answered.json.data.download.url).toBeTruthy();
+    // Started twice: on the killed worker, then on the other one.
+    const [job] = (await call<{ data: { jobs: Job[] } }>(api(1).baseUrl, '/api/v1/jobs', { key })).json.data
+      .jobs;
+    expect(await getJob(caller(api(0)), key, job?.id ?? '')).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+    });
+    workers = workers.filter((worker) => worker !== victim);
+    await victim.stop();
+  }, 300_000);
+
+  /** Replaces the workers with two whose SIGTERM gives their running jobs `graceMs` to finish. */
+  async function freshWorkers(graceMs: number): Promise<void> {
+    for (const worker of workers) await worker.stop();
+    const workerEnv = { ...env, PDN_SHUTDOWN_GRACE_MS: String(graceMs) };
+    workers = await Promise.all([
+      startServer({ env: workerEnv, role: 'worker', dataDir: api(0).dataDir }),
+      startServer({ env: workerEnv, role: 'worker', dataDir: api(0).dataDir }),
+    ]);
+  }
+
+  /**
+   * The worker whose tools work on a job now (waits until one does). A killed worker's tool may work on
+   * for a while, orphaned: only the running workers' count.
+   */
+  async function busyWorker(): Promise<TestServer> {
+    let busy: TestServer | undefined;
+    await until('a worker runs a job', async () => {
+      const parents = await toolParents(api(0).dataDir);
+      busy = workers.find((worker) => parents.includes(worker.pid));
+      return busy !== undefined;
+    });
+    return busy as TestServer;
+  }
+
+  it('lets a worker stopped by SIGTERM finish its job within the grace, while the other takes the next', async () => {
+    await freshWorkers(600_000);
+    const key = await api(0).createKey({ user: 'terminated', plan: 'premium' });
+    const first = await submitJob(caller(api(0)), key, '/api/v1/compress', await slowForm());
+    const stopping = await busyWorker();
+    const stoppingPid = stopping.pid;
+    const stopped = stopping.signal('SIGTERM');
+    const next = await submitJob(caller(api(1)), key, '/api/v1/compress', await slowForm());
+    // The next job runs on the other worker while the stopping one still finishes the first.
+    await until('the other worker runs the next job', async () =>
+      (await toolParents(api(0).dataDir)).some((parent) => parent !== stoppingPid),
+    );
+    expect(await stopped).toEqual({ code: 0, signal: null });
+    expect(await waitForJob(caller(api(0)), key, first.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
+    expect(await waitForJob(caller(api(1)), key, next.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
+    workers = workers.filter((worker) => worker !== stopping);
+    await stopping.stop();
+  }, 300_000);
+
+  it('answers a synchronous call whose worker was stopped past its grace: the other worker ran it', async () => {
+    await freshWorkers(0);
+    const key = await api(0).createKey({ user: 'graceless', plan: 'premium' });
+    const answer = call<{ data: CompressResult }>(api(1).baseUrl, '/api/v1/compress', {
+      key,
+      body: await slowForm(),
+    });
+    const stopping = await busyWorker();
+    expect(await stopping.signal('SIGTERM')).toEqual({ code: 0, signal: null });
+    const answered = await answer;
+    expect(answered.status).toBe(200);
+    const [job] = (await call<{ data: { jobs: Job[] } }>(api(0).baseUrl, '/api/v1/jobs', { key })).json.data
+      .jobs;
+    expect(job).toMatchObject({ status: 'succeeded', attempts: 2 });
+    workers = workers.filter((worker) => worker !== stopping);
+    await stopping.stop();
+  }, 300_000);
+
+  it('lets an API process stopped by SIGTERM answer the synchronous call a worker runs for it, then exit', async () => {
+    // A third API process, to stop; its grace outlasts the job on a loaded machine.
+    const stopping = await startServer({
+      env: { ...env, PDN_SHUTDOWN_GRACE_MS: '600000' },
+      role: 'api',
+      dataDir: api(0).dataDir,
+    });
+    const key = await api(0).createKey({ user: 'drained', plan: 'premium' });
+    const answer = call<{ data: CompressResult }>(stopping.baseUrl, '/api/v1/compress', {
+      key,
+      body: await slowForm(),
+    });
+    await busyWorker();
+    const stopped = stopping.signal('SIGTERM');
+    const answered = await answer;
+    expect(answered.status).toBe(200);
+    expect(answered.json.data.download.url).toBeTruthy();
+    expect(await stopped).toEqual({ code: 0, signal: null });
+    await stopping.stop();
+  }, 300_000);
+
+  it('fails, rather than starts a third time, a job whose worker was killed and whose next one stopped past its grace', async () => {
+    await freshWorkers(0);
+    const key = await api(0).createKey({ user: 'twice-lost', plan: 'premium' });
+    const job = await submitJob(caller(api(1)), key, '/api/v1/compress', await slowForm());
+    const killed = await busyWorker();
+    expect((await killed.signal('SIGKILL')).signal).toBe('SIGKILL');
+    workers = workers.filter((worker) => worker !== killed);
+    await killed.stop();
+    // BullMQ's stalled-job check hands it to the other worker: its second start.
+    const second = await busyWorker();
+    // A third worker, to take the job back from the second one's SIGTERM, if anything would.
+    workers.push(
+      await startServer({
+        env: { ...env, PDN_SHUTDOWN_GRACE_MS: '0' },
+        role: 'worker',
+        dataDir: api(0).dataDir,
+      }),
+    );
+    expect(await second.signal('SIGTERM')).toEqual({ code: 0, signal: null });
+    workers = workers.filter((worker) => worker !== second);
+    await second.stop();
+    expect(await waitForJob(caller(api(0)), key, job.id)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      error: { code: 'internal_error' },
+    });
+  }, 300_000);
+});

@@ -52,8 +52,16 @@ export function num(value: string | number | null): number | null {
   return value === null ? null : Number(value);
 }
 
+/** An advisory lock of ours: a namespace (four letters as a number) and a key in it (a user id). */
+export interface AdvisoryLock {
+  readonly namespace: number;
+  readonly key: number;
+}
+
 export class PgDb implements Sql {
   private readonly sql: Sql;
+  /** Per lock, the last transaction of this process waiting for it (lockedTransaction). */
+  readonly #lockTurns = new Map<string, Promise<unknown>>();
 
   constructor(private readonly pool: Pool) {
     this.sql = runner(pool);
@@ -87,5 +95,31 @@ export class PgDb implements Sql {
         client.release(broken instanceof Error ? broken : undefined);
       }
     });
+  }
+
+  /**
+   * `work` in a transaction that holds `lock` (pg_advisory_xact_lock) from its first statement, so
+   * that every process takes such transactions on one key one at a time. Within this process they
+   * also wait their turn before taking a pooled connection: a burst of one user's requests would
+   * otherwise fill the pool with connections all waiting on one lock, and the requests behind them
+   * would time out waiting for a connection (503) while PostgreSQL itself is idle.
+   */
+  lockedTransaction<T>(lock: AdvisoryLock, work: (sql: Sql) => Promise<T>): Promise<T> {
+    const id = `${lock.namespace}:${lock.key}`;
+    const turn = (this.#lockTurns.get(id) ?? Promise.resolve()).then(() =>
+      this.transaction(async (sql) => {
+        await sql.rows('SELECT pg_advisory_xact_lock($1, $2)', [lock.namespace, lock.key]);
+        return work(sql);
+      }),
+    );
+    const settled = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#lockTurns.set(id, settled);
+    void settled.then(() => {
+      if (this.#lockTurns.get(id) === settled) this.#lockTurns.delete(id);
+    });
+    return turn;
   }
 }

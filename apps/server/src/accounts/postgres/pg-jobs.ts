@@ -29,8 +29,8 @@ type Row = JobRow & { seq: string };
 const UNFINISHED = "status IN ('queued', 'running')";
 const COUNT_QUEUED =
   "SELECT operation, mode, COUNT(*) AS count FROM jobs WHERE status = 'queued' GROUP BY operation, mode";
-/** The advisory lock namespace of a user's submissions ("pdnj"); the user id is the second key. */
-const SUBMIT_LOCK = 0x70646e6a;
+/** The advisory lock of a user's submissions: namespace "pdnj", the user id as key. */
+const submitLock = (userId: number) => ({ namespace: 0x70646e6a, key: userId });
 
 async function unfinishedOf(sql: Sql, userId: number): Promise<number> {
   const [row] = await sql.rows<{ n: string }>(
@@ -56,8 +56,7 @@ export class PgJobs implements JobStore {
     if (cap === undefined) return jobFromRow((await insert(this.db))[0] as Row);
     // The user's capped submissions take turns (a transaction-level advisory lock, as rate windows
     // do, STYLE.md 15): each counts only after the one before it has committed its insert.
-    const [row] = await this.db.transaction(async (sql) => {
-      await sql.rows('SELECT pg_advisory_xact_lock($1, $2)', [SUBMIT_LOCK, job.userId]);
+    const [row] = await this.db.lockedTransaction(submitLock(job.userId), async (sql) => {
       const unfinished = await unfinishedOf(sql, job.userId);
       if (unfinished >= cap) throw new UnfinishedJobsCapReached(unfinished);
       return insert(sql);

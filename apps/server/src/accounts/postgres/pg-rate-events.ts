@@ -1,14 +1,14 @@
 // RateEventStore over PostgreSQL (rate-limiter.contract.ts), for a deployment's accounts database when
-// the limits are not in Redis, and the contract's reference for a second SQL store. admit() takes a
-// transaction-level advisory lock on the user first (STYLE.md 15), so concurrent requests of one user,
+// the limits are not in Redis, and the contract's reference for a second SQL store. admit() runs in a
+// transaction holding an advisory lock on the user (STYLE.md 15), so concurrent requests of one user,
 // from any process, count and record one after another while other users' requests go on in parallel.
 // An event is named by its time: a user's rows of one millisecond are interchangeable, so release()
 // deletes one of them, under the same lock, so two releases of one millisecond delete two rows.
 import { type Admission, type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
 import { num, type PgDb, type Sql } from './pg-db.js';
 
-/** The advisory lock namespace of rate windows ("pdnr"); the user id is the second key. */
-const RATE_LOCK = 0x70646e72;
+/** The advisory lock of a user's rate window: namespace "pdnr", the user id as key. */
+const rateLock = (userId: number) => ({ namespace: 0x70646e72, key: userId });
 
 async function windowOf(sql: Sql, userId: number, now: number): Promise<RateWindow> {
   const [row] = await sql.rows<{ used: string; oldest: string | null }>(
@@ -22,8 +22,7 @@ export class PgRateEvents implements RateEventStore {
   constructor(private readonly db: PgDb) {}
 
   admit(userId: number, limit: number | null, now: number) {
-    return this.db.transaction(async (sql): Promise<Admission> => {
-      await sql.rows('SELECT pg_advisory_xact_lock($1, $2)', [RATE_LOCK, userId]);
+    return this.db.lockedTransaction(rateLock(userId), async (sql): Promise<Admission> => {
       await sql.changes('DELETE FROM rate_events WHERE user_id = $1 AND at <= $2', [userId, now - WINDOW_MS]);
       const window = await windowOf(sql, userId, now);
       if (limit !== null && window.used >= limit) return { ...window, admitted: false };
@@ -33,8 +32,7 @@ export class PgRateEvents implements RateEventStore {
   }
 
   release(userId: number, event: string) {
-    return this.db.transaction(async (sql) => {
-      await sql.rows('SELECT pg_advisory_xact_lock($1, $2)', [RATE_LOCK, userId]);
+    return this.db.lockedTransaction(rateLock(userId), async (sql) => {
       await sql.changes(
         'DELETE FROM rate_events WHERE ctid IN (SELECT ctid FROM rate_events WHERE user_id = $1 AND at = $2 LIMIT 1)',
         [userId, Number(event)],

@@ -31,7 +31,9 @@ describe.skipIf(missing !== undefined)('PgDb.lockedTransaction', () => {
       }),
     );
     // Another lock and plain queries are served meanwhile: the burst holds one connection at most.
-    const other = await db.lockedTransaction({ ...LOCK, key: 2 }, (sql) => sql.rows<{ n: number }>('SELECT 2 AS n'));
+    const other = await db.lockedTransaction({ ...LOCK, key: 2 }, (sql) =>
+      sql.rows<{ n: number }>('SELECT 2 AS n'),
+    );
     expect(other).toEqual([{ n: 2 }]);
     expect(await Promise.all(burst)).toEqual(order.slice().sort((a, b) => a - b));
     expect(order).toEqual(Array.from({ length: 60 }, (_, i) => i));

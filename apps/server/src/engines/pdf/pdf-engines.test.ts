@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   deepPageTreePdf,
   emptyFile,
@@ -35,6 +36,7 @@ const tools = await detectTools();
 if (tools.qpdf === undefined)
   console.warn('qpdf is not installed: the qpdf engine tests are skipped (apt-get install qpdf)');
 
+const CORPUS_DIR = fileURLToPath(new URL('../../../../../packages/fixtures/corpus/', import.meta.url));
 const silent: EngineLog = { info: () => {}, warn: () => {} };
 const MAX_PAGES = 50;
 /** Never the limit, except in the tests about it. */
@@ -329,6 +331,25 @@ describe.skipIf(tools.qpdf === undefined)('a PDF that opens without a password',
     const engine = engineFor('pdf-lib');
     await expect(engine.split(input, '1', await newJob(), BUDGET)).rejects.toThrow(
       'owner-only.pdf is encrypted, and this server cannot read encrypted PDFs.',
+    );
+  });
+});
+
+// Found by the e2e fuzzer: a real file (pdf.js corpus, written by Ghostscript) whose trailer says
+// /Size 99999999999999999999. The page walk needs no /Size and passes it; qpdf then fails with an
+// error that names no file, which must still be blamed on the input, never answered 500.
+describe.skipIf(tools.qpdf === undefined)('a PDF whose trailer /Size no integer holds', () => {
+  it('is refused by qpdf as damaged, naming it, in a merge and in a split', async () => {
+    const original = await readFile(join(CORPUS_DIR, 'ghostscript-stencil.pdf'), 'latin1');
+    const bytes = Buffer.from(original.replace(/\/Size \d+/, '/Size 99999999999999999999'), 'latin1');
+    const label = 'file 2 (size.pdf)';
+    const engine = engineFor('qpdf');
+    const inputs = [await upload('first.pdf', labelledPdf('A', 1)), await upload('size.pdf', bytes, label)];
+    await expect(engine.merge(inputs, await newJob(), BUDGET)).rejects.toThrow(
+      `${label} is damaged or truncated`,
+    );
+    await expect(engine.split(inputs[1] as InputFile, '1', await newJob(), BUDGET)).rejects.toThrow(
+      `${label} is damaged or truncated`,
     );
   });
 });

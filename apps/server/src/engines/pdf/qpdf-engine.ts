@@ -66,19 +66,20 @@ export function createQpdfEngine(o: QpdfEngineOptions): PdfEngine {
   });
 
   /**
-   * Explains a failed qpdf run over inputs that passed inspection. A crash names no file, so each
-   * input is tried alone (copying its first page) until one crashes too: the rare path pays for it.
+   * Explains a failed qpdf run over inputs that passed inspection. A crash names no file, nor do some
+   * errors (a trailer's /Size of 10^20: "qpdf: overflow/underflow converting ... to 64-bit integer"),
+   * so each input is then tried alone (copying its first page) until one fails too: the rare path
+   * pays for it. Only a failure no input shows alone is the server's.
    */
   async function failure(result: ToolResult, inputs: readonly InputFile[], job: WorkContext): Promise<Error> {
     const named = namedInError(result, inputs);
     if (named !== undefined) return damaged(named.label);
-    if (crashed(result)) {
-      const probe = join(job.workDir, 'crash-probe.pdf');
-      for (const input of inputs) {
-        const alone = await runQpdf(['--empty', '--pages', input.path, '1', '--', probe], runFor(job));
-        await rm(probe, { force: true });
-        if (crashed(alone)) return unprocessable(input.label);
-      }
+    const probe = join(job.workDir, 'failure-probe.pdf');
+    for (const input of inputs) {
+      const alone = await runQpdf(['--empty', '--pages', input.path, '1', '--', probe], runFor(job));
+      await rm(probe, { force: true });
+      if (crashed(alone)) return unprocessable(input.label);
+      if (!qpdfSucceeded(alone)) return damaged(input.label);
     }
     return new InternalError(`qpdf exited with ${result.exitCode}: ${result.stderr.trim()}`);
   }

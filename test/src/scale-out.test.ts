@@ -283,9 +283,9 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
     expect((await killed.signal('SIGKILL')).signal).toBe('SIGKILL');
     workers = workers.filter((worker) => worker !== killed);
     await killed.stop();
-    // BullMQ's stalled-job check hands it to the other worker: its second start.
-    const second = await busyWorker();
-    // A third worker, to take the job back from the second one's SIGTERM, if anything would.
+    // A third worker, to take the job back from the second one's SIGTERM, if anything would. Started
+    // before the second start is looked for, so the SIGTERM follows that start at once: started
+    // after it, the second attempt ran on while this process came up, and could end first.
     workers.push(
       await startServer({
         env: { ...env, PDN_SHUTDOWN_GRACE_MS: '0' },
@@ -293,6 +293,8 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
         dataDir: api(0).dataDir,
       }),
     );
+    // BullMQ's stalled-job check hands it to one of the other two workers: its second start.
+    const second = await busyWorker();
     expect(await second.signal('SIGTERM')).toEqual({ code: 0, signal: null });
     workers = workers.filter((worker) => worker !== second);
     await second.stop();

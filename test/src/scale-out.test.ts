@@ -93,6 +93,19 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
     call<JobResponse>(server.baseUrl, `/api/v1/jobs/${id}`, { key, method: 'DELETE' });
 
   /**
+   * Whether no worker runs a job (each one's pdn_jobs_running, which drops once the job's tools have
+   * exited) and no tool works in the data folder. No tool alone is no proof: a look can fall between
+   * a compress's short qpdf and its Ghostscript.
+   */
+  async function workersIdle(): Promise<boolean> {
+    for (const worker of workers) {
+      const metrics = await call(worker.baseUrl, '/metrics');
+      if (/^pdn_jobs_running\{[^}]*\} [1-9]/m.test(metrics.bytes.toString('utf8'))) return false;
+    }
+    return (await toolParents(api(0).dataDir)).length === 0;
+  }
+
+  /**
    * The parents of the tools working in the data folder, as the look that first found any saw them: a
    * compress runs a short qpdf before Ghostscript, and a second look could fall between the two.
    */
@@ -115,7 +128,7 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
     const canceled = await cancel(api(0), key, job.id);
     expect(canceled.status).toBe(200);
     expect(canceled.json.data.status).toBe('canceled');
-    await until('the tool is stopped', async () => (await toolParents(api(0).dataDir)).length === 0, 60_000);
+    await until('the job and its tool are stopped', workersIdle, 60_000);
     expect((await getJob(caller(api(1)), key, job.id)).status).toBe('canceled');
   }, 180_000);
 
@@ -172,7 +185,7 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
     );
     expect(startedBefore.map((job) => job.id)).toEqual([]);
     for (const job of backlog) await cancel(api(0), heavy, job.id);
-    await until('the workers are idle', async () => (await toolParents(api(0).dataDir)).length === 0, 60_000);
+    await until('the workers are idle', workersIdle, 60_000);
   }, 300_000);
 
   it('answers a synchronous call 200 although the worker running it is killed (kill -9)', async () => {

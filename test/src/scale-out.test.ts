@@ -92,18 +92,43 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
   const cancel = (server: TestServer, key: string, id: string) =>
     call<JobResponse>(server.baseUrl, `/api/v1/jobs/${id}`, { key, method: 'DELETE' });
 
+  /**
+   * Whether no worker runs a job (each one's pdn_jobs_running, which drops once the job's tools have
+   * exited) and no tool works in the data folder. No tool alone is no proof: a look can fall between
+   * a compress's short qpdf and its Ghostscript.
+   */
+  async function workersIdle(): Promise<boolean> {
+    for (const worker of workers) {
+      const metrics = await call(worker.baseUrl, '/metrics');
+      if (/^pdn_jobs_running\{[^}]*\} [1-9]/m.test(metrics.bytes.toString('utf8'))) return false;
+    }
+    return (await toolParents(api(0).dataDir)).length === 0;
+  }
+
+  /**
+   * The parents of the tools working in the data folder, as the look that first found any saw them: a
+   * compress runs a short qpdf before Ghostscript, and a second look could fall between the two.
+   */
+  async function toolsRunning(what: string): Promise<number[]> {
+    let parents: number[] = [];
+    await until(what, async () => {
+      parents = await toolParents(api(0).dataDir);
+      return parents.length > 0;
+    });
+    return parents;
+  }
+
   it('stops, through API A, the job a worker runs for API B', async () => {
     const key = await api(0).createKey({ user: 'canceler', plan: 'premium' });
     const job = await submitJob(caller(api(1)), key, '/api/v1/compress', await slowForm());
     await waitForJob(caller(api(0)), key, job.id, ['running']);
-    await until('a worker runs its tool', async () => (await toolParents(api(0).dataDir)).length > 0);
-    const [parent] = await toolParents(api(0).dataDir);
+    const [parent] = await toolsRunning('a worker runs its tool');
     expect(workers.map((worker) => worker.pid)).toContain(parent);
 
     const canceled = await cancel(api(0), key, job.id);
     expect(canceled.status).toBe(200);
     expect(canceled.json.data.status).toBe('canceled');
-    await until('the tool is stopped', async () => (await toolParents(api(0).dataDir)).length === 0, 60_000);
+    await until('the job and its tool are stopped', workersIdle, 60_000);
     expect((await getJob(caller(api(1)), key, job.id)).status).toBe('canceled');
   }, 180_000);
 
@@ -136,20 +161,31 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
   it('starts the job of a user with one before the backlog of a user with many', async () => {
     const heavy = await api(0).createKey({ user: 'heavy', plan: 'premium' });
     const light = await api(0).createKey({ user: 'light', plan: 'premium' });
-    const backlog: Job[] = [];
-    for (let index = 0; index < 8; index += 1)
-      backlog.push(await submitJob(caller(api(index % 2)), heavy, '/api/v1/compress', await slowForm()));
-    const single = await submitJob(caller(api(1)), light, '/api/v1/merge', await mergeForm('L'));
+    // The forms are made before anything is sent, and the backlog sent at once: made one per job in
+    // turn (a second or more of CPU each), the workers ran the first jobs meanwhile, and a machine
+    // that runs Ghostscript faster than it makes forms had started all 8 before the light job came.
+    const [slow, quick] = [await slowForm(), await mergeForm('L')];
+    const backlog = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        submitJob(caller(api(index % 2)), heavy, '/api/v1/compress', slow),
+      ),
+    );
+    const single = await submitJob(caller(api(1)), light, '/api/v1/merge', quick);
+    // Stored by the time its 202 is here (as in cases/jobs.ts): same machine, same clock.
+    const stored = new Date().toISOString();
     const done = await waitForJob(caller(api(0)), light, single.id);
     expect(done.status).toBe('succeeded');
     const heavyJobs = await Promise.all(backlog.map((job) => getJob(caller(api(0)), heavy, job.id)));
-    // Both workers and the short waiting list held at most 4 of the backlog when the light job came.
-    const notStartedFirst = heavyJobs.filter(
-      (job) => job.started_at === null || (job.started_at ?? '') > (done.started_at ?? ''),
+    // Both workers and the short waiting list held at most 4 of the backlog when the light job came;
+    // those not started by then all started after it.
+    const waiting = heavyJobs.filter((job) => job.started_at === null || job.started_at > stored);
+    expect(waiting.length).toBeGreaterThanOrEqual(1);
+    const startedBefore = waiting.filter(
+      (job) => job.started_at !== null && job.started_at < (done.started_at ?? ''),
     );
-    expect(notStartedFirst.length).toBeGreaterThanOrEqual(1);
+    expect(startedBefore.map((job) => job.id)).toEqual([]);
     for (const job of backlog) await cancel(api(0), heavy, job.id);
-    await until('the workers are idle', async () => (await toolParents(api(0).dataDir)).length === 0, 60_000);
+    await until('the workers are idle', workersIdle, 60_000);
   }, 300_000);
 
   it('answers a synchronous call 200 although the worker running it is killed (kill -9)', async () => {
@@ -158,8 +194,8 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
       key,
       body: await slowForm(),
     });
-    await until('a worker runs the call', async () => (await toolParents(api(0).dataDir)).length > 0);
-    const [parent] = await toolParents(api(0).dataDir);
+    const [parent] = await toolsRunning('a worker runs the call');
+    expect(workers.map((worker) => worker.pid)).toContain(parent);
     const victim = workers.find((worker) => worker.pid === parent) as TestServer;
     expect((await victim.signal('SIGKILL')).signal).toBe('SIGKILL');
     const answered = await answer;
@@ -272,9 +308,9 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
     expect((await killed.signal('SIGKILL')).signal).toBe('SIGKILL');
     workers = workers.filter((worker) => worker !== killed);
     await killed.stop();
-    // BullMQ's stalled-job check hands it to the other worker: its second start.
-    const second = await busyWorker();
-    // A third worker, to take the job back from the second one's SIGTERM, if anything would.
+    // A third worker, to take the job back from the second one's SIGTERM, if anything would. Started
+    // before the second start is looked for, so the SIGTERM follows that start at once: started
+    // after it, the second attempt ran on while this process came up, and could end first.
     workers.push(
       await startServer({
         env: { ...env, PDN_SHUTDOWN_GRACE_MS: '0' },
@@ -282,6 +318,8 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
         dataDir: api(0).dataDir,
       }),
     );
+    // BullMQ's stalled-job check hands it to one of the other two workers: its second start.
+    const second = await busyWorker();
     expect(await second.signal('SIGTERM')).toEqual({ code: 0, signal: null });
     workers = workers.filter((worker) => worker !== second);
     await second.stop();

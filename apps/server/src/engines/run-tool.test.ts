@@ -14,19 +14,21 @@ afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-/** True while a process with this pid exists (signal 0 only checks). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * True while the process runs. A killed grandchild is a zombie until init reaps it, which here takes
+ * up to 2 s (the machine's PID 1 reaps in rounds): killed it is, so a zombie counts as gone, as does
+ * no process at all. Signal 0 would count the zombie alive.
+ */
+async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  // "pid (comm) state ...": comm may hold spaces, so the state is read after its ')'.
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
 }
 
 async function waitUntilGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  return !alive(pid);
+  for (let i = 0; i < 100 && (await running(pid)); i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  return !(await running(pid));
 }
 
 describe('runTool', () => {

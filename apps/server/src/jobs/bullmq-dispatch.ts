@@ -324,10 +324,20 @@ export class BullmqDispatch implements JobDispatch {
     const job = started > 1 ? await store.restart(id, now()) : await store.get(id);
     // Canceled (or forgotten) while it waited in BullMQ: nothing to run.
     if (job?.status !== 'running') return 'skipped';
-    const end = await host.runJob(job, false);
+    const [end] = await Promise.all([host.runJob(job, false), this.#stopIfCanceledMeanwhile(host, id)]);
     if (end.status === 'interrupted') throw new Error('the worker stopped before the job ended');
     if (end.status === 'failed') throw new UnrecoverableError(`${end.error.code}: ${end.error.message}`);
     return end.status;
+  }
+
+  /**
+   * A cancel published while the store was read above reached this process before the job ran here,
+   * and stopped nothing: the job, running here now, is read again, and stopped if it ended meanwhile.
+   * A cancel published from now on reaches it directly. A failed read leaves it to run.
+   */
+  async #stopIfCanceledMeanwhile(host: DispatchHost, id: string): Promise<void> {
+    const now = await this.#deps.store.get(id).catch(() => undefined);
+    if (now !== undefined && now.status !== 'running') host.stop(id);
   }
 
   /**

@@ -19,6 +19,7 @@ import { partsOf, type Role } from '../role.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { missingService, TEST_REDIS_URL, uniqueName } from '../test-services.js';
 import { BullmqDispatch } from './bullmq-dispatch.js';
+import type { JobStore } from './job-store.js';
 import { INTERRUPTED, JobRunner, type JobTimings } from './runner.js';
 import { StartedHereMarks } from './started-here-marks.js';
 
@@ -92,6 +93,8 @@ describe('JobRunner', () => {
     role: Role = 'all',
     strandedMs?: number,
     overBullmq = role !== 'all',
+    /** The store as the dispatch reads it (default: the runner's own). */
+    dispatchStore: JobStore = accounts.jobs,
   ): Promise<JobRunner> {
     const operations = {
       compress: operation,
@@ -108,19 +111,19 @@ describe('JobRunner', () => {
       slots: 1,
       log,
       parts: partsOf(role),
-      ...(overBullmq ? { dispatch: bullmqDispatch(role, strandedMs) } : {}),
+      ...(overBullmq ? { dispatch: bullmqDispatch(role, strandedMs, dispatchStore) } : {}),
     });
     runners.push(made);
     await made.start();
     return made;
   }
 
-  function bullmqDispatch(role: Role, strandedMs: number | undefined): BullmqDispatch {
+  function bullmqDispatch(role: Role, strandedMs: number | undefined, store: JobStore): BullmqDispatch {
     redis ??= new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
     return new BullmqDispatch({
       redis,
       prefix,
-      store: accounts.jobs,
+      store,
       parts: partsOf(role),
       slots: 1,
       log,
@@ -267,6 +270,59 @@ describe('JobRunner', () => {
       while (held.started.length === 0) await settle();
       expect((await api.cancel(job.id))?.status).toBe('canceled');
       await held.stopped;
+      expect(await accounts.jobs.get(job.id)).toMatchObject({ status: 'canceled' });
+    },
+  );
+
+  it.skipIf(redisMissing !== undefined)(
+    'stops a job canceled while its worker runner was reading it from the store, before it ran there',
+    async () => {
+      const api = await runner(
+        { name: 'ocr', run: () => Promise.reject(new Error('not here')), resign: (r) => r },
+        'api',
+      );
+      // The worker's dispatch reads the job while it is running, and hands on what it read only once
+      // the cancel has reached the worker: the cancel found nothing to stop there.
+      let read = () => {};
+      let handOn = () => {};
+      const wasRead = new Promise<void>((resolve) => {
+        read = resolve;
+      });
+      const handedOn = new Promise<void>((resolve) => {
+        handOn = resolve;
+      });
+      const slowReads = new Proxy(accounts.jobs, {
+        get(target, name) {
+          if (name !== 'get') {
+            const value = Reflect.get(target, name);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (id: string) => {
+            const record = await target.get(id);
+            read();
+            await handedOn;
+            return record;
+          };
+        },
+      });
+      const held = heldOperation();
+      const worker = await runner(held.operation, 'worker', undefined, true, slowReads);
+      const heard = new Promise<void>((resolve) => {
+        const stop = worker.stop.bind(worker);
+        worker.stop = (id) => {
+          stop(id);
+          resolve();
+        };
+      });
+      const job = await api.submit(submission('canceled while read'));
+      await wasRead;
+      expect((await api.cancel(job.id))?.status).toBe('canceled');
+      await heard;
+      handOn();
+      // Its attempt there ends without the operation's end (held): stopped, not left running. Left
+      // running, the worker's graceful stop waits for it, past this test's timeout.
+      await worker.close(60_000);
+      expect(held.started).toEqual([]);
       expect(await accounts.jobs.get(job.id)).toMatchObject({ status: 'canceled' });
     },
   );

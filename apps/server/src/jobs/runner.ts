@@ -425,6 +425,8 @@ export class JobRunner implements DispatchHost {
       const source = here === undefined ? inputs : { fetch: async () => [...here.files] };
       const opened = await openAttemptFolder(workDirs, source, job);
       folder = opened;
+      // Stopped while its inputs were fetched: no work starts (an operation need not check first).
+      signal.throwIfAborted();
       let made = 0;
       // Stamped as each output is stored, at the end of the work, so a long job's files still outlive its retention.
       const outputs = {

@@ -354,6 +354,21 @@ describe.skipIf(tools.qpdf === undefined)('a PDF whose trailer /Size no integer 
   });
 });
 
+// Found by the e2e fuzzer (pdf-lib compress): a real file (pdf.js corpus, written by ImageMagick) whose
+// second page names the catalog as its /Parent. pdf-lib climbs /Parent for inherited attributes and
+// threw a TypeError (500); the page tree check refuses it first, naming the file.
+describe('a PDF whose page names a /Parent that is no /Pages node', () => {
+  it('is refused by pdf-lib as damaged, naming it', async () => {
+    const original = await readFile(join(CORPUS_DIR, 'imagemagick-six-images.pdf'), 'latin1');
+    const second = original.indexOf('/Parent 2 0 R', original.indexOf('/Parent 2 0 R') + 1);
+    const lying = `${original.slice(0, second)}/Parent 1 0 R${original.slice(second + 13)}`;
+    const input = await upload('parent.pdf', Buffer.from(lying, 'latin1'), 'file 1 (parent.pdf)');
+    await expect(engineFor('pdf-lib').split(input, '1', await newJob(), BUDGET)).rejects.toThrow(
+      'file 1 (parent.pdf) is damaged or truncated',
+    );
+  });
+});
+
 describe('createPdfEngine', () => {
   it.skipIf(tools.qpdf === undefined)('picks qpdf on auto when it is installed, and logs the choice', () => {
     const logged: [string, Record<string, unknown> | undefined][] = [];

@@ -2,7 +2,7 @@
 // reading side turns pdf-lib's failures into the verdicts of pdf-input-errors.ts; the writing side
 // re-reads what it wrote, because an output is only returned once its page count is proven (issue #2).
 import { readFile, writeFile } from 'node:fs/promises';
-import { ParseSpeeds, PDFDocument, PDFPageTree } from 'pdf-lib';
+import { ParseSpeeds, PDFDict, PDFDocument, PDFName, PDFPageTree } from 'pdf-lib';
 import { InternalError, InvalidInputError } from '../../errors.js';
 import type { InputFile } from '../types.js';
 import { checkPageCount, damaged, encrypted, pageTreeLoop, pageTreeTooDeep } from './pdf-input-errors.js';
@@ -26,14 +26,30 @@ async function isEncrypted(bytes: Uint8Array): Promise<boolean> {
 }
 
 /**
+ * Whether `node`'s /Parent, which pdf-lib climbs for inherited attributes (PDFPageLeaf.ascend: the
+ * page's /Resources, /MediaBox, /Rotate), leads only to /Pages nodes the walk has already reached: a
+ * /Parent naming anything else made pdf-lib throw a TypeError mid-compress (found by the e2e PDF fuzzer),
+ * and one naming a later node could climb in a circle. Absent is fine: the climb stops there.
+ */
+function climbsToSeenNodes(doc: PDFDocument, node: PDFDict, seen: ReadonlySet<PDFPageTree>): boolean {
+  const parent = node.get(PDFName.of('Parent'));
+  if (parent === undefined) return true;
+  const target = doc.context.lookup(parent);
+  return target instanceof PDFPageTree && seen.has(target);
+}
+
+/**
  * Refuses a page tree in which a /Pages node is reached twice, as qpdf's walk does (QPDF::getAllPages:
  * "Loop detected"), so both engines answer a looping tree alike (issue #9). pdf-lib's own walk
  * (PDFPageTree.traverse) would recurse until its stack overflows. Reaching a node twice without a cycle
  * is refused too: it multiplies pages (40 nodes that each list the next twice hold 2^40 pages). Kids that
  * are not /Pages nodes are leaves, as pdf-lib sees them; an explicit stack keeps deep trees in bounds.
+ * Every node's /Parent must lead back to nodes reached before it (climbsToSeenNodes): each climb then
+ * goes strictly back in the walk's order and ends.
  */
 function checkPageTree(doc: PDFDocument, label: string): void {
   const root = doc.catalog.Pages();
+  if (!climbsToSeenNodes(doc, root, new Set())) throw damaged(label);
   const seen = new Set<PDFPageTree>([root]);
   const stack = [{ kids: root.Kids(), next: 0 }];
   for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
@@ -42,6 +58,7 @@ function checkPageTree(doc: PDFDocument, label: string): void {
       continue;
     }
     const kid = doc.context.lookup(frame.kids.get(frame.next++));
+    if (kid instanceof PDFDict && !climbsToSeenNodes(doc, kid, seen)) throw damaged(label);
     if (!(kid instanceof PDFPageTree)) continue;
     if (seen.has(kid)) throw pageTreeLoop(label);
     seen.add(kid);

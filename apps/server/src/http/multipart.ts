@@ -139,8 +139,12 @@ export async function parseParts(
   spec: PartsSpec,
   options: ParseOptions,
 ): Promise<ParsedParts> {
+  let filesNamed = 0;
   const form = formidable({
     uploadDir: options.uploadDir,
+    // The request's folder is its own, so a count names its files apart; formidable's default, a
+    // cuid2 per file (SHA-3 in JavaScript), cost a merge of 20 more than a millisecond (issue #11).
+    filename: () => `upload-${++filesNamed}`,
     // formidable's own caps (200 MiB by default) follow the plan; the body count below fires first.
     maxFileSize: options.limit,
     maxTotalFileSize: options.limit,

@@ -85,6 +85,26 @@ describe('download to a path', () => {
     expect(await readdir(dir)).toEqual(['out.pdf']);
   });
 
+  it('writes a body of some MiB that comes in many odd-sized chunks, byte for byte', async () => {
+    const big = new Uint8Array(3 * 1024 * 1024 + 12345).map((_, i) => (i * 31) % 251);
+    serve(() => {
+      let at = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (at >= big.length) return controller.close();
+          const size = 1000 + (Math.floor(at / 7) % 70_000);
+          controller.enqueue(big.slice(at, at + size));
+          at += size;
+        },
+      });
+      return new HttpResponse(body);
+    });
+    const target = join(dir, 'big.pdf');
+    await client().download(download(), target);
+    expect(Buffer.compare(await readFile(target), Buffer.from(big))).toBe(0);
+    expect(await readdir(dir)).toEqual(['big.pdf']);
+  });
+
   it('replaces an existing file by default', async () => {
     serve();
     const target = join(dir, 'out.pdf');

@@ -10,6 +10,8 @@ export interface UploadedFile {
   /** The name the client gave the file, for messages and output names (never used as a path). */
   name: string;
   size: number;
+  /** The SHA-256 of its bytes in hex, taken as they were written (the Idempotency-Key fingerprint). */
+  sha256: string;
 }
 
 export interface Upload extends WorkContext {

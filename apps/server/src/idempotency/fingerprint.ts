@@ -1,24 +1,20 @@
 // What makes two requests "the same request" for Idempotency-Key (issue #14; openapi.yaml,
 // "Idempotency"): the operation, whether it asked for a job, every field's values in order, and every
 // file's part, name and bytes. One SHA-256 over an unambiguous encoding of all of that (lengths before
-// values, so no two different requests encode alike); files are hashed from disk, streamed.
+// values, so no two different requests encode alike). Files come with the SHA-256 of their bytes,
+// taken while the upload wrote them (http/multipart.ts): reading every file again cost a merge of 20
+// a read of each before its work could start (issue #11's merge bench).
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 
 export interface FingerprintInput {
   operation: string;
   async: boolean;
   fields: ReadonlyMap<string, readonly string[]>;
-  files: ReadonlyMap<string, readonly { path: string; name: string }[]>;
+  /** Each file's name and the SHA-256 of its bytes, in hex. */
+  files: ReadonlyMap<string, readonly { name: string; sha256: string }[]>;
 }
 
-async function fileHash(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-export async function fingerprint(input: FingerprintInput): Promise<string> {
+export function fingerprint(input: FingerprintInput): string {
   const parts: string[] = [input.operation, input.async ? 'async' : 'sync'];
   const byName = <T>(map: ReadonlyMap<string, T>) =>
     [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -26,7 +22,7 @@ export async function fingerprint(input: FingerprintInput): Promise<string> {
     parts.push('field', name, String(values.length), ...values);
   for (const [name, files] of byName(input.files)) {
     parts.push('files', name, String(files.length));
-    for (const file of files) parts.push(file.name, await fileHash(file.path));
+    for (const file of files) parts.push(file.name, file.sha256);
   }
   const hash = createHash('sha256');
   for (const part of parts) hash.update(`${Buffer.byteLength(part)}:${part};`);

@@ -6,6 +6,9 @@ import { access, link, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readBody } from './request.js';
 
+/** What one write to the file gathers. */
+const WRITE_BYTES = 1024 * 1024;
+
 /** Fails early, before downloading anything, with the EEXIST the final link would give. */
 export async function assertAbsent(path: string): Promise<void> {
   const exists = await access(path).then(
@@ -27,10 +30,22 @@ export async function writeAtomically(
   const reader = body.getReader();
   let closed = false;
   try {
+    // The body comes in socket-sized chunks (16 to 64 KiB): gathered into writes of 1 MiB, a file of
+    // some megabytes costs a few writes instead of a hundred (issue #11's merge bench).
+    let batch: Uint8Array[] = [];
+    let batchBytes = 0;
     for (;;) {
       const next = await readBody(() => reader.read());
+      if (!next.done) {
+        batch.push(next.value);
+        batchBytes += next.value.byteLength;
+      }
+      if (batchBytes >= WRITE_BYTES || (next.done && batchBytes > 0)) {
+        await file.writev(batch);
+        batch = [];
+        batchBytes = 0;
+      }
       if (next.done) break;
-      await file.write(next.value);
     }
     await file.sync();
     await file.close();

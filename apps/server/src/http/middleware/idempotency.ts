@@ -100,7 +100,7 @@ export function idempotency(
     let bound: string | undefined;
     ctx.state.idempotency = {
       bind: async (jobId) => {
-        await store.bind(userId, key, token, await fingerprintOf(ctx), jobId);
+        await store.bind(userId, key, token, fingerprintOf(ctx), jobId);
         bound = jobId;
       },
     };
@@ -119,7 +119,7 @@ export function idempotency(
   async function replay(ctx: AppContext, record: IdempotencyRecord, job: JobRecord) {
     await steps.read(ctx, async () => {
       await usage(ctx);
-      if ((await fingerprintOf(ctx)) !== record.fingerprint)
+      if (fingerprintOf(ctx) !== record.fingerprint)
         throw new IdempotencyKeyReusedError(
           'This Idempotency-Key was used for a different request in the last 24 hours; use a new key for a new request.',
         );

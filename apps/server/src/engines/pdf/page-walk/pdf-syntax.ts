@@ -3,14 +3,11 @@
 // the caps, is a Doubt, never a guess; the caller then leaves the file to qpdf (page-tree-walk.ts).
 
 import { isRegular, isWhiteSpace } from '../pdf-characters.js';
+import { PdfName, plainName } from './pdf-names.js';
 
 /** Thrown when this reader is not sure; the caller falls back to qpdf, which decides. */
 export class Doubt extends Error {
   override name = 'Doubt';
-}
-
-export class PdfName {
-  constructor(readonly value: string) {}
 }
 
 export class PdfRef {
@@ -31,6 +28,10 @@ const MAX_NESTING = 32;
 
 /** Integers with a sign or too long to be object numbers, and reals (§7.3.3). */
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
+function isHexDigit(byte: number): boolean {
+  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
+}
 
 /** What a reader spends per token read (walk-budget.ts keeps the count across one walk). */
 export interface TokenBudget {
@@ -65,13 +66,19 @@ export class PdfReader {
     return this.bytes.toString('latin1', start, this.pos);
   }
 
+  /** Reads `word` (an ASCII keyword) at the cursor, after white space, or throws a Doubt. */
   expectWord(word: string): void {
+    if (!this.atWord(word)) throw new Doubt(`expected ${word}`);
+  }
+
+  /** Whether `word` (an ASCII keyword) is at the cursor, after white space; if so, reads it. */
+  atWord(word: string): boolean {
     this.skipSpace();
-    const end = this.pos + word.length;
-    if (this.bytes.toString('latin1', this.pos, end) !== word || isRegular(this.bytes[end])) {
-      throw new Doubt(`expected ${word}`);
-    }
-    this.pos = end;
+    const { bytes, pos } = this;
+    for (let i = 0; i < word.length; i++) if (bytes[pos + i] !== word.charCodeAt(i)) return false;
+    if (isRegular(bytes[pos + word.length])) return false;
+    this.pos = pos + word.length;
+    return true;
   }
 
   /**
@@ -141,9 +148,10 @@ export class PdfReader {
     this.pos++;
     const start = this.pos;
     while (isRegular(this.bytes[this.pos])) this.pos++;
-    const raw = this.bytes.toString('latin1', start, this.pos);
+    const plain = plainName(this.bytes, start, this.pos);
+    if (plain !== undefined) return plain;
     // §7.3.5: `#xx` escapes; names are compared after decoding.
-    if (!raw.includes('#')) return new PdfName(raw);
+    const raw = this.bytes.toString('latin1', start, this.pos);
     if (!/^(?:[^#]|#[0-9a-fA-F]{2})*$/.test(raw)) throw new Doubt('bad name escape');
     return new PdfName(
       raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
@@ -166,8 +174,10 @@ export class PdfReader {
   private hexString(): PdfString {
     const end = this.bytes.indexOf(0x3e, this.pos);
     if (end < 0) throw new Doubt('unterminated hex string');
-    const body = this.bytes.toString('latin1', this.pos + 1, end);
-    if (!/^[0-9a-fA-F\0\t\n\f\r ]*$/.test(body)) throw new Doubt('bad hex string');
+    for (let at = this.pos + 1; at < end; at++) {
+      const byte = this.bytes[at] as number;
+      if (!isHexDigit(byte) && !isWhiteSpace(byte)) throw new Doubt('bad hex string');
+    }
     this.pos = end + 1;
     return new PdfString();
   }

@@ -14,13 +14,14 @@ const LOCK = { namespace: 0x70646e74, key: randomInt(2 ** 30) };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(missing !== undefined)('PgDb.lockedTransaction', () => {
-  // Two connections, and a wait for one far shorter than a burst on one lock takes to go through.
-  const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2, connectionTimeoutMillis: 500 });
+  // Two connections, and a wait for one (1 s: room for a first connection on a busy machine) far
+  // shorter than a burst on one lock takes to go through (60 x 30 ms).
+  const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2, connectionTimeoutMillis: 1000 });
   const db = new PgDb(pool);
   afterAll(() => pool.end());
 
-  // 60 transactions in turn, each sleeping 20 ms in PostgreSQL: 1.2 s at the least, 2 s measured at
-  // load 9, too close to vitest's default 5 s for a loaded CI machine.
+  // 60 transactions in turn, each sleeping 30 ms in PostgreSQL: 1.8 s at the least, more on a loaded
+  // machine, too close to vitest's default 5 s.
   it('runs a burst of 60 transactions on one lock one after another without exhausting the pool', {
     timeout: 60_000,
   }, async () => {
@@ -31,7 +32,7 @@ describe.skipIf(missing !== undefined)('PgDb.lockedTransaction', () => {
       db.lockedTransaction(LOCK, async (sql) => {
         inside += 1;
         mostInside = Math.max(mostInside, inside);
-        await sql.rows('SELECT pg_sleep(0.02)');
+        await sql.rows('SELECT pg_sleep(0.03)');
         order.push(i);
         inside -= 1;
         return i;

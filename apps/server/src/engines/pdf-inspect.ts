@@ -62,7 +62,11 @@ export async function inspectPdf(input: InputFile, o: InspectOptions): Promise<P
   const path = await pdfFromHeader(input, await checkPdfBytes(input));
   if (o.tools.qpdf === undefined) {
     // The worker applies the page checks itself, before it touches the page tree further.
-    const { pageCount } = await runPdfLibTask('inspect', { input, maxPages: o.maxPages }, o);
+    const { pageCount } = await runPdfLibTask(
+      'inspect',
+      { input, maxPages: o.maxPages },
+      { ...o, blame: input.label },
+    );
     return { pageCount, path };
   }
   const walk = await walkPageTreeOf(path, o.maxPages);

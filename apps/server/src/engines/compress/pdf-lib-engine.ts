@@ -31,7 +31,7 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
     const { pageCount, lost } = await runPdfLibTask(
       'compress',
       { input, outputPath, maxPages: o.maxPages, dropMetadata: level !== 'low' },
-      { timeoutMs: o.timeoutMs, signal: job.signal },
+      { timeoutMs: o.timeoutMs, signal: job.signal, blame: input.label },
     );
     if (lost !== undefined) job.log?.warn('compress candidate rejected', { method: 'pdf-lib', reason: lost });
     const rewritten = await candidate(outputPath, 'pdf-lib');

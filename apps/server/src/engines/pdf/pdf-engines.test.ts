@@ -369,6 +369,31 @@ describe('a PDF whose page names a /Parent that is no /Pages node', () => {
   });
 });
 
+// Found by the e2e fuzzer (pdf-lib compress): a real file (pdf.js corpus, written by Acrobat) whose
+// second /Size says 2147483647 and whose second startxref says 0. pdf-lib follows it until its worker
+// runs out of heap: the worker's limit holds, and the answer names the file (400), not the server (500).
+describe('a PDF on which pdf-lib runs out of memory', () => {
+  // Filling a 2 GiB heap took 30 s here: room for a slower machine.
+  it('is refused, naming it', { timeout: 180_000 }, async () => {
+    const original = await readFile(join(CORPUS_DIR, 'acrobat-acroform.pdf'), 'latin1');
+    const size = [...original.matchAll(/\/Size \d+/g)][1];
+    const startxref = [...original.matchAll(/startxref\s+\d+/g)][1];
+    if (size?.index === undefined || startxref?.index === undefined)
+      throw new Error('no second /Size or startxref');
+    const edits = [
+      { at: startxref.index, length: startxref[0].length, text: 'startxref\n0' },
+      { at: size.index, length: size[0].length, text: '/Size 2147483647' },
+    ].sort((a, b) => b.at - a.at);
+    let lying = original;
+    for (const edit of edits)
+      lying = lying.slice(0, edit.at) + edit.text + lying.slice(edit.at + edit.length);
+    const input = await upload('xref.pdf', Buffer.from(lying, 'latin1'), 'file 1 (xref.pdf)');
+    await expect(engineFor('pdf-lib').split(input, '1', await newJob(), BUDGET)).rejects.toThrow(
+      'file 1 (xref.pdf) cannot be processed',
+    );
+  });
+});
+
 describe('createPdfEngine', () => {
   it.skipIf(tools.qpdf === undefined)('picks qpdf on auto when it is installed, and logs the choice', () => {
     const logged: [string, Record<string, unknown> | undefined][] = [];

@@ -42,7 +42,7 @@ export function createPdfLibEngine(o: PdfLibEngineOptions): PdfEngine {
     const parts = await runPdfLibTask(
       'split',
       { input, ranges, maxPages: o.maxPages, budget, workDir: job.workDir },
-      { timeoutMs: o.timeoutMs, signal: job.signal },
+      { timeoutMs: o.timeoutMs, signal: job.signal, blame: input.label },
     );
     return Promise.all(
       parts.map(async (part) => ({

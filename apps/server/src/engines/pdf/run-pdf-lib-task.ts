@@ -9,6 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import { InternalError, InvalidInputError } from '../../errors.js';
 import { ToolAbortedError, ToolTimeoutError } from '../run-tool.js';
+import { unprocessable } from './pdf-input-errors.js';
 import type {
   PdfLibReply,
   PdfLibRequest,
@@ -28,6 +29,13 @@ const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 2048, stackSizeMb: 4 };
 export interface PdfLibRunOptions {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /**
+   * The label of the one input the task reads, where it reads one: pdf-lib running out of its heap
+   * on that file (an xref stream claiming 2^31 entries did, found by the e2e PDF fuzzer) is the file's
+   * doing, answered 400 naming it, not 500. A task over several inputs cannot tell which, so its
+   * out-of-memory stays the server's.
+   */
+  blame?: string;
 }
 
 function replyError(task: string, reply: Extract<PdfLibReply, { ok: false }>): Error {
@@ -82,8 +90,15 @@ export function runPdfLibTask<K extends PdfLibTaskName>(
       );
     });
     // ERR_WORKER_OUT_OF_MEMORY (the heap limit) and uncaught errors arrive here.
-    worker.on('error', (error) => {
-      settle(() => reject(new InternalError(`${command} worker failed: ${error.message}`, { cause: error })));
+    worker.on('error', (error: NodeJS.ErrnoException) => {
+      const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      settle(() =>
+        reject(
+          outOfMemory && options.blame !== undefined
+            ? unprocessable(options.blame)
+            : new InternalError(`${command} worker failed: ${error.message}`, { cause: error }),
+        ),
+      );
     });
     worker.on('exit', (code) => {
       settle(() => reject(new InternalError(`${command} worker exited with code ${code} without replying`)));

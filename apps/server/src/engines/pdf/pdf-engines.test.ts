@@ -335,13 +335,28 @@ describe.skipIf(tools.qpdf === undefined)('a PDF that opens without a password',
   });
 });
 
+/**
+ * A corpus file with, for each edit, the `occurrence`th (from 0) match of `pattern` replaced: the
+ * e2e fuzzer's findings, made again by hand on the file it mutated.
+ */
+async function corpusFileWith(name: string, edits: readonly [RegExp, number, string][]): Promise<Buffer> {
+  let text = await readFile(join(CORPUS_DIR, name), 'latin1');
+  for (const [pattern, occurrence, replacement] of edits) {
+    const match = [...text.matchAll(new RegExp(pattern, 'g'))][occurrence];
+    if (match?.index === undefined) throw new Error(`${name} has no match ${occurrence} of ${pattern}`);
+    text = text.slice(0, match.index) + replacement + text.slice(match.index + match[0].length);
+  }
+  return Buffer.from(text, 'latin1');
+}
+
 // Found by the e2e fuzzer: a real file (pdf.js corpus, written by Ghostscript) whose trailer says
 // /Size 99999999999999999999. The page walk needs no /Size and passes it; qpdf then fails with an
 // error that names no file, which must still be blamed on the input, never answered 500.
 describe.skipIf(tools.qpdf === undefined)('a PDF whose trailer /Size no integer holds', () => {
   it('is refused by qpdf as damaged, naming it, in a merge and in a split', async () => {
-    const original = await readFile(join(CORPUS_DIR, 'ghostscript-stencil.pdf'), 'latin1');
-    const bytes = Buffer.from(original.replace(/\/Size \d+/, '/Size 99999999999999999999'), 'latin1');
+    const bytes = await corpusFileWith('ghostscript-stencil.pdf', [
+      [/\/Size \d+/, 0, '/Size 99999999999999999999'],
+    ]);
     const label = 'file 2 (size.pdf)';
     const engine = engineFor('qpdf');
     const inputs = [await upload('first.pdf', labelledPdf('A', 1)), await upload('size.pdf', bytes, label)];
@@ -359,10 +374,10 @@ describe.skipIf(tools.qpdf === undefined)('a PDF whose trailer /Size no integer 
 // threw a TypeError (500); the page tree check refuses it first, naming the file.
 describe('a PDF whose page names a /Parent that is no /Pages node', () => {
   it('is refused by pdf-lib as damaged, naming it', async () => {
-    const original = await readFile(join(CORPUS_DIR, 'imagemagick-six-images.pdf'), 'latin1');
-    const second = original.indexOf('/Parent 2 0 R', original.indexOf('/Parent 2 0 R') + 1);
-    const lying = `${original.slice(0, second)}/Parent 1 0 R${original.slice(second + 13)}`;
-    const input = await upload('parent.pdf', Buffer.from(lying, 'latin1'), 'file 1 (parent.pdf)');
+    const lying = await corpusFileWith('imagemagick-six-images.pdf', [
+      [/\/Parent 2 0 R/, 1, '/Parent 1 0 R'],
+    ]);
+    const input = await upload('parent.pdf', lying, 'file 1 (parent.pdf)');
     await expect(engineFor('pdf-lib').split(input, '1', await newJob(), BUDGET)).rejects.toThrow(
       'file 1 (parent.pdf) is damaged or truncated',
     );
@@ -375,19 +390,11 @@ describe('a PDF whose page names a /Parent that is no /Pages node', () => {
 describe('a PDF on which pdf-lib runs out of memory', () => {
   // Filling a 2 GiB heap took 30 s here: room for a slower machine.
   it('is refused, naming it', { timeout: 180_000 }, async () => {
-    const original = await readFile(join(CORPUS_DIR, 'acrobat-acroform.pdf'), 'latin1');
-    const size = [...original.matchAll(/\/Size \d+/g)][1];
-    const startxref = [...original.matchAll(/startxref\s+\d+/g)][1];
-    if (size?.index === undefined || startxref?.index === undefined)
-      throw new Error('no second /Size or startxref');
-    const edits = [
-      { at: startxref.index, length: startxref[0].length, text: 'startxref\n0' },
-      { at: size.index, length: size[0].length, text: '/Size 2147483647' },
-    ].sort((a, b) => b.at - a.at);
-    let lying = original;
-    for (const edit of edits)
-      lying = lying.slice(0, edit.at) + edit.text + lying.slice(edit.at + edit.length);
-    const input = await upload('xref.pdf', Buffer.from(lying, 'latin1'), 'file 1 (xref.pdf)');
+    const lying = await corpusFileWith('acrobat-acroform.pdf', [
+      [/\/Size \d+/, 1, '/Size 2147483647'],
+      [/startxref\s+\d+/, 1, 'startxref\n0'],
+    ]);
+    const input = await upload('xref.pdf', lying, 'file 1 (xref.pdf)');
     await expect(engineFor('pdf-lib').split(input, '1', await newJob(), BUDGET)).rejects.toThrow(
       'file 1 (xref.pdf) cannot be processed',
     );

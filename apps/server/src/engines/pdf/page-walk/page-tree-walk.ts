@@ -15,6 +15,8 @@ import { Doubt, integerOf, isDict, nameOf, type PdfDict, PdfRef } from './pdf-sy
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 /** Page-tree depth; real files stay under 10, and qpdf 11.3 itself crashes on 100,000. */
 const MAX_DEPTH = 64;
+/** All the walk reads of a node; the rest of each page (its resources, boxes, contents) is only checked. */
+const NODE_KEYS: ReadonlySet<string> = new Set(['Type', 'Kids', 'Count']);
 
 export interface PageTreeWalk {
   /** The /Page leaves really in the tree. */
@@ -26,7 +28,7 @@ export interface PageTreeWalk {
 function node(objects: PdfObjects, kid: unknown): PdfDict {
   // qpdf turns a direct kid into an indirect one with a warning: not the plain case.
   if (!(kid instanceof PdfRef)) throw new Doubt('direct /Kids entry');
-  const dict = objects.get(kid);
+  const dict = objects.get(kid, NODE_KEYS);
   if (!isDict(dict)) throw new Doubt('page tree node is not a dictionary');
   return dict;
 }

@@ -54,3 +54,25 @@ describe('withFileBytes', () => {
     ).rejects.toThrow('used');
   });
 });
+
+describe('withFileBytes, buffers kept', () => {
+  it('reads two inputs at once then a bigger output, round after round, with no new buffer', async () => {
+    // A fresh copy of the module, so its kept buffers are only those this test makes.
+    vi.resetModules();
+    const { withFileBytes: fresh } = await import('./file-bytes.js');
+    const inputs = await Promise.all([file('input-1', 'a'.repeat(1000)), file('input-2', 'b'.repeat(1000))]);
+    const output = await file('output', 'c'.repeat(3 * 1024 * 1024));
+    const merge = async () => {
+      await Promise.all(inputs.map((path) => fresh(path, 8 * 1024 * 1024, text)));
+      expect(await fresh(output, 8 * 1024 * 1024, (bytes) => bytes.length)).toBe(3 * 1024 * 1024);
+    };
+    await merge();
+    const made = vi.spyOn(Buffer, 'allocUnsafeSlow');
+    try {
+      for (let round = 0; round < 3; round++) await merge();
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+  });
+});

@@ -8,13 +8,26 @@ import { open } from 'node:fs/promises';
 const MIN_BUFFER_BYTES = 1024 * 1024;
 /** Bigger buffers are not kept: such files are rare, and their walk costs more than the GC anyway. */
 const MAX_KEPT_BYTES = 4 * 1024 * 1024;
-/** Walks read one file at a time per request; a few requests at once share these. */
+/**
+ * A merge's walks read the next input while one is walked (pdf-inspect.ts), then its output: two kept
+ * buffers serve them all when the bigger ones are kept. A few requests at once share these.
+ */
 const MAX_KEPT_BUFFERS = 2;
 
 const kept: Buffer[] = [];
 
+/** The index in `buffers` of the smallest one `fits` accepts, or -1. */
+function smallest(buffers: readonly Buffer[], fits: (buffer: Buffer) => boolean): number {
+  let found = -1;
+  for (const [index, buffer] of buffers.entries()) {
+    if (fits(buffer) && (found < 0 || buffer.length < (buffers[found] as Buffer).length)) found = index;
+  }
+  return found;
+}
+
 function borrow(size: number): Buffer {
-  const fitting = kept.findIndex((buffer) => buffer.length >= size);
+  // The smallest that fits, so that a small input leaves the big buffer to the output.
+  const fitting = smallest(kept, (buffer) => buffer.length >= size);
   if (fitting >= 0) return kept.splice(fitting, 1)[0] as Buffer;
   let length = MIN_BUFFER_BYTES;
   while (length < size) length *= 2;
@@ -22,7 +35,14 @@ function borrow(size: number): Buffer {
 }
 
 function giveBack(buffer: Buffer): void {
-  if (buffer.length <= MAX_KEPT_BYTES && kept.length < MAX_KEPT_BUFFERS) kept.push(buffer);
+  if (buffer.length > MAX_KEPT_BYTES) return;
+  if (kept.length < MAX_KEPT_BUFFERS) {
+    kept.push(buffer);
+    return;
+  }
+  // A bigger buffer serves every file a smaller one would: it replaces the smallest.
+  const replaced = smallest(kept, () => true);
+  if ((kept[replaced] as Buffer).length < buffer.length) kept[replaced] = buffer;
 }
 
 /**

@@ -23,6 +23,7 @@ function read(text: string, keep: Keep): Read | 'doubt' {
 
 const PAGE = '<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /MediaBox [0 0 612 792] >>';
 const TYPE_ONLY: Keep = new Set(['Type']);
+const MANY_KEYS = Array.from({ length: 40 }, (_, i) => `/K${i} ${i}`).join(' ');
 
 describe('PdfReader.value builds only what it is asked to keep', () => {
   it.each<[string, { keep: Keep; want: PdfValue }]>([
@@ -42,8 +43,11 @@ describe('PdfReader.value builds only what it is asked to keep', () => {
   it.each([
     ['a plain page', PAGE],
     ['strings and booleans', '<< /Type /Page /A (a (nested) string) /B <48 65> /C [true null 1.5] >>'],
+    ['keys of the dictionary holding it, in a nested one', '<< /Type /Page /A << /Type 1 /A 2 >> /B 3 >>'],
+    ['many keys', `<< /Type /Page /Resources << ${MANY_KEYS} >> ${MANY_KEYS} >>`],
   ])('spends the same tokens and ends at the same place whatever it keeps: %s', (_, text) => {
     const whole = read(text, 'all') as Read;
+    expect(whole.end).toBe(text.length);
     for (const keep of [TYPE_ONLY, 'none'] as const) {
       expect(read(text, keep)).toMatchObject({ end: whole.end, tokens: whole.tokens });
     }
@@ -55,6 +59,7 @@ describe('PdfReader.value builds only what it is asked to keep', () => {
     ['a kept key repeated', '<< /Type /Page /Type /Pages >>'],
     ['a bad token inside a dropped array', '<< /Type /Page /MediaBox [0 0 foo 1] >>'],
     ['a dictionary key that is not a name, dropped', '<< /Type /Page /Resources << 1 2 >> >>'],
+    ['a key repeated after many others', `<< /Type /Page /Resources << ${MANY_KEYS} /K7 0 >> >>`],
   ])('doubts alike whatever it keeps: %s', (_, text) => {
     for (const keep of ['all', TYPE_ONLY, 'none'] as const) expect(read(text, keep)).toBe('doubt');
   });

@@ -3,6 +3,7 @@
 // the caps, is a Doubt, never a guess; the caller then leaves the file to qpdf (page-tree-walk.ts).
 
 import { isRegular, isWhiteSpace } from '../pdf-characters.js';
+import { OpenDictionaryKeys } from './dictionary-keys.js';
 import { PdfName, plainName } from './pdf-names.js';
 
 /** Thrown when this reader is not sure; the caller falls back to qpdf, which decides. */
@@ -34,6 +35,9 @@ export type Keep = 'all' | 'none' | ReadonlySet<string>;
 
 /** Nesting of arrays and dictionaries deeper than any page-tree object needs. */
 const MAX_NESTING = 32;
+
+/** Reads are synchronous and each dictionary closes what it opened, so every reader shares one. */
+const openKeys = new OpenDictionaryKeys();
 
 /** Integers with a sign or too long to be object numbers, and reals (§7.3.3). */
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
@@ -209,23 +213,26 @@ export class PdfReader {
   private dict(depth: number, keep: Keep): PdfDict | null {
     this.pos += 2;
     const dict: PdfDict | null = keep === 'none' ? null : new Map();
-    // The keys read so far, kept or not: a repeated one is refused alike. A dictionary built whole is its own.
-    const keys: Set<string> | PdfDict = keep === 'all' && dict !== null ? dict : new Set<string>();
-    for (;;) {
-      this.skipSpace();
-      if (this.bytes[this.pos] === 0x3e && this.bytes[this.pos + 1] === 0x3e) {
-        this.pos += 2;
-        return dict;
+    // The keys read so far, kept or not: a repeated one is refused alike.
+    const mark = openKeys.open();
+    try {
+      for (;;) {
+        this.skipSpace();
+        if (this.bytes[this.pos] === 0x3e && this.bytes[this.pos + 1] === 0x3e) {
+          this.pos += 2;
+          return dict;
+        }
+        if (this.bytes[this.pos] !== 0x2f) throw new Doubt('dictionary key is not a name');
+        this.budget.spendToken();
+        const key = this.name().value;
+        // §7.3.7: a repeated key is an error whose outcome readers disagree on.
+        if (!openKeys.add(mark, key)) throw new Doubt(`repeated key /${key}`);
+        const kept = keep === 'all' || (keep !== 'none' && keep.has(key));
+        const value = this.value(depth + 1, kept ? 'all' : 'none');
+        if (kept) dict?.set(key, value);
       }
-      if (this.bytes[this.pos] !== 0x2f) throw new Doubt('dictionary key is not a name');
-      this.budget.spendToken();
-      const key = this.name().value;
-      // §7.3.7: a repeated key is an error whose outcome readers disagree on.
-      if (keys.has(key)) throw new Doubt(`repeated key /${key}`);
-      const kept = keep === 'all' || (keep !== 'none' && keep.has(key));
-      const value = this.value(depth + 1, kept ? 'all' : 'none');
-      if (keys instanceof Set) keys.add(key);
-      if (kept) dict?.set(key, value);
+    } finally {
+      openKeys.close(mark);
     }
   }
 }

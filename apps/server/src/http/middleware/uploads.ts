@@ -1,7 +1,8 @@
 // Multipart uploads (issue #2): parsed (http/multipart.ts) straight to disk inside a fresh per-request
-// work folder under the data folder (made when the first file arrives, and before the route runs), with the plan's whole-request cap enforced while the body
-// streams. The folder is removed in `finally` after the route has answered, on success, on error and
-// on client abort alike, so nothing an upload brings is left behind.
+// work folder under the data folder (made when the first file arrives, else before the route runs),
+// with the plan's whole-request cap enforced while the body streams. The folder is removed in
+// `finally` after the route has answered, on success, on error and on client abort alike, so nothing
+// an upload brings is left behind.
 import { setMaxListeners } from 'node:events';
 import type { Middleware } from 'koa';
 import { planLimits, planTitle } from '../../accounts/index.js';

@@ -104,6 +104,23 @@ describe('CpuSlots', () => {
     await expect(result).resolves.toBe('task');
   });
 
+  it('starts work that asked for a spare slot only when no task of run() is waiting', async () => {
+    const slots = new CpuSlots(1);
+    const started: string[] = [];
+    const first = deferredTask('first', started);
+    const spare = deferredTask('spare', started);
+    const job = deferredTask('job', started);
+    const results = [slots.run(first.task), slots.whenSpare(spare.task), slots.run(job.task)];
+    first.finish();
+    await settle();
+    expect(started).toEqual(['first', 'job']);
+    job.finish();
+    await settle();
+    expect(started).toEqual(['first', 'job', 'spare']);
+    spare.finish();
+    await expect(Promise.all(results)).resolves.toEqual(['first', 'spare', 'job']);
+  });
+
   it.each([0, -1, 1.5, Number.NaN])('rejects concurrency %s', (concurrency) => {
     expect(() => new CpuSlots(concurrency)).toThrow(RangeError);
   });

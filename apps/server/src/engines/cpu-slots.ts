@@ -1,6 +1,7 @@
 // Bounds how many heavy tasks (qpdf, Ghostscript, pdf-lib workers, OCR) run at once: issue #2 asks for
 // "the number of concurrent jobs bounded by the CPU count, with the rest queued". Tasks start in the
-// order they were submitted; one whose request is aborted while it waits never starts.
+// order they were submitted; one whose request is aborted while it waits never starts. Work that can
+// wait (a job's side work, job-lanes.ts) asks for a spare slot: it starts only when no task is waiting.
 
 interface WaitingTask {
   start(): void;
@@ -10,6 +11,7 @@ export class CpuSlots {
   readonly #concurrency: number;
   #running = 0;
   readonly #waiting: WaitingTask[] = [];
+  readonly #waitingForSpare: WaitingTask[] = [];
 
   constructor(concurrency: number) {
     if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -24,6 +26,18 @@ export class CpuSlots {
    * started, stopping the task is the task's own business (it gets the same signal).
    */
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.#enqueue(this.#waiting, task, signal);
+  }
+
+  /**
+   * As `run`, for work that takes no turn from anyone: it starts when a slot is free and no task of
+   * `run` is waiting for one.
+   */
+  whenSpare<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.#enqueue(this.#waitingForSpare, task, signal);
+  }
+
+  #enqueue<T>(queue: WaitingTask[], task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<T>((resolve, reject) => {
       const waiting: WaitingTask = {
@@ -40,21 +54,21 @@ export class CpuSlots {
         },
       };
       const onAbort = () => {
-        const index = this.#waiting.indexOf(waiting);
-        if (index !== -1) this.#waiting.splice(index, 1);
+        const index = queue.indexOf(waiting);
+        if (index !== -1) queue.splice(index, 1);
         reject(signal?.reason);
       };
-      if (this.#running < this.#concurrency) {
+      if (this.#running < this.#concurrency && this.#waiting.length === 0) {
         waiting.start();
       } else {
         signal?.addEventListener('abort', onAbort, { once: true });
-        this.#waiting.push(waiting);
+        queue.push(waiting);
       }
     });
   }
 
   #startNext(): void {
     if (this.#running >= this.#concurrency) return;
-    this.#waiting.shift()?.start();
+    (this.#waiting.shift() ?? this.#waitingForSpare.shift())?.start();
   }
 }

@@ -22,7 +22,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidInputError } from '../errors.js';
 import { PDF_LIB_WORKER_URL } from './pdf/run-pdf-lib-task.js';
-import { inspectPdf } from './pdf-inspect.js';
+import { inspectPdf, inspectPdfs } from './pdf-inspect.js';
 import { type DetectedTools, detectTools } from './tools.js';
 
 // pdf-lib needs seconds to parse the 100,000-page file, more when test files run in parallel: this
@@ -146,4 +146,33 @@ describe('inspectPdf with qpdf', () => {
     const result = inspectPdf({ path, label: LABEL }, { maxPages: 5000, tools: detected, timeoutMs: 60_000 });
     await expect(result).rejects.toThrow(`${LABEL} is encrypted with a password.`);
   });
+});
+
+describe('inspectPdfs with qpdf', () => {
+  const inspectAll = async (name: string, files: Promise<Uint8Array>[]) => {
+    const inputs = await Promise.all(
+      files.map(async (bytes, index) => ({
+        path: await writeFixture(dir, `merge-${name}-${index + 1}.pdf`, await bytes),
+        label: `file ${index + 1}`,
+      })),
+    );
+    return { inputs, result: inspectPdfs(inputs, { maxPages: 5000, tools: detected, timeoutMs: 60_000 }) };
+  };
+
+  it.skipIf(detected.qpdf === undefined)('counts the pages of every file, read as uploaded', async () => {
+    const { inputs, result } = await inspectAll('good', [
+      labelledPdf('A', 3),
+      labelledPdf('B', 2),
+      labelledPdf('C', 4),
+    ]);
+    await expect(result).resolves.toEqual({ files: inputs, pageCount: 9 });
+  });
+
+  it.skipIf(detected.qpdf === undefined)(
+    'names the first bad file in upload order, the file after it being read already',
+    async () => {
+      const { result } = await inspectAll('zero', [labelledPdf('A', 3), zeroPagePdf(), zeroPagePdf()]);
+      await expect(result).rejects.toThrow('file 2 has no pages.');
+    },
+  );
 });

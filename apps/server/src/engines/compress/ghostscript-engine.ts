@@ -7,6 +7,7 @@
 // content check's floors; failing all, the answer is the input itself (`original`).
 import { stat } from 'node:fs/promises';
 import type { CpuSlots } from '../cpu-slots.js';
+import { JobLanes } from '../job-lanes.js';
 import type { QpdfRun } from '../pdf/run-qpdf.js';
 import { inspectPdf } from '../pdf-inspect.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
@@ -42,6 +43,8 @@ interface Attempt {
   timer: PhaseTimer;
   interpreters: readonly PdfInterpreter[];
   qpdf: QpdfRun | undefined;
+  /** Where the rewrites run, ahead of the content check's reads (../job-lanes.ts). */
+  lanes: JobLanes;
   prove(candidate: Candidate): Promise<Proof>;
 }
 
@@ -58,17 +61,19 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     for (const interpreter of a.interpreters) {
       const name = `ghostscript-${preset}-${interpreter}`;
       const rewrite = await a.timer.time('ghostscript', () =>
-        rewriteWithGhostscript(
-          {
-            gs,
-            level: preset,
-            interpreter,
-            inputPath: a.pdfPath,
-            pageCount: a.pageCount,
-            outputName: `${name}.pdf`,
-            timeoutMs: o.timeoutMs,
-          },
-          a.job,
+        a.lanes.main(() =>
+          rewriteWithGhostscript(
+            {
+              gs,
+              level: preset,
+              interpreter,
+              inputPath: a.pdfPath,
+              pageCount: a.pageCount,
+              outputName: `${name}.pdf`,
+              timeoutMs: o.timeoutMs,
+            },
+            a.job,
+          ),
         ),
       );
       if ('failure' in rewrite) {
@@ -86,7 +91,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       const { qpdf: run } = a;
       if (run !== undefined) {
         const packed = await a.timer.time('qpdf', () =>
-          qpdfLosslessPass(rewrite.path, `${name}-qpdf.pdf`, run),
+          a.lanes.main(() => qpdfLosslessPass(rewrite.path, `${name}-qpdf.pdf`, run)),
         );
         if ('failure' in packed) {
           a.job.log?.warn('compress candidate rejected', {
@@ -115,7 +120,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     }
     const { qpdf: run } = a;
     if (run !== undefined) {
-      const tidied = await a.timer.time('qpdf', () => qpdfLosslessPass(a.pdfPath, 'qpdf.pdf', run));
+      const tidied = await a.timer.time('qpdf', () =>
+        a.lanes.main(() => qpdfLosslessPass(a.pdfPath, 'qpdf.pdf', run)),
+      );
       if ('failure' in tidied) {
         a.job.log?.warn('compress candidate rejected', { method: 'qpdf', reason: tidied.failure });
       } else {
@@ -153,6 +160,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     // The check renders with the default interpreter first whatever the fonts: unlike pdfwrite it was
     // faster there on composite fonts (0.35 s vs 1.07 s to render five pages).
     const checkInterpreters = interpreterOrder(legacyAvailable, false);
+    // From here on the tools may overlap (the check reads the input while Ghostscript rewrites it), so
+    // each takes its turn in the slot this compress holds, or a spare one.
+    const lanes = new JobLanes(o.cpuSlots, job.signal);
     const content: ContentCheck = createContentCheck(
       pdfPath,
       pageCount,
@@ -164,13 +174,14 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         pdfimages: o.tools.pdfimages,
         structure: run === undefined || structure === undefined ? undefined : { input: structure, run },
         timeoutMs,
+        lanes,
       },
       job,
     );
     const outputCheck = { tools: o.tools, cwd: job.workDir, timeoutMs, signal: job.signal };
     const proof = {
       inputSize,
-      pages: (path: string) => checkOutputPages(path, pageCount, outputCheck),
+      pages: (path: string) => lanes.main(() => checkOutputPages(path, pageCount, outputCheck)),
       content,
       log: job.log,
     };
@@ -187,6 +198,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         timer,
         interpreters,
         qpdf: run,
+        lanes,
         prove,
       });
       job.log?.info('compressed', {

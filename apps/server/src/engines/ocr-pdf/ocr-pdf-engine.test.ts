@@ -50,6 +50,7 @@ import { InvalidInputError } from '../../errors.js';
 import { createContentCheck } from '../compress/content-check/content-check.js';
 import { readStructure } from '../compress/content-check/pdf-structure.js';
 import { CpuSlots } from '../cpu-slots.js';
+import { JobLanes } from '../job-lanes.js';
 import { createOcrEngine } from '../ocr/index.js';
 import { listNativeTesseract } from '../ocr/native-tesseract.js';
 import { PDF_LIB_WORKER_URL } from '../pdf/run-pdf-lib-task.js';
@@ -223,6 +224,7 @@ describe.each(engines)('OCR of documents with %s', (choice) => {
       const { ghostscript: gs, qpdf } = tools;
       if (gs !== undefined && qpdf !== undefined) {
         const run = { qpdf, cwd: workDir, timeoutMs: 60_000 };
+        const { signal } = new AbortController();
         const check = createContentCheck(
           input,
           3,
@@ -234,8 +236,9 @@ describe.each(engines)('OCR of documents with %s', (choice) => {
             pdfimages: tools.pdfimages,
             structure: { input: await readStructure(input, 'input', run), run },
             timeoutMs: 60_000,
+            lanes: new JobLanes(new CpuSlots(2), signal),
           },
-          { workDir, signal: new AbortController().signal },
+          { workDir, signal },
         );
         expect((await check.prove(output.path, 'ocr')).rejected).toBeUndefined();
       }

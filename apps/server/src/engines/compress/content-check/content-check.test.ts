@@ -16,6 +16,8 @@ import {
   StandardFonts,
 } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CpuSlots } from '../../cpu-slots.js';
+import { JobLanes } from '../../job-lanes.js';
 import { runTool } from '../../run-tool.js';
 import { detectTools, type ToolInfo } from '../../tools.js';
 import { createContentCheck } from './content-check.js';
@@ -275,6 +277,7 @@ describe.skipIf(gs === undefined).each(toolSets)(
   (tools, { pdftotext: reader, pdftoppm: renderer, pdfimages: counter }, skip) => {
     const checkFor = async (input: string, pages: number, workDir: string) => {
       const run = qpdf && { qpdf, cwd: workDir, timeoutMs: 60_000 };
+      const { signal } = new AbortController();
       return createContentCheck(
         input,
         pages,
@@ -286,8 +289,9 @@ describe.skipIf(gs === undefined).each(toolSets)(
           pdfimages: counter,
           structure: run && { input: await readStructure(input, 'input', run), run },
           timeoutMs: 60_000,
+          lanes: new JobLanes(new CpuSlots(2), signal),
         },
-        { workDir, signal: new AbortController().signal },
+        { workDir, signal },
       );
     };
 

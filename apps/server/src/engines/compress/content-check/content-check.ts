@@ -9,7 +9,10 @@
 // cannot read it leaves the verdict to the next. Structure: qpdf's reading of input and candidate
 // (pdf-structure.ts), where qpdf is installed. The input's render and text are taken while Ghostscript
 // rewrites the file (`start`) and reused for every candidate; a candidate's render, text and structure
-// are read side by side.
+// are read side by side. Every tool it runs is the job's side work (../../job-lanes.ts): beside the
+// rewrite and beside one another only in slots no other job is waiting for.
+
+import type { JobLanes } from '../../job-lanes.js';
 import type { QpdfRun } from '../../pdf/run-qpdf.js';
 import type { ToolInfo } from '../../tools.js';
 import type { WorkContext } from '../../types.js';
@@ -55,6 +58,8 @@ export interface ContentCheckOptions {
    */
   structure: { input: Result<PdfStructure>; run: QpdfRun } | undefined;
   timeoutMs: number;
+  /** The job's lanes, which run every tool of the check as side work. */
+  lanes: JobLanes;
 }
 
 export interface ContentVerdict {
@@ -109,7 +114,7 @@ export function createContentCheck(
   function textOfInput(reader: WordReader): Promise<Result<TextSample>> {
     let text = inputText.get(reader);
     if (text === undefined) {
-      text = reader.read(input, job);
+      text = o.lanes.beside(() => reader.read(input, job));
       inputText.set(reader, text);
     }
     return text;
@@ -140,11 +145,12 @@ export function createContentCheck(
   function start(): Promise<Reference | { failure: string }> {
     if (reference === undefined) {
       const started = performance.now();
-      // The input's render, the first reader's reading of its text and its images counted, side by
-      // side, while Ghostscript is still busy with the rewrite.
+      // The input's render, the first reader's reading of its text and its images counted: side work,
+      // beside Ghostscript's rewrite where a slot is spare, else after it.
       const text = readers[0] === undefined ? undefined : textOfInput(readers[0]);
-      inputImages = o.pdfimages && drawnImages(o.pdfimages, input, o.timeoutMs, job);
-      reference = Promise.all([renderInput(), text, inputImages]).then(([rendered]) => {
+      const { pdfimages } = o;
+      inputImages = pdfimages && o.lanes.beside(() => drawnImages(pdfimages, input, o.timeoutMs, job));
+      reference = Promise.all([o.lanes.beside(renderInput), text, inputImages]).then(([rendered]) => {
         referenceMs = Math.round(performance.now() - started);
         return rendered;
       });
@@ -155,7 +161,7 @@ export function createContentCheck(
   }
 
   async function comparePages(ref: Reference, path: string, name: string): Promise<Result<PageScore[]>> {
-    const rendered = await ref.renderer.render({ path, pages, name }, ref.dpi, job);
+    const rendered = await o.lanes.beside(() => ref.renderer.render({ path, pages, name }, ref.dpi, job));
     if ('failure' in rendered) return rendered;
     const scores: PageScore[] = [];
     for (const [index, page] of pages.entries()) {
@@ -191,7 +197,7 @@ export function createContentCheck(
         continue;
       }
       if (before.value.characters.size === 0) return { score: { kept: 0, reference: 0 } };
-      const after = await reader.read({ path, pages, name }, job);
+      const after = await o.lanes.beside(() => reader.read({ path, pages, name }, job));
       if ('failure' in after) return { rejected: `${reader.name}: ${after.failure}` };
       const score = wordScore(before.value.words, after.value.words);
       const lost = lostCharacters(before.value.characters, after.value.characters);
@@ -206,7 +212,7 @@ export function createContentCheck(
     if (o.structure === undefined) return undefined;
     const { input: before, run } = o.structure;
     if ('failure' in before) return `the input's structure could not be read: ${before.failure}`;
-    const after = await readStructure(path, name, run);
+    const after = await o.lanes.beside(() => readStructure(path, name, run));
     if ('failure' in after) return `the output's structure could not be read: ${after.failure}`;
     return structureBelowFloor(before.value, after.value);
   }
@@ -219,7 +225,8 @@ export function createContentCheck(
     if (o.pdfimages === undefined || inputImages === undefined) return undefined;
     const before = await inputImages;
     if ('failure' in before) return undefined;
-    const after = await drawnImages(o.pdfimages, { path, pages, name }, o.timeoutMs, job);
+    const { pdfimages } = o;
+    const after = await o.lanes.beside(() => drawnImages(pdfimages, { path, pages, name }, o.timeoutMs, job));
     if ('failure' in after) return `the output's images could not be counted: ${after.failure}`;
     return imagesBelowFloor(before.value, after.value);
   }

@@ -4,17 +4,19 @@
 // cross-reference, no encryption, every /Kids entry an indirect /Page or /Pages dictionary reached once.
 // Anything else (damage qpdf would repair, a loop, a page reached twice, a node of no clear type, a cap
 // passed) is left to qpdf, which decides and words the verdict: `undefined` here means "ask qpdf".
-import { readFile, stat } from 'node:fs/promises';
+import { withFileBytes } from './file-bytes.js';
 import { PdfObjects } from './pdf-objects.js';
 import { Doubt, integerOf, isDict, nameOf, type PdfDict, PdfRef } from './pdf-syntax.js';
 
 /**
- * Files read into memory whole and walked on the event loop; a bigger one is left to qpdf, in its own
- * process (for such a file a process start is a small part of the work anyway).
+ * Files read into memory whole (file-bytes.ts) and walked on the event loop; a bigger one is left to
+ * qpdf, in its own process (for such a file a process start is a small part of the work anyway).
  */
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 /** Page-tree depth; real files stay under 10, and qpdf 11.3 itself crashes on 100,000. */
 const MAX_DEPTH = 64;
+/** All the walk reads of a node; the rest of each page (its resources, boxes, contents) is only checked. */
+const NODE_KEYS: ReadonlySet<string> = new Set(['Type', 'Kids', 'Count']);
 
 export interface PageTreeWalk {
   /** The /Page leaves really in the tree. */
@@ -26,7 +28,7 @@ export interface PageTreeWalk {
 function node(objects: PdfObjects, kid: unknown): PdfDict {
   // qpdf turns a direct kid into an indirect one with a warning: not the plain case.
   if (!(kid instanceof PdfRef)) throw new Doubt('direct /Kids entry');
-  const dict = objects.get(kid);
+  const dict = objects.get(kid, NODE_KEYS);
   if (!isDict(dict)) throw new Doubt('page tree node is not a dictionary');
   return dict;
 }
@@ -66,13 +68,13 @@ export function walkPageTree(bytes: Buffer, maxPages: number): PageTreeWalk {
 
 /** walkPageTree over the file at `path`: undefined when it has any doubt, and qpdf must decide. */
 export async function walkPageTreeOf(path: string, maxPages: number): Promise<PageTreeWalk | undefined> {
-  if ((await stat(path)).size > MAX_FILE_BYTES) return undefined;
-  const bytes = await readFile(path);
-  try {
-    return walkPageTree(bytes, maxPages);
-  } catch {
-    // A Doubt, or a defect of this reader on a file nobody foresaw: either way qpdf judges the file,
-    // so a walker bug costs a tool run, never a 500. The fuzz test holds the walker to Doubt alone.
-    return undefined;
-  }
+  return withFileBytes(path, MAX_FILE_BYTES, (bytes) => {
+    try {
+      return walkPageTree(bytes, maxPages);
+    } catch {
+      // A Doubt, or a defect of this reader on a file nobody foresaw: either way qpdf judges the file,
+      // so a walker bug costs a tool run, never a 500. The fuzz test holds the walker to Doubt alone.
+      return undefined;
+    }
+  });
 }

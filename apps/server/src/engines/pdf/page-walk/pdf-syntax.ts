@@ -3,6 +3,7 @@
 // the caps, is a Doubt, never a guess; the caller then leaves the file to qpdf (page-tree-walk.ts).
 
 import { isRegular, isWhiteSpace } from '../pdf-characters.js';
+import { OpenDictionaryKeys } from './dictionary-keys.js';
 import { PdfName, plainName } from './pdf-names.js';
 
 /** Thrown when this reader is not sure; the caller falls back to qpdf, which decides. */
@@ -17,14 +18,26 @@ export class PdfRef {
   ) {}
 }
 
-/** A string's bytes are never needed here, only where it ends. */
+/** A string's bytes are never needed here, only where it ends: every string is this one value. */
 export class PdfString {}
+const STRING = new PdfString();
 
 export type PdfValue = number | boolean | null | PdfName | PdfRef | PdfString | PdfValue[] | PdfDict;
 export type PdfDict = Map<string, PdfValue>;
 
+/**
+ * How much of a value a read builds: all of it; none of it (read and checked token by token as fully,
+ * then dropped, and answered as null); or, of a dictionary, only the entries named, the others dropped.
+ * A page-tree walk looks at three keys of each page; building the rest (/Resources, /MediaBox...) made a
+ * merge of 20 x 50 pages allocate 5.5 MB and a full GC per merge (issue #11's bench).
+ */
+export type Keep = 'all' | 'none' | ReadonlySet<string>;
+
 /** Nesting of arrays and dictionaries deeper than any page-tree object needs. */
 const MAX_NESTING = 32;
+
+/** Reads are synchronous and each dictionary closes what it opened, so every reader shares one. */
+const openKeys = new OpenDictionaryKeys();
 
 /** Integers with a sign or too long to be object numbers, and reals (§7.3.3). */
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
@@ -107,18 +120,19 @@ export class PdfReader {
     return value;
   }
 
-  value(depth = 0): PdfValue {
+  /** The value at the cursor, built as far as `keep` asks; the checks are the same whatever it says. */
+  value(depth = 0, keep: Keep = 'all'): PdfValue {
     if (depth > MAX_NESTING) throw new Doubt('nested too deeply');
     this.budget.spendToken();
     const unsigned = this.unsigned();
-    if (unsigned !== undefined) return this.refOrInteger(unsigned);
+    if (unsigned !== undefined) return this.refOrInteger(unsigned, keep !== 'none');
     const byte = this.bytes[this.pos];
     if (byte === undefined) throw new Doubt('unexpected end of data');
     if (byte === 0x2f) return this.name();
     if (byte === 0x28) return this.literalString();
-    if (byte === 0x5b) return this.array(depth);
+    if (byte === 0x5b) return this.array(depth, keep !== 'none');
     if (byte === 0x3c) {
-      if (this.bytes[this.pos + 1] === 0x3c) return this.dict(depth);
+      if (this.bytes[this.pos + 1] === 0x3c) return this.dict(depth, keep);
       return this.hexString();
     }
     const word = this.word();
@@ -129,15 +143,15 @@ export class PdfReader {
     throw new Doubt(`unexpected token ${word.slice(0, 20)}`);
   }
 
-  /** `12 0 R` is a reference (§7.3.10); any other integer stands alone. */
-  private refOrInteger(num: number): number | PdfRef {
+  /** `12 0 R` is a reference (§7.3.10); any other integer stands alone. A reference not built is null. */
+  private refOrInteger(num: number, build: boolean): number | PdfRef | null {
     const after = this.pos;
     const gen = this.unsigned();
     if (gen !== undefined && gen <= 65535 && num < 1e10) {
       this.skipSpace();
       if (this.bytes[this.pos] === 0x52 && !isRegular(this.bytes[this.pos + 1])) {
         this.pos++;
-        return new PdfRef(num, gen);
+        return build ? new PdfRef(num, gen) : null;
       }
     }
     this.pos = after;
@@ -166,7 +180,7 @@ export class PdfReader {
       const byte = bytes[this.pos++];
       if (byte === 0x5c) this.pos++;
       else if (byte === 0x28) open++;
-      else if (byte === 0x29 && --open === 0) return new PdfString();
+      else if (byte === 0x29 && --open === 0) return STRING;
     }
     throw new Doubt('unterminated string');
   }
@@ -179,37 +193,46 @@ export class PdfReader {
       if (!isHexDigit(byte) && !isWhiteSpace(byte)) throw new Doubt('bad hex string');
     }
     this.pos = end + 1;
-    return new PdfString();
+    return STRING;
   }
 
-  private array(depth: number): PdfValue[] {
+  private array(depth: number, build: boolean): PdfValue[] | null {
     this.pos++;
-    const items: PdfValue[] = [];
+    const items: PdfValue[] | null = build ? [] : null;
     for (;;) {
       this.skipSpace();
       if (this.bytes[this.pos] === 0x5d) {
         this.pos++;
         return items;
       }
-      items.push(this.value(depth + 1));
+      const item = this.value(depth + 1, build ? 'all' : 'none');
+      items?.push(item);
     }
   }
 
-  private dict(depth: number): PdfDict {
+  private dict(depth: number, keep: Keep): PdfDict | null {
     this.pos += 2;
-    const dict: PdfDict = new Map();
-    for (;;) {
-      this.skipSpace();
-      if (this.bytes[this.pos] === 0x3e && this.bytes[this.pos + 1] === 0x3e) {
-        this.pos += 2;
-        return dict;
+    const dict: PdfDict | null = keep === 'none' ? null : new Map();
+    // The keys read so far, kept or not: a repeated one is refused alike.
+    const mark = openKeys.open();
+    try {
+      for (;;) {
+        this.skipSpace();
+        if (this.bytes[this.pos] === 0x3e && this.bytes[this.pos + 1] === 0x3e) {
+          this.pos += 2;
+          return dict;
+        }
+        if (this.bytes[this.pos] !== 0x2f) throw new Doubt('dictionary key is not a name');
+        this.budget.spendToken();
+        const key = this.name().value;
+        // §7.3.7: a repeated key is an error whose outcome readers disagree on.
+        if (!openKeys.add(mark, key)) throw new Doubt(`repeated key /${key}`);
+        const kept = keep === 'all' || (keep !== 'none' && keep.has(key));
+        const value = this.value(depth + 1, kept ? 'all' : 'none');
+        if (kept) dict?.set(key, value);
       }
-      if (this.bytes[this.pos] !== 0x2f) throw new Doubt('dictionary key is not a name');
-      this.budget.spendToken();
-      const key = this.name().value;
-      // §7.3.7: a repeated key is an error whose outcome readers disagree on.
-      if (dict.has(key)) throw new Doubt(`repeated key /${key}`);
-      dict.set(key, this.value(depth + 1));
+    } finally {
+      openKeys.close(mark);
     }
   }
 }

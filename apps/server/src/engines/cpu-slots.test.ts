@@ -1,23 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CpuSlots } from './cpu-slots.js';
-
-/** A task the test finishes by hand, recording when it started. */
-function deferredTask(name: string, started: string[]) {
-  let finish!: (value: string) => void;
-  let fail!: (error: Error) => void;
-  const done = new Promise<string>((resolve, reject) => {
-    finish = resolve;
-    fail = reject;
-  });
-  const task = () => {
-    started.push(name);
-    return done;
-  };
-  return { task, finish: () => finish(name), fail: (error: Error) => fail(error) };
-}
-
-/** Lets queued promise callbacks run. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+import { deferredTask, settle } from './deferred-tasks.js';
 
 describe('CpuSlots', () => {
   it('runs at most `concurrency` tasks at once and starts the rest in submission order', async () => {

@@ -1,24 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CpuSlots } from './cpu-slots.js';
+import { deferredTask, settle } from './deferred-tasks.js';
 import { JobLanes } from './job-lanes.js';
-
-/** A task the test finishes by hand, recording when it started. */
-function deferredTask(name: string, started: string[]) {
-  let finish!: () => void;
-  let fail!: (error: Error) => void;
-  const done = new Promise<string>((resolve, reject) => {
-    finish = () => resolve(name);
-    fail = reject;
-  });
-  const task = () => {
-    started.push(name);
-    return done;
-  };
-  return { task, finish, fail };
-}
-
-/** Lets queued promise callbacks run. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A job holding one of `slots` until the returned `end` is called, with its lanes. */
 function jobIn(slots: CpuSlots, signal = new AbortController().signal) {

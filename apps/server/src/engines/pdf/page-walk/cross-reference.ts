@@ -132,10 +132,17 @@ function field(data: Buffer, at: number, width: number): number {
   return value;
 }
 
-/** A cross-reference stream (§7.5.8) whose `N G obj` the reader is at; returns its dictionary. */
-function readStream(reader: PdfReader, entries: Map<number, XrefEntry>, budget: WalkBudget): PdfDict {
-  reader.integer();
-  reader.integer();
+/** A cross-reference stream's own object number and generation, and its dictionary. */
+interface XrefStream {
+  num: number;
+  gen: number;
+  dict: PdfDict;
+}
+
+/** A cross-reference stream (§7.5.8) whose `N G obj` the reader is at. */
+function readStream(reader: PdfReader, entries: Map<number, XrefEntry>, budget: WalkBudget): XrefStream {
+  const num = reader.integer();
+  const gen = reader.integer();
   reader.expectWord('obj');
   const dict = reader.value();
   if (!isDict(dict) || nameOf(dict.get('Type')) !== 'XRef') throw new Doubt('not a cross-reference stream');
@@ -171,12 +178,34 @@ function readStream(reader: PdfReader, entries: Map<number, XrefEntry>, budget: 
     }
   }
   if (row * rowSize !== data.length) throw new Doubt('cross-reference stream has bytes left over');
-  return dict;
+  return { num, gen, dict };
+}
+
+/**
+ * qpdf keeps each cross-reference stream it reads as the object its `N G obj` names, whatever the
+ * cross-reference says is there: a stream found one byte off its offset (`1 0 obj` inside `31 0 obj`)
+ * then stood in for object 1, the catalog, and qpdf found no /Root where this walk found the pages.
+ * So every such stream must be where the cross-reference puts its own number.
+ */
+function checkStreamsListed(streams: Map<number, XrefStream>, entries: Map<number, XrefEntry>): void {
+  for (const [offset, { num, gen }] of streams) {
+    const entry = entries.get(num);
+    if (
+      entry === undefined ||
+      entry === 'free' ||
+      !('offset' in entry) ||
+      entry.offset !== offset ||
+      entry.gen !== gen
+    ) {
+      throw new Doubt('cross-reference stream not where the cross-reference puts it');
+    }
+  }
 }
 
 export function readCrossReference(bytes: Buffer, budget: WalkBudget): CrossReference {
   const entries = new Map<number, XrefEntry>();
   const seen = new Set<number>();
+  const streams = new Map<number, XrefStream>();
   let trailer: PdfDict | undefined;
   let offset: number | undefined = startXref(bytes, budget);
   while (offset !== undefined) {
@@ -187,7 +216,13 @@ export function readCrossReference(bytes: Buffer, budget: WalkBudget): CrossRefe
     const reader = new PdfReader(bytes, offset, budget);
     const table: boolean = bytes.toString('latin1', offset, offset + 4) === 'xref';
     if (table) reader.pos += 4;
-    const section: PdfDict = table ? readTable(reader, entries) : readStream(reader, entries, budget);
+    let section: PdfDict;
+    if (table) section = readTable(reader, entries);
+    else {
+      const stream = readStream(reader, entries, budget);
+      streams.set(offset, stream);
+      section = stream.dict;
+    }
     budget.spendParsed(reader.pos - offset);
     // A hybrid file's /XRefStm (§7.5.8.4) is read by some readers and not others; an encrypted file's
     // objects cannot be read without decrypting.
@@ -198,5 +233,6 @@ export function readCrossReference(bytes: Buffer, budget: WalkBudget): CrossRefe
     if (prev !== undefined && offset === undefined) throw new Doubt('bad /Prev');
   }
   if (trailer === undefined) throw new Doubt('no trailer');
+  checkStreamsListed(streams, entries);
   return { entries, trailer };
 }

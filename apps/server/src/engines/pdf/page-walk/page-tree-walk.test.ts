@@ -379,6 +379,19 @@ describe('walkPageTree leaves to qpdf every file qpdf reads another way (attack 
     if (qpdf !== undefined) expect(await qpdfWalk(pdf)).not.toEqual({ pageCount: 2 });
   });
 
+  it('a startxref one byte into its stream, on `1 0 obj` inside `31 0 obj` (qpdf takes it for the catalog)', async () => {
+    // Found by the fuzz test above (seed -1836777689): a byte deleted before the stream did the same.
+    const original = await readFile(join(CORPUS_DIR, 'chrome-138-print.pdf'));
+    expect(walk(original)).toEqual({ pageCount: 1, rootCount: 1 });
+    const pdf = Buffer.from(
+      original.toString('latin1').replace('startxref\n49015', 'startxref\n49016'),
+      'latin1',
+    );
+    expect(pdf.equals(original)).toBe(false);
+    expect(walk(pdf)).toBeUndefined();
+    if (qpdf !== undefined) expect(await qpdfWalk(pdf)).not.toEqual({ pageCount: 1 });
+  });
+
   it('an object stream listing one object twice (qpdf reads the last, the index names the first)', async () => {
     const pdf = xrefStreamPdf({
       direct: { 1: '<< /Type /Catalog /Pages 2 0 R >>' },

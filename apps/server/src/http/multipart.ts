@@ -1,8 +1,7 @@
 // Reading one operation's multipart body with formidable, straight to disk in the request's work
-// folder, made when the first file part arrives. Every part is judged the moment its headers arrive:
-// a part the operation does not declare, or a file where a field belongs (or the reverse), stops the
-// parse with a 400 before any of its bytes are read (issue #11, item 6: 300 MiB in an unused part
-// cost 15.8 s of parsing before the old 400).
+// folder. Every part is judged the moment its headers arrive: a part the operation does not declare,
+// or a file where a field belongs (or the reverse), stops the parse with a 400 before any of its bytes
+// are read (issue #11, item 6: 300 MiB in an unused part cost 15.8 s of parsing before the old 400).
 // Every byte of the body counts toward the plan's limit, whatever part it is in; a part with a
 // filename is a file, with or without a Content-Type (item 11: Python requests sends none).
 
@@ -10,7 +9,6 @@ import type { IncomingMessage } from 'node:http';
 import formidable, { type Part } from 'formidable';
 import type { UploadPace } from '../config.js';
 import { InvalidInputError } from '../errors.js';
-import type { LazyWorkDir } from '../storage/work-dirs.js';
 import type { UploadedFile } from './upload.js';
 import { watchPace } from './upload-pace.js';
 
@@ -28,8 +26,8 @@ export interface ParsedParts {
 }
 
 export interface ParseOptions {
-  /** The request's work folder: file parts are written here, the first making it. */
-  uploadDir: Pick<LazyWorkDir, 'path' | 'make'>;
+  /** The request's work folder: file parts are written here. */
+  uploadDir: string;
   /** The plan's cap on the whole body, in bytes. */
   limit: number;
   /** The error to stop with once the body passes `limit`. */
@@ -143,7 +141,7 @@ export async function parseParts(
 ): Promise<ParsedParts> {
   let filesNamed = 0;
   const form = formidable({
-    uploadDir: options.uploadDir.path,
+    uploadDir: options.uploadDir,
     // The request's folder is its own, so a count names its files apart; formidable's default, a
     // cuid2 per file (SHA-3 in JavaScript), cost a merge of 20 more than a millisecond (issue #11).
     filename: () => `upload-${++filesNamed}`,
@@ -172,14 +170,7 @@ export async function parseParts(
     position.set(file, position.size);
     (file as unknown as NodeJS.EventEmitter).on('error', (error: Error) => writeFailures.push(error));
   });
-  let failed = false;
-  form.once('error', () => {
-    failed = true;
-  });
-  // formidable awaits onPart with its parser paused (plugins/multipart.js), so no byte of the part
-  // goes by while the work folder is made, nor before the part's file is open (as its own onPart,
-  // which returns _handlePart's promise).
-  form.onPart = async (part: Part) => {
+  form.onPart = (part: Part) => {
     const isFile = hasFilename(part);
     const problem = partProblem(spec, part.name, isFile);
     if (problem !== undefined) {
@@ -191,16 +182,8 @@ export async function parseParts(
       part.mimetype ||= 'application/octet-stream';
       // A name formidable could not read becomes the routes' "the uploaded file".
       part.originalFilename ??= '';
-      try {
-        await options.uploadDir.make();
-      } catch (error) {
-        stopParse(form, error as Error);
-        return;
-      }
-      // Stopped meanwhile (the client gone, say): no file to open in a folder about to be removed.
-      if (failed) return;
     }
-    await form._handlePart(part);
+    form._handlePart(part);
   };
   // Raw body bytes, boundaries and all, counted before each chunk is parsed (formidable emits
   // `progress` ahead of parsing it): what the plan caps is the request, not only the files kept.

@@ -2,8 +2,7 @@
 // a process's start removes the areas of processes no longer running, never a running one's, and
 // makes its own, empty, named for its pid. Real processes: this one, its parent, and one that ended.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -48,49 +47,5 @@ describe('WorkDirs.openOwn', () => {
     expect(await readdir(join(parent, String(process.pid)))).toEqual([]);
     const dir = await own.create();
     expect(dir.startsWith(join(parent, String(process.pid), 'req-'))).toBe(true);
-  });
-});
-
-describe('WorkDirs.reserve', () => {
-  let dataDir: string;
-  let workDirs: WorkDirs;
-
-  beforeEach(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'pdn-work-dirs-'));
-    workDirs = await WorkDirs.open(dataDir);
-  });
-
-  afterEach(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  it('names a folder without making it, and removing one never made does nothing', async () => {
-    const folder = workDirs.reserve();
-    expect(folder.path.startsWith(join(dataDir, 'tmp', 'req-'))).toBe(true);
-    expect(existsSync(folder.path)).toBe(false);
-    await folder.remove();
-    expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
-  });
-
-  it('makes the folder once, private to this user, however often asked', async () => {
-    const folder = workDirs.reserve();
-    await Promise.all([folder.make(), folder.make()]);
-    await folder.make();
-    expect((await stat(folder.path)).mode & 0o777).toBe(0o700);
-    await writeFile(join(folder.path, 'upload-1'), 'kept until removed');
-    await folder.remove();
-    expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
-  });
-
-  it('leaves nothing behind when removed while being made', async () => {
-    const folder = workDirs.reserve();
-    void folder.make();
-    await folder.remove();
-    expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
-  });
-
-  it('gives every request a folder of its own', () => {
-    const paths = new Set(Array.from({ length: 100 }, () => workDirs.reserve().path));
-    expect(paths.size).toBe(100);
   });
 });

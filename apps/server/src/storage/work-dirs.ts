@@ -2,18 +2,8 @@
 // request removes its folder in `finally` whatever happened (issue #2: formidable leaves temp files
 // behind even after a successful upload). Keeping them in the data folder, not /tmp, means outputs
 // move into the store with a rename and one `rm` at start-up clears what a crash left behind.
-import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-
-/** A work folder named at once and made on first need. */
-export interface LazyWorkDir {
-  readonly path: string;
-  /** Makes the folder; once, however often called. */
-  make(): Promise<void>;
-  /** Removes the folder if it was made (after it was, should that still be under way). */
-  remove(): Promise<void>;
-}
 
 /** Whether process `pid` of this machine still runs (signal 0 checks without signalling). */
 function alive(pid: number): boolean {
@@ -55,29 +45,6 @@ export class WorkDirs {
 
   create(): Promise<string> {
     return mkdtemp(join(this.root, 'req-'));
-  }
-
-  /**
-   * A request's folder, made only once its upload brings a file: most refused uploads (an undeclared
-   * part, a body that is not multipart) bring none, and making and removing a folder for each was a
-   * tenth of the server's CPU per request on issue #15's rate-limit bench.
-   */
-  reserve(): LazyWorkDir {
-    const path = join(this.root, `req-${randomUUID()}`);
-    let making: Promise<void> | undefined;
-    return {
-      path,
-      make: () => {
-        making ??= mkdir(path, { mode: 0o700 }).then(() => undefined);
-        return making;
-      },
-      remove: async () => {
-        if (making === undefined) return;
-        // Removed before a pending mkdir lands, the folder would be made again and left behind.
-        await making.catch(() => {});
-        await this.remove(path);
-      },
-    };
   }
 
   remove(dir: string): Promise<void> {

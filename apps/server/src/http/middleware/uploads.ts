@@ -1,8 +1,7 @@
 // Multipart uploads (issue #2): parsed (http/multipart.ts) straight to disk inside a fresh per-request
-// work folder under the data folder (made when the first file arrives, else before the route runs),
-// with the plan's whole-request cap enforced while the body streams. The folder is removed in
-// `finally` after the route has answered, on success, on error and on client abort alike, so nothing
-// an upload brings is left behind.
+// work folder under the data folder, with the plan's whole-request cap enforced while the body
+// streams. The folder is removed in `finally` after the route has answered, on success, on error and
+// on client abort alike, so nothing an upload brings is left behind.
 import { setMaxListeners } from 'node:events';
 import type { Middleware } from 'koa';
 import { planLimits, planTitle } from '../../accounts/index.js';
@@ -70,25 +69,22 @@ export function uploads(
     if (Number(ctx.get('Content-Length')) > limit) throw tooLarge();
 
     // Listen for a hang-up from the start: one during the upload must still stop the engines' work,
-    // and one before the parse starts must stop it at once.
+    // and one while the work folder is made must stop the parse that follows.
     const signal = abortSignal(ctx);
-    const folder = deps.workDirs.reserve();
-    const workDir = folder.path;
+    const workDir = await deps.workDirs.create();
     try {
       // The client may be holding its body back until told to send it (see http-server.ts,
       // checkContinue). Should Node have said so already, a second 100 is harmless: RFC 9110 section
       // 15.2 lets clients receive any number of 1xx responses.
       if (expectsContinue(ctx) && !signal.aborted) ctx.res.writeContinue();
       const { files, fields } = await parseParts(ctx.req, spec, {
-        uploadDir: folder,
+        uploadDir: workDir,
         limit,
         tooLarge,
         pace: deps.uploadPace,
         tooSlow,
         signal,
       });
-      // The routes write their outputs there, whether or not a file came.
-      await folder.make();
       ctx.state.upload = { workDir, signal, log: ctx.state.log, files, fields };
       try {
         await next();
@@ -97,7 +93,7 @@ export function uploads(
         throw await blameFullDisk(error, workDir);
       }
     } finally {
-      await folder.remove();
+      await deps.workDirs.remove(workDir);
     }
   };
 }

@@ -4,18 +4,13 @@
 // gained that much less. So a job's tools take turns in the slot the job holds (its own lane), its main
 // line of work before its side work, and run beside it only in a slot no other job is waiting for
 // (CpuSlots.whenSpare): one request on an idle server still gets every core.
-import type { CpuSlots } from './cpu-slots.js';
-
-interface Turn {
-  start(): void;
-}
+import { CpuSlots } from './cpu-slots.js';
 
 export class JobLanes {
   readonly #slots: CpuSlots;
+  /** The slot the job holds, as a queue of one: `run` for the main line, `whenSpare` for side work. */
+  readonly #ownLane = new CpuSlots(1);
   readonly #signal: AbortSignal;
-  #ownLaneBusy = false;
-  readonly #mainWaiting: Turn[] = [];
-  readonly #sideWaiting: Turn[] = [];
 
   /** For a job that holds one of `slots`; `signal` is the job's, and drops the turns still waiting. */
   constructor(slots: CpuSlots, signal: AbortSignal) {
@@ -25,56 +20,40 @@ export class JobLanes {
 
   /** The job's main line of work (a rewrite the answer waits on): first to the job's own lane. */
   main<T>(task: () => Promise<T>): Promise<T> {
-    return this.#run(task, this.#mainWaiting);
+    return this.#run(task, (turn, signal) => this.#ownLane.run(turn, signal));
   }
 
   /** Work beside the main line (checks of what it made): in the own lane after the main line's turns. */
   beside<T>(task: () => Promise<T>): Promise<T> {
-    return this.#run(task, this.#sideWaiting);
+    return this.#run(task, (turn, signal) => this.#ownLane.whenSpare(turn, signal));
   }
 
-  /** Runs `task` in the own lane or a spare slot, whichever is first free. */
-  #run<T>(task: () => Promise<T>, queue: Turn[]): Promise<T> {
-    if (this.#signal.aborted) return Promise.reject(this.#signal.reason);
-    // Wrapping in an async function turns a task that throws synchronously into a rejection.
-    const settle = () => (async () => task())();
-    if (!this.#ownLaneBusy) return this.#inOwnLane(settle);
+  /**
+   * Runs `task` in the own lane (queued by `inOwnLane`) or a spare slot, whichever is first free; the
+   * one that starts it withdraws the other's wait.
+   */
+  #run<T>(
+    task: () => Promise<T>,
+    inOwnLane: (turn: () => Promise<T>, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const ownWait = new AbortController();
+    const spareWait = new AbortController();
+    const startedBy = (other: AbortController) => () => {
+      other.abort();
+      return task();
+    };
     return new Promise<T>((resolve, reject) => {
-      // Stops the wait for a spare slot once the own lane took the task (or the job was aborted).
-      const spareWait = new AbortController();
-      const turn: Turn = {
-        start: () => {
-          spareWait.abort();
-          this.#inOwnLane(settle).then(resolve, reject);
-        },
+      // A wait withdrawn because the other path started the task settles nothing.
+      const outcome = (withdrawn: AbortSignal) => (error: unknown) => {
+        if (!withdrawn.aborted) reject(error);
       };
-      queue.push(turn);
-      const leaveQueue = () => {
-        const index = queue.indexOf(turn);
-        if (index !== -1) queue.splice(index, 1);
-      };
+      inOwnLane(startedBy(spareWait), AbortSignal.any([ownWait.signal, this.#signal])).then(
+        resolve,
+        outcome(ownWait.signal),
+      );
       this.#slots
-        .whenSpare(
-          () => {
-            leaveQueue();
-            return settle();
-          },
-          AbortSignal.any([spareWait.signal, this.#signal]),
-        )
-        .then(resolve, (error: unknown) => {
-          // The own lane took the task: its outcome settles the promise.
-          if (spareWait.signal.aborted) return;
-          leaveQueue();
-          reject(error);
-        });
-    });
-  }
-
-  #inOwnLane<T>(settle: () => Promise<T>): Promise<T> {
-    this.#ownLaneBusy = true;
-    return settle().finally(() => {
-      this.#ownLaneBusy = false;
-      (this.#mainWaiting.shift() ?? this.#sideWaiting.shift())?.start();
+        .whenSpare(startedBy(ownWait), AbortSignal.any([spareWait.signal, this.#signal]))
+        .then(resolve, outcome(spareWait.signal));
     });
   }
 }

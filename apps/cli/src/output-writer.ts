@@ -2,8 +2,7 @@
 // without --force (issue #5): bytes go to a temp file in the destination folder, then move into
 // place with link() (fails if the name exists) or, with --force, rename() (replaces it).
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { access, link, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { access, link, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -45,7 +44,10 @@ export async function writeOutput(path: string, body: OutputBody, options: Write
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const bytes = await pipeBody(body, createWriteStream(temp, { flags: 'wx' }), options);
+    // Opened before the body flows: a stream that opened its file itself could still be creating it
+    // when a body failing at once had the `finally` below remove it, and the temp file outlived it.
+    const file = await open(temp, 'wx');
+    const bytes = await pipeBody(body, file.createWriteStream(), options);
     if (options.force) await rename(temp, path);
     else await linkNoClobber(temp, path);
     return bytes;

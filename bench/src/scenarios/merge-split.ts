@@ -87,7 +87,7 @@ async function mergeAndSplit(context: BenchContext): Promise<ScenarioResult> {
           maxRetries: 0,
         });
       const merges = await timeAlternating(
-        profile.runs,
+        profile.merge.runs,
         () => pdnMerge(pdn, corpus.mergeInputs, join(workDir, `merged-${engine.name}.pdf`)),
         () => qpdfMerge(corpus.mergeInputs, join(workDir, 'merged-qpdf.pdf')),
       );

@@ -232,6 +232,18 @@ describe('refused before sending', () => {
     expect((error as Error).message).toMatch(message);
     expect(sent).toHaveLength(0);
   });
+
+  it('of several files that cannot be opened, names the first in the order given', async () => {
+    // The files are opened all at once: whichever fails first in time, the error names the first in order.
+    const error = await client()
+      .merge({
+        files: [fromPath(join(dir, 'report.pdf')), fromPath('/nonexistent/pdn/b.pdf'), fromPath(dir)],
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as Error).message).toMatch(/^files\[1\]: cannot read \/nonexistent\/pdn\/b.pdf/);
+    expect(sent).toHaveLength(0);
+  });
 });
 
 describe('retries resend the same content', () => {

@@ -10,6 +10,7 @@ import formidable, { type Part } from 'formidable';
 import type { UploadPace } from '../config.js';
 import { InvalidInputError } from '../errors.js';
 import type { UploadedFile } from './upload.js';
+import { uploadFileStream } from './upload-file-stream.js';
 import { watchPace } from './upload-pace.js';
 
 /** The parts of one operation's multipart body, as its OpenAPI requestBody declares them. */
@@ -157,6 +158,9 @@ export async function parseParts(
     // Each file hashed as it is written, for the Idempotency-Key fingerprint the SDK asks for on
     // every call: not read a second time once the body is in (issue #11's merge bench).
     hashAlgorithm: 'sha256',
+    // Written behind the parse rather than a chunk at a time (upload-file-stream.ts). The file is
+    // formidable's VolatileFile, whose path (uploadDir + filename above) its types leave out.
+    fileWriteStreamHandler: (file) => uploadFileStream((file as unknown as { filepath: string }).filepath),
   });
   // formidable lists each field's files in the order their disk writes finish, not the order they
   // were sent (measured: 20 files to merge came back shuffled); merge keeps upload order (spec), so

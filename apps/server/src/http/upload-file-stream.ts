@@ -28,6 +28,6 @@ export function uploadFileStream(path: string): Writable {
       done(error);
     },
   });
-  file.once('error', (error) => stream.destroy(error));
+  file.on('error', (error) => stream.destroy(error));
   return stream;
 }

@@ -196,8 +196,8 @@ async function serverSideDecisions(
 /**
  * The floor under the server-side figure: the server's own limiter called in the bench process by the
  * same 50 clients at the same pace, with no HTTP, no auth, no parsing. It is what this machine gives a
- * Node process that does nothing but decide at that rate; a server doing all the rest in between
- * cannot do better.
+ * Node process that does nothing but decide at that rate; a server, doing all the rest in between,
+ * is not expected to come in under it.
  */
 async function decisionFloor(context: BenchContext, intervalMs: number): Promise<Row[]> {
   const perClient = context.profile.shared.decisionsPerClient;
@@ -231,7 +231,7 @@ async function decisionFloor(context: BenchContext, intervalMs: number): Promise
       ratio: redis / sqlite,
       target: '',
       met: null,
-      note: `what this machine allows a Node process that only decides, at ${((CLIENTS / intervalMs) * 1000).toFixed(0)} decisions/s: the server-side figure cannot be below it; timed by the callers, exact percentiles. Within 2 ms: Redis ${within2ms('Redis')}, SQLite ${within2ms('SQLite')}; p50 Redis ${ms(at('Redis', 50))}, SQLite ${ms(at('SQLite', 50))}; inside Redis ${insideRedis.toFixed(0)} µs per decision (its commandstats); ${CLIENTS * perClient} decisions each; ${load()}`,
+      note: `what this machine allows a Node process that only decides, at ${((CLIENTS / intervalMs) * 1000).toFixed(0)} decisions/s: the server, doing more in between, is not expected under it; timed by the callers, exact percentiles. Within 2 ms: Redis ${within2ms('Redis')}, SQLite ${within2ms('SQLite')}; p50 Redis ${ms(at('Redis', 50))}, SQLite ${ms(at('SQLite', 50))}; inside Redis ${insideRedis.toFixed(0)} µs per decision (its commandstats); ${CLIENTS * perClient} decisions each; ${load()}`,
     },
   ];
 }

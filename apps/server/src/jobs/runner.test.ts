@@ -204,14 +204,16 @@ describe('JobRunner', () => {
         resign: (result) => result,
       };
       const answered = api.run(submission('a'), new AbortController().signal);
-      const refused = api.run(submission('bad'), new AbortController().signal);
-      await runner(ok, 'worker');
-      expect(await answered).toEqual({ text: 'from the worker' });
-      await expect(refused).rejects.toMatchObject({
+      // Judged from the start: the worker may end this one first, before `answered` is awaited, and a
+      // rejection with nothing listening yet is an unhandled one.
+      const refused = expect(api.run(submission('bad'), new AbortController().signal)).rejects.toMatchObject({
         status: 400,
         code: 'invalid_input',
         message: 'not an image',
       });
+      await runner(ok, 'worker');
+      expect(await answered).toEqual({ text: 'from the worker' });
+      await refused;
     },
   );
 
@@ -334,7 +336,13 @@ describe('JobRunner', () => {
         { name: 'ocr', run: () => Promise.reject(new Error('not here')), resign: (r) => r },
         'api',
       );
-      const answered = api.run(submission('lost'), new AbortController().signal);
+      // Judged from the start, so its rejection is never one with nothing listening yet.
+      const answered = expect(
+        api.run(submission('lost'), new AbortController().signal),
+      ).rejects.toMatchObject({
+        status: 500,
+        code: 'internal_error',
+      });
       let jobs = await accounts.jobs.list(userId, { limit: 1 });
       while (jobs?.jobs.length === 0) {
         await settle();
@@ -342,7 +350,7 @@ describe('JobRunner', () => {
       }
       const id = jobs?.jobs[0]?.id as string;
       await api.interruptedEverywhere(id);
-      await expect(answered).rejects.toMatchObject({ status: 500, code: 'internal_error' });
+      await answered;
       expect(await accounts.jobs.get(id)).toMatchObject({ status: 'failed', error: INTERRUPTED });
     },
   );
@@ -411,12 +419,14 @@ describe('JobRunner', () => {
         const held = heldOperation();
         const jobs = await runner(held.operation, 'all', undefined, true);
         const api = await runner(held.operation, 'api');
-        const answered = jobs.run(submission('canceled elsewhere'), new AbortController().signal);
+        const answered = expect(
+          jobs.run(submission('canceled elsewhere'), new AbortController().signal),
+        ).rejects.toThrow();
         while (held.started.length === 0) await settle();
         const [job] = (await accounts.jobs.list(userId, { limit: 1 }))?.jobs ?? [];
         expect((await api.cancel(job?.id ?? ''))?.status).toBe('canceled');
         await held.stopped;
-        await expect(answered).rejects.toThrow();
+        await answered;
       });
 
       it('is left to its runner while that lives, and canceled once it is gone', async () => {

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hasDatabase, openSqliteAccounts } from './accounts/sqlite/index.js';
+import { openSqliteForTest } from './database/contract-harness.js';
+import { hasDatabase } from './database/sqlite/index.js';
 
 // Each case spawns Node once or twice: however long that takes under load, it is not a failure.
 vi.setConfig({ testTimeout: 0 });
@@ -55,7 +56,7 @@ function pdnServer(args: string[], options: { env?: Record<string, string>; cwd?
 
 /** What `start` leaves behind, without serving: the database. */
 function createDatabase(dir: string): void {
-  void openSqliteAccounts(dir).close();
+  void openSqliteForTest(dir).close();
 }
 
 beforeAll(() => createDatabase(dataDir));
@@ -82,7 +83,7 @@ describe('pdn-server usage errors', () => {
   });
 
   it('created no user and no key for any refused command', async () => {
-    const accounts = openSqliteAccounts(dataDir);
+    const accounts = openSqliteForTest(dataDir);
     try {
       expect(await accounts.keys.list()).toEqual([]);
     } finally {

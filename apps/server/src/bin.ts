@@ -54,7 +54,8 @@ Commands:
   --help                                   Show this help
 
 USER is a user's name or email. PLAN is one of ${PLANS.join(', ')} (default premium for users that
-keys create makes). Links start with PDN_PUBLIC_URL, else the address the server listens on.
+keys create makes). Links start with PDN_PUBLIC_URL, else where the server said it listens when it
+last started.
 All commands use the data folder PDN_DATA_DIR (default $XDG_DATA_HOME/pdn, else ~/.local/share/pdn),
 also while the server runs. Only start creates its database.`;
 

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       uploadPace: { minBytesPerSecond: 1024, windowMs: 20_000 },
       shutdownGraceMs: 30_000,
       corsOrigins: [],
+      webhookAllowCidrs: [],
       account: {
         signUp: true,
         sessionLimits: { idleMs: 60 * 60_000, maxMs: 12 * 60 * 60_000 },
@@ -39,8 +40,8 @@ describe('loadConfig', () => {
     expect(config.signingSecret).toBeUndefined();
     expect(config.tessdataDir).toBeUndefined();
     expect(config.jobConcurrency).toBeGreaterThanOrEqual(1);
-    // Unset: derived from the slots where the process runs (http/middleware/back-pressure.ts).
-    expect(config.maxQueue).toBeUndefined();
+    expect(config.maxSyncWaitMs).toBe(20_000);
+    expect(config.warnings).toEqual([]);
   });
 
   const accepted: [string, { env: Record<string, string>; want: Record<string, unknown> }][] = [
@@ -77,7 +78,17 @@ describe('loadConfig', () => {
         want: { corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'] },
       },
     ],
-    ['no synchronous call waiting for a slot', { env: { PDN_MAX_QUEUE: '0' }, want: { maxQueue: 0 } }],
+    [
+      'a shorter wait for synchronous calls',
+      { env: { PDN_MAX_SYNC_WAIT: '5' }, want: { maxSyncWaitMs: 5_000 } },
+    ],
+    [
+      'the variable the wait replaced, read no more',
+      {
+        env: { PDN_MAX_QUEUE: '4' },
+        want: { warnings: [expect.stringMatching(/PDN_MAX_QUEUE is no longer read.*PDN_MAX_SYNC_WAIT/)] },
+      },
+    ],
     ['no shutdown grace at all', { env: { PDN_SHUTDOWN_GRACE_MS: '0' }, want: { shutdownGraceMs: 0 } }],
     ['a drain delay for a balancer', { env: { PDN_DRAIN_DELAY_MS: '2500' }, want: { drainDelayMs: 2500 } }],
     [
@@ -102,6 +113,22 @@ describe('loadConfig', () => {
       { env: { PDN_TRUST_PROXY: '1' }, want: { account: expect.objectContaining({ trustProxy: 1 }) } },
     ],
     [
+      'webhook ranges the operator opens',
+      {
+        env: { PDN_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8, ::1/128' },
+        want: { webhookAllowCidrs: ['127.0.0.0/8', '::1/128'] },
+      },
+    ],
+    [
+      'the old all-or-nothing switch, as the ranges it opened',
+      {
+        env: { PDN_WEBHOOK_ALLOW_PRIVATE: '1' },
+        want: {
+          webhookAllowCidrs: expect.arrayContaining(['127.0.0.0/8', '10.0.0.0/8', '::1/128', 'fc00::/7']),
+        },
+      },
+    ],
+    [
       'a public URL, without its trailing slash',
       {
         env: { PDN_PUBLIC_URL: 'https://pdn.example.com/base/' },
@@ -122,6 +149,7 @@ describe('loadConfig', () => {
     ['exponent notation', { env: { PDN_TOOL_TIMEOUT_MS: '1e5' }, names: /^PDN_TOOL_TIMEOUT_MS/ }],
     ['a negative number', { env: { PDN_JOB_CONCURRENCY: '-1' }, names: /^PDN_JOB_CONCURRENCY/ }],
     ['zero concurrency', { env: { PDN_OCR_POOL_SIZE: '0' }, names: /^PDN_OCR_POOL_SIZE/ }],
+    ['no wait for a slot at all', { env: { PDN_MAX_SYNC_WAIT: '0' }, names: /^PDN_MAX_SYNC_WAIT/ }],
     [
       'an unknown engine',
       {
@@ -144,6 +172,20 @@ describe('loadConfig', () => {
       { env: { PDN_SESSION_IDLE_MINUTES: '0' }, names: /^PDN_SESSION_IDLE_MINUTES/ },
     ],
     ['a proxy count that is not a number', { env: { PDN_TRUST_PROXY: 'true' }, names: /^PDN_TRUST_PROXY/ }],
+    [
+      'a webhook range that is an address',
+      {
+        env: { PDN_WEBHOOK_ALLOW_CIDRS: '10.0.0.1' },
+        names: /^PDN_WEBHOOK_ALLOW_CIDRS: "10\.0\.0\.1" is not a CIDR/,
+      },
+    ],
+    [
+      'both the old switch and the ranges',
+      {
+        env: { PDN_WEBHOOK_ALLOW_PRIVATE: '1', PDN_WEBHOOK_ALLOW_CIDRS: '10.0.0.0/8' },
+        names: /^PDN_WEBHOOK_ALLOW_PRIVATE and PDN_WEBHOOK_ALLOW_CIDRS are both set/,
+      },
+    ],
     [
       'a public URL without a scheme',
       { env: { PDN_PUBLIC_URL: 'pdn.example.com' }, names: /^PDN_PUBLIC_URL/ },

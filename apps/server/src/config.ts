@@ -6,6 +6,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { type BackendConfig, backendConfig } from './backends/backend-config.js';
 import { ConfigError } from './config-error.js';
 import type { Role } from './role.js';
+import { parseCidrList } from './webhooks/address-policy.js';
 
 export { ConfigError };
 
@@ -14,10 +15,10 @@ export type CompressEngineChoice = 'auto' | 'ghostscript' | 'pdf-lib';
 export type OcrEngineChoice = 'auto' | 'tesseract' | 'tesseract.js';
 export type OcrPdfEngineChoice = 'auto' | 'ocrmypdf' | 'tesseract' | 'tesseract.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'quiet';
-/** JSON lines for a log collector, or readable lines for a terminal (issue #18). */
+/** JSON lines for a log collector, or readable lines for a terminal. */
 export type LogFormat = 'json' | 'pretty';
 
-/** Whole-request upload caps in bytes, per plan (issue #2: Free 10 MiB ... Enterprise 1 GiB). */
+/** Whole-request upload caps in bytes, per plan (Free 10 MiB ... Enterprise 1 GiB). */
 export interface UploadLimits {
   free: number;
   premium: number;
@@ -47,7 +48,7 @@ export interface Config {
   pdfEngine: PdfEngineChoice;
   compressEngine: CompressEngineChoice;
   ocrEngine: OcrEngineChoice;
-  /** OCR of documents (issue #17): OCRmyPDF, else native tesseract with qpdf. */
+  /** OCR of documents: OCRmyPDF, else native tesseract with qpdf. */
   ocrPdfEngine: OcrPdfEngineChoice;
   tessdataDir?: string;
   maxPages: number;
@@ -55,39 +56,45 @@ export interface Config {
   toolTimeoutMs: number;
   jobConcurrency: number;
   /**
-   * PDN_MAX_QUEUE: synchronous calls that may wait for a job slot beyond those running; more are
-   * `503 server_busy` (issue #18). Unset, derived from the slots (http/middleware/back-pressure.ts).
+   * PDN_MAX_SYNC_WAIT, in milliseconds: the longest a synchronous call waits for a job slot. A call
+   * expected to wait longer is answered `503 server_busy` at once; one not started by then is withdrawn
+   * and answered the same (openapi.yaml, "Admission order and back-pressure").
    */
-  maxQueue?: number;
-  /** How long a repeated Idempotency-Key waits for the first request's answer before 409 (issue #14). */
+  maxSyncWaitMs: number;
+  /** What an operator should know of the settings read (an obsolete variable), said once at start. */
+  warnings: readonly string[];
+  /** How long a repeated Idempotency-Key waits for the first request's answer before 409. */
   idempotencyWaitMs: number;
-  /** PDN_WEBHOOK_ALLOW_PRIVATE=1: callbacks may reach loopback and private addresses (issue #14). */
-  webhookAllowPrivate: boolean;
-  /** PDN_METRICS_TOKEN: when set, GET /metrics answers only a bearer of it (issue #18). */
+  /**
+   * PDN_WEBHOOK_ALLOW_CIDRS: special-purpose ranges webhooks may reach all the same (an operator's
+   * private network, the tests' loopback receivers); see webhooks/address-policy.ts.
+   */
+  webhookAllowCidrs: readonly string[];
+  /** PDN_METRICS_TOKEN: when set, GET /metrics answers only a bearer of it. */
   metricsToken?: string;
-  /** PDN_HTTP_METRICS=off: requests are not counted for GET /metrics (the bench measures their cost, issue #18). */
+  /** PDN_HTTP_METRICS=off: requests are not counted for GET /metrics (the bench measures their cost). */
   httpMetrics: boolean;
-  /** OCR processes in all, whatever their languages (issue #11, item 3). */
+  /** OCR processes in all, whatever their languages. */
   ocrPoolSize: number;
   ocrRecycleAfter: number;
-  /** Memory of each OCR process and tesseract run (issue #11, item 2; run-tool.ts limitedCommand). */
+  /** Memory of each OCR process and tesseract run (run-tool.ts limitedCommand). */
   ocrMemoryBytes: number;
   uploadLimits: UploadLimits;
   uploadPace: UploadPace;
-  /** How long a stopping server lets requests in flight finish before answering them 503 (issue #11). */
+  /** How long a stopping server lets requests in flight finish before answering them 503. */
   shutdownGraceMs: number;
   /**
    * PDN_DRAIN_DELAY_MS: how long a stopping server answers /readyz 503 while still serving, before it
-   * refuses connections (issue #18); unset, the role's default (http/drain.ts).
+   * refuses connections; unset, the role's default (http/drain.ts).
    */
   drainDelayMs?: number;
-  /** PDN_CORS_ORIGINS (issue #20; http/middleware/cors.ts). */
+  /** PDN_CORS_ORIGINS (http/middleware/cors.ts). */
   corsOrigins: CorsOrigins;
-  /** The account area (issue #12). */
+  /** The account area. */
   account: AccountConfig;
-  /** Embedded (SQLite, outputs folder) or shared (PostgreSQL, Redis, S3); issue #15. */
+  /** Embedded (SQLite, outputs folder) or shared (PostgreSQL, Redis, S3). */
   backends: BackendConfig;
-  /** `pdn-server start --role` (issue #16, role.ts): `all` unless the command line says otherwise. */
+  /** `pdn-server start --role` (role.ts): `all` unless the command line says otherwise. */
   role: Role;
 }
 
@@ -108,6 +115,14 @@ export interface AccountConfig {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const MiB = 1024 * 1024;
+
+/**
+ * PDN_MAX_SYNC_WAIT's default, in seconds: a third of the 60 s that common proxies and load balancers
+ * give a request (nginx's proxy_read_timeout, AWS ALB's idle timeout), so that a call that waited its
+ * longest still has twice that for its own work. The bench (scenario sharing) measures what callers
+ * get with it: an accepted call's wait stays under it at four times the server's capacity.
+ */
+const DEFAULT_MAX_SYNC_WAIT_SECONDS = 20;
 
 function text(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -156,6 +171,38 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
 }
 
 /**
+ * What the deprecated PDN_WEBHOOK_ALLOW_PRIVATE=1 opened: loopback, private, shared, link-local and
+ * unique-local addresses. It still means that, so existing deployments keep their receivers.
+ */
+export const ALLOW_PRIVATE_CIDRS = [
+  '127.0.0.0/8',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  '::1/128',
+  'fc00::/7',
+  'fe80::/10',
+] as const;
+
+/** PDN_WEBHOOK_ALLOW_CIDRS, or the ranges of the old all-or-nothing switch; not both. */
+function webhookAllowCidrs(env: Env): readonly string[] {
+  const list = text(env, 'PDN_WEBHOOK_ALLOW_CIDRS');
+  const allowPrivate = oneOf(env, 'PDN_WEBHOOK_ALLOW_PRIVATE', ['0', '1'], '0') === '1';
+  if (list !== undefined && allowPrivate)
+    throw new ConfigError(
+      'PDN_WEBHOOK_ALLOW_PRIVATE and PDN_WEBHOOK_ALLOW_CIDRS are both set: keep PDN_WEBHOOK_ALLOW_CIDRS only',
+    );
+  if (allowPrivate) return ALLOW_PRIVATE_CIDRS;
+  try {
+    return parseCidrList(list ?? '');
+  } catch (error) {
+    throw new ConfigError(`PDN_WEBHOOK_ALLOW_CIDRS: ${(error as Error).message}`);
+  }
+}
+
+/**
  * PDN_CORS_ORIGINS: `*`, or origins separated by commas, each exactly as a browser sends it in
  * `Origin` (scheme, host, port if not the default; no path, no trailing slash), since the
  * middleware compares them as text.
@@ -181,7 +228,7 @@ function corsOrigins(env: Env): CorsOrigins {
 /**
  * The data folder when PDN_DATA_DIR is unset: the user's, after the XDG base directories
  * (`$XDG_DATA_HOME/pdn`, else `~/.local/share/pdn`), as the CLI keeps its config under
- * `$XDG_CONFIG_HOME/pdn`. It was `./.pdn-data` until issue #10, so `pdn-server keys …` run from
+ * `$XDG_CONFIG_HOME/pdn`. It was `./.pdn-data` once, so `pdn-server keys …` run from
  * another folder than the server worked on another, empty database.
  */
 function defaultDataDir(env: Env): string {
@@ -204,8 +251,11 @@ export function loadConfig(env: Env = process.env): Config {
     text(env, 'PDN_DRAIN_DELAY_MS') === undefined
       ? undefined
       : integer(env, 'PDN_DRAIN_DELAY_MS', 0, 0, 600_000);
-  const maxQueue =
-    text(env, 'PDN_MAX_QUEUE') === undefined ? undefined : integer(env, 'PDN_MAX_QUEUE', 0, 0, 10_000);
+  const warnings: string[] = [];
+  if (text(env, 'PDN_MAX_QUEUE') !== undefined)
+    warnings.push(
+      'PDN_MAX_QUEUE is no longer read: synchronous calls wait their turn in the job queue for up to PDN_MAX_SYNC_WAIT seconds (README, "Sizing")',
+    );
   const base = publicUrl(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -223,9 +273,10 @@ export function loadConfig(env: Env = process.env): Config {
     maxImagePixels: integer(env, 'PDN_MAX_IMAGE_PIXELS', 40_000_000, 1),
     toolTimeoutMs: integer(env, 'PDN_TOOL_TIMEOUT_MS', 120_000, 1000),
     jobConcurrency: integer(env, 'PDN_JOB_CONCURRENCY', cpus, 1, 256),
-    ...(maxQueue === undefined ? {} : { maxQueue }),
+    maxSyncWaitMs: integer(env, 'PDN_MAX_SYNC_WAIT', DEFAULT_MAX_SYNC_WAIT_SECONDS, 1, 600) * 1000,
+    warnings,
     idempotencyWaitMs: integer(env, 'PDN_IDEMPOTENCY_WAIT_SECONDS', 10, 0, 600) * 1000,
-    webhookAllowPrivate: oneOf(env, 'PDN_WEBHOOK_ALLOW_PRIVATE', ['0', '1'], '0') === '1',
+    webhookAllowCidrs: webhookAllowCidrs(env),
     ...(metricsToken === undefined ? {} : { metricsToken }),
     httpMetrics: oneOf(env, 'PDN_HTTP_METRICS', ['on', 'off'], 'on') === 'on',
     ocrPoolSize: integer(env, 'PDN_OCR_POOL_SIZE', cpus, 1, 64),
@@ -240,7 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
       enterprise: integer(env, 'PDN_UPLOAD_LIMIT_ENTERPRISE', 1024 * MiB, 1),
     },
     // 20 KiB in each 20 s: any real link sends that (8 kbit/s), and a trickle or an `Expect:
-    // 100-continue` never followed by its body frees its place within 20 s (issue #18).
+    // 100-continue` never followed by its body frees its place within 20 s.
     uploadPace: {
       minBytesPerSecond: integer(env, 'PDN_MIN_UPLOAD_BYTES_PER_SECOND', 1024, 0),
       windowMs: integer(env, 'PDN_UPLOAD_WINDOW_SECONDS', 20, 1, 600) * 1000,

@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteAccounts } from './accounts/sqlite/index.js';
 import {
   checkFormerDataFolder,
   DataFolderError,
   formerDataFolderHint,
-  openExistingAccounts,
+  openExistingStores,
 } from './data-folder.js';
+import { openSqliteForTest } from './database/contract-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'pdn-data-folder-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -18,8 +18,8 @@ function layout(name: string, given: { former: boolean; current: boolean }) {
   const cwd = join(root, name);
   const dataDir = join(cwd, 'home', 'pdn');
   mkdirSync(cwd, { recursive: true });
-  if (given.former) void openSqliteAccounts(join(cwd, '.pdn-data')).close();
-  if (given.current) void openSqliteAccounts(dataDir).close();
+  if (given.former) void openSqliteForTest(join(cwd, '.pdn-data')).close();
+  if (given.current) void openSqliteForTest(dataDir).close();
   return { cwd, dataDir };
 }
 
@@ -44,15 +44,15 @@ describe('formerDataFolderHint', () => {
   });
 });
 
-describe('openExistingAccounts', () => {
+describe('openExistingStores', () => {
   it('opens a database that exists', () => {
     const { cwd, dataDir } = layout('exists', { former: false, current: true });
-    openExistingAccounts(dataDir, cwd).close();
+    openExistingStores(dataDir, cwd).close();
   });
 
   it('refuses a folder without one, creating nothing', () => {
     const { cwd, dataDir } = layout('absent', { former: false, current: false });
-    expect(() => openExistingAccounts(dataDir, cwd)).toThrow(DataFolderError);
+    expect(() => openExistingStores(dataDir, cwd)).toThrow(DataFolderError);
     expect(readdirSync(cwd)).toEqual([]);
   });
 });

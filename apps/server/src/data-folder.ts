@@ -4,8 +4,8 @@
 // default before issue #10, holds a database and the data folder none, `start` refuses too, so that
 // moving the old folder into place stays one `mv` and no key silently stops working.
 import { dirname, resolve } from 'node:path';
-import type { Accounts } from './accounts/index.js';
-import { hasDatabase, openSqliteAccounts } from './accounts/sqlite/index.js';
+import { hasDatabase, openSqliteStores } from './database/sqlite/index.js';
+import type { Stores } from './database/stores.js';
 
 /** Where the data folder was by default before issue #10, relative to the folder a command ran in. */
 const FORMER_DEFAULT = '.pdn-data';
@@ -42,8 +42,8 @@ export function checkFormerDataFolder(dataDir: string, cwd: string): void {
   );
 }
 
-/** The accounts in `dataDir`'s database; throws DataFolderError, with a hint, when it has none. */
-export function openExistingAccounts(dataDir: string, cwd: string): Accounts {
+/** The stores of `dataDir`'s database; throws DataFolderError, with a hint, when it has none. */
+export function openExistingStores(dataDir: string, cwd: string): Stores {
   if (!hasDatabase(dataDir)) {
     throw new DataFolderError(
       [
@@ -56,5 +56,5 @@ export function openExistingAccounts(dataDir: string, cwd: string): Accounts {
         .join('\n'),
     );
   }
-  return openSqliteAccounts(dataDir);
+  return openSqliteStores(dataDir);
 }

@@ -15,11 +15,20 @@ export abstract class ApiError extends Error {
    * 503 and 507 carry it (openapi.yaml `Error`); the Retry-After header stays the 429's alone.
    */
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * A 5xx the server answers by design (it is busy or stopping), not a fault: the error middleware
+   * logs it as a refusal, below `error` (http/refusal-log.ts).
+   */
+  readonly refusal: boolean;
 
-  constructor(message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(
+    message: string,
+    options: { cause?: unknown; headers?: Record<string, string>; refusal?: boolean } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.headers = options.headers ?? {};
+    this.refusal = options.refusal ?? false;
   }
 }
 
@@ -107,13 +116,19 @@ export class ServiceUnavailableError extends ApiError {
 }
 
 /**
- * Too many synchronous calls already wait for a job slot (openapi.yaml, "Admission order and
- * back-pressure"; issue #18). Slots free as soon as running jobs end, hence the short hint.
+ * A synchronous call the server will not run now (openapi.yaml, "Admission order and back-pressure"):
+ * it would wait too long for a slot, or its user has as many calls in progress as the plan allows. The
+ * hint says when the same call is worth sending again (1 second unless the queue says longer).
  */
 export class ServerBusyError extends ApiError {
   readonly code = 'server_busy';
   readonly status = 503;
-  override readonly retryAfterSeconds = 1;
+  override readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds = 1) {
+    super(message, { refusal: true });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
 }
 
 /**

@@ -3,7 +3,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Accounts } from './accounts/index.js';
+import { PasswordHasher } from './accounts/index.js';
+import { Admission } from './admission/admission.js';
+import { QueueWait } from './admission/queue-wait.js';
+import { SyncCalls } from './admission/sync-calls.js';
 import { Cleanups, openBackends } from './backends/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
@@ -17,12 +20,16 @@ import type { Engines } from './engines/types.js';
 import { createApp } from './http/app.js';
 import { DEFAULT_DRAIN_DELAY_MS, Drain } from './http/drain.js';
 import { createHttpServer } from './http/http-server.js';
-import { JobRunner } from './jobs/runner.js';
+import { IdempotencyKeys } from './idempotency/idempotency-keys.js';
+import { openJobs } from './jobs/open-jobs.js';
 import type { Logger } from './logger.js';
 import { roleInfo } from './metrics.js';
 import { createOperations } from './operations/index.js';
 import { partsOf } from './role.js';
+import { linkBase } from './server-address/server-address.js';
+import { firstStartBanner, laterStartHint } from './start-banner.js';
 import { openStorage } from './storage/index.js';
+import { AddressPolicy } from './webhooks/address-policy.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 
 export interface RunningServer {
@@ -92,52 +99,6 @@ async function buildEngines(config: Config, log: Logger, tools: DetectedTools): 
   return { pdf, compress, ocr, ocrPdf };
 }
 
-/** On the very first start (no users at all) create `dev` on Premium with one test key (issue #2). */
-async function firstStartBanner(
-  accounts: Accounts,
-  url: string,
-  accountsHome: string,
-): Promise<string | undefined> {
-  if ((await accounts.users.count()) > 0) return undefined;
-  const { user } = await accounts.users.ensure('dev', 'premium');
-  const { key } = await accounts.keys.create(user.id, 'test', 'first start');
-  return [
-    '',
-    'First start: created user "dev" (premium plan) with this test API key:',
-    '',
-    `  ${key}`,
-    '',
-    'Try it (merges two PDFs; the answer holds a download URL valid for 15 minutes):',
-    '',
-    `  curl -H "Authorization: Bearer ${key}" -F "files[]=@examples/a.pdf" -F "files[]=@examples/b.pdf" ${url}/api/v1/merge`,
-    '',
-    `Users and keys live in ${accountsHome}. More keys, from the repository's root`,
-    '(README.md says how to run pdn-server from anywhere):',
-    '',
-    '  npx pdn-server keys create --user NAME [--plan free|premium|business|enterprise] [--test]',
-    '',
-    `People can also sign up in a browser and make their own keys: ${url}/account`,
-    '',
-  ].join('\n');
-}
-
-/**
- * On every later start: the first start's key is not shown again (it is stored hashed), so say how
- * to get one (issue #20: a new user restarting `npm start` had no way back to a key).
- */
-function laterStartHint(url: string): string {
-  return [
-    '',
-    "API keys are shown only when made. A new one, from the repository's root:",
-    '',
-    '  npx pdn-server keys create --user dev --test',
-    '',
-    `or make one in the account area: ${url}/account`,
-    `API docs: ${url}/docs`,
-    '',
-  ].join('\n');
-}
-
 function urlOf(server: Server): string {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -145,12 +106,13 @@ function urlOf(server: Server): string {
 }
 
 /**
- * The composition (STYLE.md 19): backends, storage, engines and the job runner, each part started
- * only where the role plays it (role.ts), each cleanup registered as it opens.
+ * The composition (STYLE.md 19): backends, storage, engines, the jobs, webhooks and admission, each
+ * part started only where the role plays it (role.ts), each cleanup registered as it opens.
  */
 async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   const parts = partsOf(config.role);
-  const { accounts, sharedStorage, openDispatch } = await openBackends(config, log, cleanups);
+  for (const warning of config.warnings) log.warn(warning);
+  const { stores, accounts, sharedStorage, openQueue } = await openBackends(config, log, cleanups);
   const storage = await openStorage({
     dataDir: config.dataDir,
     signingSecret: config.signingSecret,
@@ -162,39 +124,54 @@ async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   const tools = await detectTools();
   const engines = await buildEngines(config, log, tools);
   cleanups.add('OCR engine', () => engines.ocr.close());
-  // Webhooks (issue #14) show the job as the runner does, and the runner tells them of each end.
-  const webhooks: WebhookDeliverer = new WebhookDeliverer({
-    deliveries: accounts.deliveries,
-    secrets: accounts.webhookSecrets,
-    jobs: accounts.jobs,
-    view: (record) => jobs.view(record),
-    log,
-    allowPrivate: config.webhookAllowPrivate,
-  });
-  // The runner starts as many jobs at once as the engines have CPU slots, so the fair order it
-  // picks is the order work really starts in (issue #13).
-  const jobs: JobRunner = new JobRunner({
-    store: accounts.jobs,
-    operations: createOperations(engines),
+  const opened = await openJobs({
+    store: stores.jobs,
     inputs: storage.inputs,
     workDirs: storage.workDirs,
     downloads: storage.downloads,
+    operations: createOperations(engines),
+    parts,
     slots: config.jobConcurrency,
     log,
-    callbacks: webhooks,
-    parts,
-    ...(openDispatch === undefined ? {} : { dispatch: openDispatch(parts, config.jobConcurrency) }),
+    openQueue,
   });
-  await jobs.start();
-  // A worker's running jobs get the grace period to finish (issue #16); elsewhere the HTTP drain gave it.
-  cleanups.add('job runner', () => jobs.close(parts.api ? 0 : config.shutdownGraceMs));
+  // A worker's running jobs get the grace period to finish; elsewhere the HTTP drain gave it.
+  cleanups.add('jobs', () => opened.close(parts.api ? 0 : config.shutdownGraceMs));
+  const { jobs } = opened;
+  const webhooks = new WebhookDeliverer({
+    deliveries: stores.deliveries,
+    secrets: accounts.webhookSecrets,
+    jobs: stores.jobs,
+    events: jobs.queue.events,
+    view: (record) => jobs.views.view(record),
+    log,
+    policy: new AddressPolicy(config.webhookAllowCidrs),
+  });
   await webhooks.start();
   cleanups.add('webhook deliverer', () => webhooks.close());
+  const admission = new Admission({
+    rateLimiter: accounts.rateLimiter,
+    jobs: stores.jobs,
+    keys: new IdempotencyKeys({
+      store: stores.idempotency,
+      jobs: stores.jobs,
+      waiters: jobs.waiters,
+      waitMs: config.idempotencyWaitMs,
+      log,
+    }),
+    syncCalls: new SyncCalls(),
+    queueWait: new QueueWait({ store: stores.jobs, capacity: () => jobs.queue.capacity() }),
+    maxSyncWaitMs: config.maxSyncWaitMs,
+    uploadLimits: config.uploadLimits,
+  });
   log.info('role', { ...parts });
   roleInfo.set({ role: config.role }, 1);
-  // Where jobs run, the tools they were started with must stay (issue #18, /readyz).
+  // Where jobs run, the tools they were started with must stay (/readyz).
   const toolPaths = parts.runner ? Object.values(tools).map((tool) => tool.path) : [];
-  return { accounts, storage, engines, jobs, tools: toolPaths };
+  // The account pages hash passwords on threads of their own (started at the first hash).
+  const passwords = new PasswordHasher();
+  cleanups.add('password hashing', () => passwords.close());
+  return { accounts, storage, engines, jobs, admission, webhooks, passwords, tools: toolPaths };
 }
 
 export async function startServer(
@@ -204,11 +181,27 @@ export async function startServer(
 ): Promise<RunningServer> {
   const cleanups = new Cleanups(log);
   try {
-    const { accounts, storage, engines, jobs, tools } = await openParts(config, log, cleanups);
+    const { accounts, storage, engines, jobs, admission, webhooks, passwords, tools } = await openParts(
+      config,
+      log,
+      cleanups,
+    );
 
     const drain = new Drain();
     const server = createHttpServer(
-      createApp({ config, accounts, storage, engines, jobs, log, drain, tools }),
+      createApp({
+        config,
+        accounts,
+        storage,
+        engines,
+        jobs,
+        admission,
+        webhooks,
+        passwords,
+        log,
+        drain,
+        tools,
+      }),
       log,
     );
     await new Promise<void>((resolve, reject) => {
@@ -220,11 +213,11 @@ export async function startServer(
     });
     const url = urlOf(server);
     if (partsOf(config.role).api) {
-      const accountsHome =
-        config.backends.kind === 'shared'
-          ? 'PostgreSQL (PDN_DATABASE_URL)'
-          : `the data folder ${config.dataDir}`;
-      print((await firstStartBanner(accounts, url, accountsHome)) ?? laterStartHint(url));
+      // Recorded for the admin commands' links, which run in shells that know neither.
+      const address = { listening: url, publicUrl: config.account.publicUrl ?? null, recordedAt: Date.now() };
+      await accounts.serverAddress.record(address);
+      const base = linkBase(address);
+      print((await firstStartBanner(accounts, config, base)) ?? laterStartHint(config, base));
       // Tests and scripts wait for exactly this line (with the real port when PORT=0).
       print(`pdn server listening on ${url}`);
     } else {
@@ -265,9 +258,26 @@ export async function startServer(
 }
 
 /** Starts the server and stops it gracefully on SIGINT or SIGTERM; resolves once it has stopped. */
+/**
+ * Node prints a library's process warnings raw on stderr (the AWS SDK's, that Node 20 support is
+ * ending, came with every start on the shared backends), beside the JSON log. Its own printing is the
+ * one 'warning' listener it installs: replaced here by the log, once per kind of warning.
+ */
+function logProcessWarnings(log: Logger): void {
+  const said = new Set<string>();
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    const kind = `${warning.name}: ${warning.message}`;
+    if (said.has(kind)) return;
+    said.add(kind);
+    log.warn('process warning', { warning: warning.name, message: warning.message });
+  });
+}
+
 export async function serveUntilSignalled(config: Config, processLog: Logger): Promise<void> {
-  // Every line of a process names its role (issue #18), as several run on one deployment's logs.
+  // Every line of a process names its role, as several run on one deployment's logs.
   const log = processLog.child({ role: config.role });
+  logProcessWarnings(log);
   // Listening for the signals before starting: a supervisor may stop the server the moment it prints
   // its "listening" line, and a signal that came before the handlers were in place ended the process
   // at once, cutting its connections (the e2e shutdown tests, which signal right after that line, saw

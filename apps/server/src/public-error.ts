@@ -1,5 +1,5 @@
 // What a client is told about an error (v1 specification, Errors): the one rule for the HTTP error
-// envelope (http/middleware/error-envelope.ts) and for a failed job's `error` (jobs/runner.ts).
+// envelope (http/middleware/error-envelope.ts) and for a failed job's `error` (jobs/job-runs.ts).
 // Known errors show their own code and message, except 500s; anything else is a bug, shown as a
 // generic 500 while its cause goes to the log (Koa's `ctx.onerror` makes the same split).
 import { ApiError } from './errors.js';

@@ -40,7 +40,7 @@ export interface paths {
         /**
          * Merge 2 to 20 PDFs in upload order
          * @description Joins the files' pages in upload order. The files' pages together count toward the plan's pages
-         *     written per request (Free 2,000; see "Pages written per request"): more is `400 invalid_input`
+         *     written per request (Free 2,000; see "Pages per request"): more is `400 invalid_input`
          *     before anything is written, e.g. "The 20 files have 6000 pages in all; the Free plan allows at
          *     most 2000 pages written per request. Merge fewer pages per request."
          */
@@ -64,7 +64,7 @@ export interface paths {
         /**
          * Split one PDF by page ranges
          * @description Writes one PDF per range. The ranges' pages together count toward the plan's pages written per
-         *     request (Free 2,000; see "Pages written per request"): more is `400 invalid_input` before
+         *     request (Free 2,000; see "Pages per request"): more is `400 invalid_input` before
          *     anything is written, e.g. "The 100 ranges ask for 500000 pages in all; the Free plan allows at
          *     most 2000 pages written per request. Ask for fewer or shorter ranges, or split in several
          *     requests."
@@ -117,7 +117,7 @@ export interface paths {
         put?: never;
         /**
          * Make a scanned document searchable
-         * @description Turns a scanned PDF, a multi-page TIFF or one image into a searchable PDF (issue #17): the page
+         * @description Turns a scanned PDF, a multi-page TIFF or one image into a searchable PDF: the page
          *     images are kept as they are and an invisible text layer is laid over them, so the text can be
          *     selected, searched and copied. Counts as one request whatever the page count.
          *
@@ -161,8 +161,8 @@ export interface paths {
         };
         /**
          * List the OCR languages this server accepts
-         * @description Not counted against the hourly rate limit (see "Rate limits", issue #19): it does no document
-         *     work, so it is never answered `429` and its responses carry no rate-limit headers.
+         * @description Not counted against the hourly rate limit (see "Rate limits"): it does no document
+         *     work, so it is never answered `429`; its answers show the caller's window as it stands.
          */
         get: operations["listLanguages"];
         put?: never;
@@ -183,7 +183,7 @@ export interface paths {
         };
         /**
          * The plan and usage of the key's owner, without spending a request
-         * @description The same facts the account area's "Plan and usage" page shows (issue #12): the plan, its hourly
+         * @description The same facts the account area's "Plan and usage" page shows: the plan, its hourly
          *     limit, the requests in the current rolling hour and when the oldest of them leaves it. This call
          *     is **not** counted against the rate limit, so a Free user can check how many calls are left
          *     without spending one; it is never answered `429`. Its rate-limit headers describe the window
@@ -211,8 +211,8 @@ export interface paths {
          * @description The user's jobs (every key of the user), newest first, including those of synchronous calls,
          *     for as long as they are kept (24 hours after they finished; see "Jobs"). Pages of at most
          *     `limit` jobs; pass `next_cursor` back as `cursor` for the next page (`null` on the last page).
-         *     Not counted against the hourly rate limit, never answered `429`, and its answers carry no
-         *     rate-limit headers. A malformed `cursor`, `limit` or `status` is `400 invalid_input`.
+         *     Not counted against the hourly rate limit and never answered `429`; its answers show the
+         *     caller's window as it stands. A malformed `cursor`, `limit` or `status` is `400 invalid_input`.
          */
         get: operations["listJobs"];
         put?: never;
@@ -237,7 +237,7 @@ export interface paths {
          *     send `Prefer: wait=N` to have the answer held until the job ends (at most N seconds). Each
          *     answer signs the result's download URLs afresh (valid 900 seconds, never past
          *     `retained_until`). Another user's job, or one forgotten after 24 hours, is `404 not_found`.
-         *     Not counted against the hourly rate limit; no rate-limit headers.
+         *     Not counted against the hourly rate limit; its answers show the caller's window as it stands.
          */
         get: operations["getJob"];
         put?: never;
@@ -247,7 +247,7 @@ export interface paths {
          * @description A queued job never starts; a running one has its tools killed. Either way its files are
          *     removed and it ends `canceled`. On a job already finished nothing changes and the job is
          *     answered as it is (so the call can be repeated safely). Not counted against the hourly rate
-         *     limit; no rate-limit headers.
+         *     limit; its answers show the caller's window as it stands.
          */
         delete: operations["cancelJob"];
         /** CORS preflight for GET and DELETE /api/v1/jobs/{id} */
@@ -333,10 +333,10 @@ export interface paths {
          * Operators' metrics in Prometheus text format
          * @description Requests by route pattern, method and status, their latency and bytes; jobs waiting in the
          *     queue (`pdn_jobs_queued`, read from the queue all processes share), running in this process and
-         *     ended by it, by operation, mode and outcome, and their wait in the queue; the places for
-         *     synchronous calls and how many are taken (`pdn_sync_call_places`, `pdn_sync_calls_admitted`;
-         *     see "Admission order and back-pressure"); refusals before any work (`rate_limited`,
-         *     `too_many_jobs`, `server_busy`); the time each rate-limit decision takes in its store; external
+         *     ended by it, by operation, mode and outcome, and their wait in the queue; the synchronous
+         *     calls in progress and the waits admission expected for them (`pdn_sync_calls_in_progress`,
+         *     `pdn_sync_call_expected_wait_seconds`; see "Admission order and back-pressure"); calls refused
+         *     without being run (`rate_limited`, `too_many_jobs`, `server_busy` by reason); the time each rate-limit decision takes in its store; external
          *     tool runs by tool and result; OCR workers alive; free space in the data folder; the process's
          *     role (`pdn_role_info{role}`); on shared backends the PostgreSQL pool and the Redis connection;
          *     and the process's own figures (CPU, memory, event loop), all prefixed `pdn_`. Not counted
@@ -377,7 +377,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readable API documentation (served locally, no CDN) */
+        /**
+         * Readable API documentation (served locally, no CDN)
+         * @description This document in Swagger UI, whose "Try it out" calls the server the page came from. Its forms
+         *     start empty, or at a field's `default`: an example is never sent as a value.
+         */
         get: operations["docs"];
         put?: never;
         post?: never;
@@ -394,7 +398,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The two static files the /docs page loads (from swagger-ui-dist, served locally) */
+        /** The static files the /docs page loads (Swagger UI from swagger-ui-dist and the page's script, served locally) */
         get: operations["docsAsset"];
         put?: never;
         post?: never;
@@ -444,7 +448,7 @@ export interface components {
          *     document: `forbidden` 403, `not_found` 404 and `expired` 410 (download URLs; `not_found` also
          *     for unknown routes), `method_not_allowed` 405, `request_timeout` 408 (see "Errors from the
          *     HTTP layer" and "Upload limits" in the introduction), `service_unavailable` 503 (the server is shutting down),
-         *     `server_busy` 503 (too much synchronous work waits already, see "Admission order and back-pressure"),
+         *     `server_busy` 503 (no slot for a synchronous call soon enough, or its user has as many in progress as the plan allows; see "Admission order and back-pressure"),
          *     `insufficient_storage` 507 (the server's disk is full) and `too_many_jobs` 429 (too many
          *     unfinished jobs, see "Jobs"), `idempotency_in_progress` 409 and `idempotency_key_reused` 422
          *     (see "Idempotency"). `invalid_input` is also sent with 417 and 431; `expired` 410 also answers
@@ -745,7 +749,10 @@ export interface components {
         /**
          * Format: uri
          * @description Asynchronous submissions only (`Prefer: respond-async`): where to POST the `WebhookEvent` when
-         *     the job ends (see "Webhooks"). Not allowed on a synchronous call (`400`).
+         *     the job ends (see "Webhooks"). An absolute `http` or `https` URL without a user name or
+         *     password, whose host is, or resolves only to, globally routable unicast addresses (see
+         *     "Webhooks", Addresses); anything else, and any `callback_url` on a synchronous call, is
+         *     `400 invalid_input`. Redirects from it are not followed.
          * @example https://example.com/pdn-events
          */
         CallbackUrl: string;
@@ -803,6 +810,16 @@ export interface components {
             expired: boolean;
             /** @description Suggested wait before polling again while the job is unfinished; `null` once it is final. */
             poll_after_seconds: number | null;
+            /**
+             * @description The files the job was submitted with, in upload order, as their owner named them (the
+             *     filename of each file part; empty when it had none) and their sizes in bytes: what the job
+             *     was for.
+             */
+            inputs?: {
+                /** @example report.pdf */
+                name: string;
+                size: number;
+            }[];
             progress?: components["schemas"]["JobProgress"];
             /**
              * @description Present when `status` is `succeeded` and `expired` is false: exactly the `data` the
@@ -828,46 +845,28 @@ export interface components {
     };
     responses: {
         /**
-         * @description The origin is allowed (`PDN_CORS_ORIGINS`): what the browser may send. No body, no rate-limit
-         *     headers (the preflight comes before authentication and is not counted).
+         * @description For an allowed origin (`PDN_CORS_ORIGINS`), a preflight is answered with what the browser may
+         *     send: `Access-Control-Allow-Origin`, `-Methods`, `-Headers` and `-Max-Age`. Otherwise (CORS off,
+         *     an origin not listed, or an `OPTIONS` that is no preflight) the answer carries `Allow` and no
+         *     `Access-Control-*` header, which a browser reports as the origin not being allowed. No body,
+         *     no rate-limit headers (it comes before authentication and is not counted).
          */
         CorsPreflight: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                "Access-Control-Allow-Methods": "GET, HEAD, POST, DELETE";
-                "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id, Prefer, Idempotency-Key";
-                /** @description Seconds the browser may reuse this answer. */
-                "Access-Control-Max-Age": "600";
+                /** @description The request's `Origin` when origins are listed, `*` when any is allowed; only for an allowed origin. */
+                "Access-Control-Allow-Origin"?: string;
+                /** @description Only for an allowed origin. */
+                "Access-Control-Allow-Methods"?: "GET, HEAD, POST, DELETE";
+                /** @description Only for an allowed origin. */
+                "Access-Control-Allow-Headers"?: "Authorization, Content-Type, X-Request-Id, Prefer, Idempotency-Key";
+                /** @description Seconds the browser may reuse this answer; only for an allowed origin. */
+                "Access-Control-Max-Age"?: "600";
+                /** @description The methods the path offers, e.g. `POST`, or `GET, HEAD`; when the origin is not allowed. */
+                Allow?: string;
                 [name: string]: unknown;
             };
             content?: never;
-        };
-        /**
-         * @description CORS is off, or the origin is not allowed (code `method_not_allowed`): the answer any method
-         *     the path does not offer gets, with `Allow` and without any `Access-Control-*` header.
-         */
-        CorsRefused: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                /** @description The methods the path offers, e.g. `POST`, or `HEAD, GET`. */
-                Allow: string;
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "code": "method_not_allowed",
-                 *         "message": "OPTIONS is not allowed on /api/v1/compress; use POST."
-                 *       },
-                 *       "meta": {
-                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponse"];
-            };
         };
         /** @description The body or parameters fail validation (code `invalid_input`). */
         InvalidInput: {
@@ -897,11 +896,16 @@ export interface components {
         };
         /**
          * @description A query parameter fails validation (code `invalid_input`), on a call that is not counted
-         *     against the hourly limit and so carries no rate-limit headers.
+         *     against the hourly limit: the rate-limit headers show the caller's window as it stands.
          */
         InvalidQuery: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -1250,12 +1254,14 @@ export interface components {
             };
         };
         /**
-         * @description `server_busy`: the server already has as much synchronous work waiting for a slot as it
-         *     allows (`PDN_MAX_QUEUE`, see "Admission order and back-pressure"). Answered before the body
-         *     was read, with the rate-limit headers as they stand (`X-RateLimit-Limit`,
-         *     `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit-Policy`, `RateLimit`): nothing was
-         *     done and nothing counted. Send it again after `error.retry_after_seconds`, or send it with
-         *     `Prefer: respond-async`, which is never refused for this. Otherwise `service_unavailable`, as
+         * @description `server_busy`: the synchronous call would wait longer than the server allows for a slot
+         *     (`PDN_MAX_SYNC_WAIT`), its user already has as many synchronous calls in progress (or as many
+         *     bytes of upload in them) as the plan allows, or it waited that long without a slot and was
+         *     withdrawn (see "Admission order and back-pressure"). Answered with the rate-limit headers as
+         *     they stand (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`,
+         *     `RateLimit-Policy`, `RateLimit`): nothing was done and nothing counted; all but the last
+         *     before the body was read. Send it again after `error.retry_after_seconds`, or send it with
+         *     `Prefer: respond-async`, which is never refused for these. Otherwise `service_unavailable`, as
          *     described under `ServiceUnavailable`: the server is shutting down or cannot reach a shared
          *     backend, and then without rate-limit headers.
          */
@@ -1269,8 +1275,8 @@ export interface components {
                  * @example {
                  *       "error": {
                  *         "code": "server_busy",
-                 *         "message": "The server is busy: all 8 places for synchronous calls (running or waiting for a slot) are taken. Send this one again in a moment, or with Prefer: respond-async.",
-                 *         "retry_after_seconds": 1
+                 *         "message": "The server is busy: this call would wait about 34 s for a free slot, and synchronous calls wait at most 20 s. Send it again later, or send it with `Prefer: respond-async` to queue it as a job and fetch the result when it is done.",
+                 *         "retry_after_seconds": 14
                  *       },
                  *       "meta": {
                  *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
@@ -1309,9 +1315,9 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The page's origin, set by the browser. */
+        /** @description The page's origin, set by the browser (a page's script cannot set it). */
         Origin: string;
-        /** @description The method of the request the browser wants to send. */
+        /** @description The method of the request the browser wants to send; set by the browser. */
         "Access-Control-Request-Method": string;
         /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
         "Access-Control-Request-Headers": string;
@@ -1357,8 +1363,6 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description IETF draft header, e.g. `"hourly";r=998;t=3541` (remaining, seconds to reset). Omitted on Enterprise. */
         RateLimit: string;
-        /** @description The request's `Origin` when origins are listed, `*` when any is allowed. */
-        "Access-Control-Allow-Origin": string;
         /** @description Where the job can be polled, relative to the server (`GET /api/v1/jobs/{id}`). */
         Location: string;
         /** @description The preference honoured (RFC 7240 section 3). */
@@ -1457,11 +1461,11 @@ export interface operations {
     compressPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -1471,7 +1475,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     merge: {
@@ -1554,11 +1557,11 @@ export interface operations {
     mergePreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -1568,7 +1571,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     split: {
@@ -1679,11 +1681,11 @@ export interface operations {
     splitPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -1693,7 +1695,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     ocr: {
@@ -1740,7 +1741,7 @@ export interface operations {
                     /**
                      * @description `text` (default): the answer is exactly `text`, `language` and `confidence`.
                      *     `words`: it also holds `words`, every recognised word with its page, bounding box
-                     *     and confidence (issue #17).
+                     *     and confidence.
                      * @default text
                      * @enum {string}
                      */
@@ -1794,11 +1795,11 @@ export interface operations {
     ocrPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -1808,7 +1809,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     ocrPdf: {
@@ -1944,11 +1944,11 @@ export interface operations {
     ocrPdfPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -1958,7 +1958,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     listLanguages: {
@@ -1974,6 +1973,11 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2013,11 +2017,11 @@ export interface operations {
     languagesPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -2027,7 +2031,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     getAccount: {
@@ -2080,11 +2083,11 @@ export interface operations {
     accountPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -2094,7 +2097,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     listJobs: {
@@ -2117,6 +2119,11 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2135,6 +2142,12 @@ export interface operations {
                      *             "retained_until": null,
                      *             "expired": false,
                      *             "poll_after_seconds": 2,
+                     *             "inputs": [
+                     *               {
+                     *                 "name": "scan.tiff",
+                     *                 "size": 1843200
+                     *               }
+                     *             ],
                      *             "progress": {
                      *               "done": 3,
                      *               "total": 10
@@ -2160,11 +2173,11 @@ export interface operations {
     jobsPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -2174,7 +2187,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     getJob: {
@@ -2200,6 +2212,11 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2258,6 +2275,11 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2292,11 +2314,11 @@ export interface operations {
     jobPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -2309,7 +2331,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     downloadPdf: {
@@ -2413,11 +2434,11 @@ export interface operations {
     downloadPdfPreflight: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The page's origin, set by the browser. */
-                Origin: components["parameters"]["Origin"];
-                /** @description The method of the request the browser wants to send. */
-                "Access-Control-Request-Method": components["parameters"]["Access-Control-Request-Method"];
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
                 /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
                 "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
             };
@@ -2427,7 +2448,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["CorsPreflight"];
-            405: components["responses"]["CorsRefused"];
         };
     };
     health: {
@@ -2590,6 +2610,13 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /**
+                     * @description Scripts, styles and calls from this server only (and `data:` images, Swagger UI's
+                     *     icons); no framing.
+                     */
+                    "Content-Security-Policy": string;
+                    /** @description No other site may frame the page. */
+                    "X-Frame-Options": "DENY";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2605,8 +2632,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Only these two names are served; any other path under `/docs/` is `404 not_found`. */
-                asset: "swagger-ui.css" | "swagger-ui-bundle.js";
+                /** @description Only these three names are served; any other path under `/docs/` is `404 not_found`. */
+                asset: "swagger-ui.css" | "swagger-ui-bundle.js" | "docs.js";
             };
             cookie?: never;
         };

@@ -1,6 +1,6 @@
 // The ApiKeyStore contract (issues #2, #12): every backend passes it.
 import { describe, expect, it } from 'vitest';
-import { type Backend, T0, useAccounts } from './contract-harness.js';
+import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
 import { hashKey } from './key-format.js';
 
 export function apiKeysContract(backend: Backend): void {

@@ -1,9 +1,10 @@
-// Password hashing (issue #12): scrypt from node:crypto, memory-hard, with a random salt per user.
-// The stored form names its parameters (`scrypt$N$r$p$salt$hash`, base64url), so they can be raised
-// later without breaking the hashes already stored. N = 2^15, r = 8: 32 MiB and, measured on the
-// 2-core CI machine, about 0.28 s per hash or check (libuv's thread pool runs four at once); sign-in
-// throttling keeps an attacker from making us do many.
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+// Password hashes: scrypt, memory-hard, with a random salt per user. The stored form names its
+// parameters (`scrypt$N$r$p$salt$hash`, base64url), so they can be raised later without breaking the
+// hashes already stored. N = 2^15, r = 8: 32 MiB and, measured on the 2-core CI machine, about 0.28 s
+// per hash or check. The key is derived by whatever `derive` is given: the server's is
+// password-hasher.ts, on threads of its own; sign-in throttling keeps an attacker from making it do many.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ScryptRequest } from './scrypt-threads.js';
 
 const COST = 2 ** 15;
 const BLOCK_SIZE = 8;
@@ -13,14 +14,7 @@ const KEY_LENGTH = 32;
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 200;
 
-function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // maxmem: node's default (32 MiB) is exactly 128 * N * r, which scrypt exceeds by its overhead.
-    scrypt(password, salt, KEY_LENGTH, { N: n, r, p, maxmem: 256 * n * r }, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
-  });
-}
+export type Derive = (request: ScryptRequest) => Promise<Buffer>;
 
 /** Why a password is not acceptable, or undefined when it is. */
 export function passwordProblem(password: string): string | undefined {
@@ -29,9 +23,16 @@ export function passwordProblem(password: string): string | undefined {
   return undefined;
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, derive: Derive): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, COST, BLOCK_SIZE, PARALLELISM);
+  const key = await derive({
+    password,
+    salt,
+    keyLength: KEY_LENGTH,
+    cost: COST,
+    blockSize: BLOCK_SIZE,
+    parallelism: PARALLELISM,
+  });
   return [
     'scrypt',
     COST,
@@ -43,16 +44,23 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /** Whether `password` matches `stored`; compares in constant time, and says no to a malformed hash. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string, derive: Derive): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || salt === undefined || key === undefined) return false;
   const expected = Buffer.from(key, 'base64url');
-  const actual = await derive(password, Buffer.from(salt, 'base64url'), Number(n), Number(r), Number(p));
+  const actual = await derive({
+    password,
+    salt: Buffer.from(salt, 'base64url'),
+    keyLength: expected.length,
+    cost: Number(n),
+    blockSize: Number(r),
+    parallelism: Number(p),
+  });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 /**
  * A hash that matches no password, verified when the account does not exist, so an unknown email
- * costs as long as a wrong password and the timing tells nothing (issue #12: no enumeration).
+ * costs as long as a wrong password and the timing tells nothing (no account enumeration).
  */
 export const NO_ACCOUNT_HASH = `scrypt$${COST}$${BLOCK_SIZE}$${PARALLELISM}$${'A'.repeat(22)}$${'A'.repeat(43)}`;

@@ -6,18 +6,57 @@ const uploads = { free: 10 * MiB, premium: 100 * MiB, business: 250 * MiB, enter
 
 describe('planLimits', () => {
   const table: [Plan, PlanLimits][] = [
-    ['free', { requestsPerHour: 10, uploadBytes: 10 * MiB, pagesPerRequest: 2_000, unfinishedJobs: 5 }],
+    [
+      'free',
+      {
+        requestsPerHour: 10,
+        uploadBytes: 10 * MiB,
+        pagesPerRequest: 2_000,
+        compressPages: 100,
+        ocrPages: 50,
+        unfinishedJobs: 5,
+        syncCalls: 10,
+        syncBytes: 40 * MiB,
+      },
+    ],
     [
       'premium',
-      { requestsPerHour: 1000, uploadBytes: 100 * MiB, pagesPerRequest: 10_000, unfinishedJobs: 100 },
+      {
+        requestsPerHour: 1000,
+        uploadBytes: 100 * MiB,
+        pagesPerRequest: 10_000,
+        compressPages: 1_000,
+        ocrPages: 500,
+        unfinishedJobs: 100,
+        syncCalls: 20,
+        syncBytes: 400 * MiB,
+      },
     ],
     [
       'business',
-      { requestsPerHour: 5000, uploadBytes: 250 * MiB, pagesPerRequest: 25_000, unfinishedJobs: 250 },
+      {
+        requestsPerHour: 5000,
+        uploadBytes: 250 * MiB,
+        pagesPerRequest: 25_000,
+        compressPages: 2_500,
+        ocrPages: 2_000,
+        unfinishedJobs: 250,
+        syncCalls: 50,
+        syncBytes: 1000 * MiB,
+      },
     ],
     [
       'enterprise',
-      { requestsPerHour: null, uploadBytes: 1024 * MiB, pagesPerRequest: 100_000, unfinishedJobs: 1000 },
+      {
+        requestsPerHour: null,
+        uploadBytes: 1024 * MiB,
+        pagesPerRequest: 100_000,
+        compressPages: 5_000,
+        ocrPages: 5_000,
+        unfinishedJobs: 1000,
+        syncCalls: 100,
+        syncBytes: 4096 * MiB,
+      },
     ],
   ];
   it.each(table)('%s', (plan, want) => {

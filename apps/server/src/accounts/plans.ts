@@ -1,6 +1,7 @@
 // Plans and what each allows. Requests per hour come from the v1 specification (Limits); upload
-// bytes per whole request are configurable (issue #2 defaults: 10 / 100 / 250 / 1024 MiB); pages
-// written per merge or split bound the work one request can ask for (issue #11.8; openapi.yaml).
+// bytes per whole request are configurable (defaults: 10 / 100 / 250 / 1024 MiB); pages written per
+// merge or split bound the work one request can ask for, and the synchronous calls in progress what
+// one user may hold of a server at once (openapi.yaml).
 import type { UploadLimits } from '../config.js';
 
 export const PLANS = ['free', 'premium', 'business', 'enterprise'] as const;
@@ -12,8 +13,16 @@ export interface PlanLimits {
   uploadBytes: number;
   /** Most pages one merge or split may write in all its outputs (engines/page-budget.ts). */
   pagesPerRequest: number;
-  /** Most queued and running jobs at once before `Prefer: respond-async` is refused (issue #13). */
+  /** Most pages one compression may read: it cannot be cut into turns, so this bounds its time in a slot. */
+  compressPages: number;
+  /** Most pages one request of OCR of documents may read. */
+  ocrPages: number;
+  /** Most queued and running jobs at once before `Prefer: respond-async` is refused. */
   unfinishedJobs: number;
+  /** Most synchronous calls of the user in progress at once in one server process (admitted, not answered). */
+  syncCalls: number;
+  /** Most bytes of upload those calls may carry together (their Content-Length, or the plan's cap). */
+  syncBytes: number;
 }
 
 const REQUESTS_PER_HOUR: Record<Plan, number | null> = {
@@ -33,6 +42,18 @@ const PAGES_PER_REQUEST: Record<Plan, number> = {
   enterprise: 100_000,
 };
 
+// Pages read by one compression or OCR of documents, sized from the work: Ghostscript with its content
+// check took about 0.3 s a page here, OCRmyPDF about 3 s a page. A Free compression then holds a slot
+// for some 30 s at most, a Free OCR request some 2.5 minutes; Enterprise's match the server's page cap
+// (PDN_MAX_PAGES, 5000 by default).
+const COMPRESS_PAGES: Record<Plan, number> = {
+  free: 100,
+  premium: 1_000,
+  business: 2_500,
+  enterprise: 5_000,
+};
+const OCR_PAGES: Record<Plan, number> = { free: 50, premium: 500, business: 2_000, enterprise: 5_000 };
+
 // Enough for a CI pipeline to hand over a batch (Premium: 100 files) without one user filling the
 // queue for everybody; Free stays small, as its hourly limit is 10 (openapi.yaml, "Jobs").
 const UNFINISHED_JOBS: Record<Plan, number> = {
@@ -41,6 +62,19 @@ const UNFINISHED_JOBS: Record<Plan, number> = {
   business: 250,
   enterprise: 1000,
 };
+
+// Synchronous calls in progress at once, per user and server process: a user may keep this many
+// connections and uploads waiting for a slot, and no more, whatever the server's load (openapi.yaml,
+// "Admission order and back-pressure"). Free's is its hourly limit, so a burst of its hour is served.
+const SYNC_CALLS: Record<Plan, number> = {
+  free: 10,
+  premium: 20,
+  business: 50,
+  enterprise: 100,
+};
+
+/** The upload bytes those calls may hold on the server's disk at once: this many whole requests' worth. */
+const SYNC_UPLOADS_AT_ONCE = 4;
 
 export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value);
@@ -51,7 +85,11 @@ export function planLimits(plan: Plan, uploadLimits: UploadLimits): PlanLimits {
     requestsPerHour: REQUESTS_PER_HOUR[plan],
     uploadBytes: uploadLimits[plan],
     pagesPerRequest: PAGES_PER_REQUEST[plan],
+    compressPages: COMPRESS_PAGES[plan],
+    ocrPages: OCR_PAGES[plan],
     unfinishedJobs: UNFINISHED_JOBS[plan],
+    syncCalls: SYNC_CALLS[plan],
+    syncBytes: SYNC_UPLOADS_AT_ONCE * uploadLimits[plan],
   };
 }
 

@@ -92,6 +92,19 @@ export function decide(window: Admission, limit: number | null, now: number): Ra
   };
 }
 
+/**
+ * A window looked at, as a decision about a request that would not be counted: what the rate-limit
+ * headers of an answer that spends nothing say (GET /api/v1/account, refusals).
+ */
+export function lookedAt(usage: Usage, now: number): RateDecision {
+  return {
+    allowed: usage.remaining !== 0,
+    limit: usage.limit,
+    remaining: usage.remaining,
+    ...resetOf(usage.nextSlotAt ?? now, now),
+  };
+}
+
 export class RateLimiter {
   constructor(
     private readonly store: RateEventStore,
@@ -121,6 +134,11 @@ export class RateLimiter {
       remaining: limit === null ? null : Math.max(0, limit - used),
       nextSlotAt: oldest === null ? null : oldest + WINDOW_MS,
     };
+  }
+
+  /** The user's window now, as the rate-limit headers of an answer that spends nothing show it. */
+  async look(userId: number, limit: number | null): Promise<RateDecision> {
+    return lookedAt(await this.usage(userId, limit), this.now());
   }
 
   /** Requests per `slotMs` over the last hour, oldest first (the account page's chart). */

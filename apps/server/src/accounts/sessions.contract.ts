@@ -1,7 +1,7 @@
 // The session contract (issue #12): the expiry policy in sessions.ts over each backend's SessionStore.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type Backend, T0, useAccounts } from './contract-harness.js';
+import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
 import { DEFAULT_SESSION_LIMITS } from './index.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -1,7 +1,7 @@
 // The one-time link contract (issue #12): sign-in-links.ts over each backend's SignInLinkStore.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type Backend, T0, useAccounts } from './contract-harness.js';
+import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
 import { LINK_TTL_MS } from './sign-in-links.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -1,6 +1,6 @@
 // The UserStore contract (issue #12): every backend passes it.
 import { describe, expect, it } from 'vitest';
-import { type Backend, T0, useAccounts } from './contract-harness.js';
+import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
 import { EmailTakenError, InvalidUserNameError } from './users.js';
 
 export function usersContract(backend: Backend): void {

@@ -1,18 +1,18 @@
-// `pdn-server users …` (issue #12): create a user known by email and print their one-time sign-in
+// `pdn-server users …`: create a user known by email and print their one-time sign-in
 // link, list users, give one an email, print a password-reset link, change a plan.
 import { type Accounts, normaliseEmail, type Plan, userLabel } from '../accounts/index.js';
 import type { Config } from '../config.js';
 import { instant, printTable } from './print-table.js';
-import { baseUrl, signInLink } from './sign-in-link.js';
+import { linkBaseOf, signInLink } from './sign-in-link.js';
 import { UsageError } from './usage-error.js';
 import { requireUser } from './user-ref.js';
 
-function printLink(config: Config, token: string): void {
-  if (baseUrl(config) === '')
-    console.error("PORT=0: this command cannot know the server's port; set PDN_PUBLIC_URL for whole links.");
+async function printLink(accounts: Accounts, config: Config, token: string): Promise<void> {
+  const { base, note } = await linkBaseOf(accounts, config);
+  if (note !== undefined) console.error(note);
   console.log('Send them this link to choose a password; it works once, within 24 hours:');
   // The last line of stdout, for scripts.
-  console.log(signInLink(config, token));
+  console.log(signInLink(base, token));
 }
 
 export async function usersCreate(
@@ -24,7 +24,7 @@ export async function usersCreate(
   const email = normaliseEmail(options.email);
   const user = await accounts.users.createWithEmail(email, options.plan ?? 'free', null);
   console.log(`Created user ${email} on the ${user.plan} plan.`);
-  printLink(config, await accounts.signInLinks.issue(user.id));
+  await printLink(accounts, config, await accounts.signInLinks.issue(user.id));
 }
 
 export async function usersList(accounts: Accounts): Promise<void> {
@@ -62,7 +62,7 @@ export async function usersResetPassword(accounts: Accounts, config: Config, ref
   console.log(
     `A new password for ${user.email}: their current password keeps working until the link is used.`,
   );
-  printLink(config, await accounts.signInLinks.issue(user.id));
+  await printLink(accounts, config, await accounts.signInLinks.issue(user.id));
 }
 
 export async function usersSetPlan(accounts: Accounts, ref: string, plan: Plan): Promise<void> {

@@ -2,27 +2,29 @@
 // names, opens and starts their clients, and registers each one's cleanup. Embedded: the SQLite file
 // and the outputs folder, exactly as before. Shared: PostgreSQL, Redis and S3, whose code and client
 // libraries are imported only here, only then (shared.ts), so the embedded default never loads them.
-import type { Accounts, AccountsOptions } from '../accounts/index.js';
-import { hasDatabase, openSqliteAccounts } from '../accounts/sqlite/index.js';
+import { type Accounts, type AccountsOptions, composeAccounts } from '../accounts/index.js';
 import type { Config } from '../config.js';
-import { openExistingAccounts } from '../data-folder.js';
-import type { JobDispatch } from '../jobs/dispatch.js';
+import { openExistingStores } from '../data-folder.js';
+import { hasDatabase, openSqliteStores } from '../database/sqlite/index.js';
+import type { Stores } from '../database/stores.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { LocalJobQueue } from '../jobs/local-job-queue.js';
+import type { QueueParts } from '../jobs/open-jobs.js';
 import type { Logger } from '../logger.js';
-import type { RoleParts } from '../role.js';
 import type { SharedStorage } from '../storage/index.js';
 import type { Cleanups } from './cleanups.js';
 
 export { Cleanups } from './cleanups.js';
 
 export interface Backends {
+  /** Every record of the database: jobs, idempotency keys and webhook deliveries beside the accounts. */
+  stores: Stores;
+  /** The account stores with their policies above them. */
   accounts: Accounts;
   /** Where outputs and jobs' inputs go when they are shared; absent: the data folder. */
   sharedStorage?: SharedStorage;
-  /**
-   * How jobs reach the processes that run them when those are shared (BullMQ, issue #16), for a
-   * process playing `parts` with `slots` jobs at once; absent: the embedded process runs its own.
-   */
-  openDispatch?: (parts: RoleParts, slots: number) => JobDispatch;
+  /** How jobs reach the processes that run them: the embedded process's own, or BullMQ's. */
+  openQueue(parts: QueueParts): JobQueue;
 }
 
 function accountsOptions(config: Config): AccountsOptions {
@@ -35,10 +37,18 @@ export async function openBackends(config: Config, log: Logger, cleanups: Cleanu
     const { openSharedBackends } = await import('./shared.js');
     return openSharedBackends(config.backends, accountsOptions(config), log, cleanups);
   }
-  const accounts = openSqliteAccounts(config.dataDir, accountsOptions(config));
-  cleanups.add('accounts database (SQLite)', () => accounts.close());
+  const options = accountsOptions(config);
+  const stores = openSqliteStores(config.dataDir, options.now);
+  cleanups.add('database (SQLite)', () => stores.close());
   log.info('backends: embedded', { data_dir: config.dataDir });
-  return { accounts };
+  return { stores, accounts: composeAccounts(stores, options), openQueue: openLocalQueue };
+}
+
+/** The embedded queue: the one process runs every job it takes. */
+function openLocalQueue(parts: QueueParts): JobQueue {
+  const { runs } = parts;
+  if (runs === undefined) throw new Error('the embedded backends run jobs in the process that takes them');
+  return new LocalJobQueue({ ...parts, runs });
 }
 
 /**
@@ -50,9 +60,9 @@ export async function openAdminAccounts(config: Config, log: Logger, cleanups: C
     const { openSharedAccounts } = await import('./shared.js');
     return openSharedAccounts(config.backends.databaseUrl, accountsOptions(config), log, cleanups);
   }
-  const accounts = openExistingAccounts(config.dataDir, process.cwd());
-  cleanups.add('accounts database (SQLite)', () => accounts.close());
-  return accounts;
+  const stores = openExistingStores(config.dataDir, process.cwd());
+  cleanups.add('database (SQLite)', () => stores.close());
+  return composeAccounts(stores, accountsOptions(config));
 }
 
 /**

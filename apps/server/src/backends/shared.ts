@@ -8,21 +8,17 @@
 // service is away (pg: connectionTimeoutMillis; ioredis: no offline queue, a command timeout), and
 // the stores turn those failures into 503 service_unavailable (unreachable.ts). Both reconnect on
 // their own, so the first request after the service is back succeeds.
-import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import {
-  type AccountStores,
-  type Accounts,
-  type AccountsOptions,
-  composeAccounts,
-} from '../accounts/index.js';
-import { type CopyCounts, copyFromSqlite } from '../accounts/postgres/copy-from-sqlite.js';
-import { openPostgresStores } from '../accounts/postgres/index.js';
-import { PgDb } from '../accounts/postgres/pg-db.js';
+import { type Accounts, type AccountsOptions, composeAccounts } from '../accounts/index.js';
 import { RedisRateEvents } from '../accounts/redis/redis-rate-events.js';
-import { openDatabase } from '../accounts/sqlite/database.js';
-import { BullmqDispatch } from '../jobs/bullmq-dispatch.js';
+import { type CopyCounts, copyFromSqlite } from '../database/postgres/copy-from-sqlite.js';
+import { openPostgresStores } from '../database/postgres/index.js';
+import { PgDb } from '../database/postgres/pg-db.js';
+import { openDatabase } from '../database/sqlite/sqlite-database.js';
+import type { Stores } from '../database/stores.js';
+import { BullmqJobQueue } from '../jobs/bullmq/bullmq-job-queue.js';
 import type { Logger } from '../logger.js';
 import { redisSweepLock } from '../storage/redis-sweep-lock.js';
 import { S3InputStore } from '../storage/s3/s3-input-store.js';
@@ -30,6 +26,9 @@ import { S3OutputStore } from '../storage/s3/s3-output-store.js';
 import type { S3Config, SharedBackendConfig } from './backend-config.js';
 import type { Cleanups } from './cleanups.js';
 import type { Backends } from './index.js';
+import { outageLog } from './outage-log.js';
+import { warnIfForgetful } from './redis-persistence.js';
+import { checkBucket } from './s3-bucket-check.js';
 import { watchSharedConnections } from './shared-metrics.js';
 
 /** A URL fit for a log line or an error message: no password. */
@@ -37,23 +36,6 @@ function redacted(url: string): string {
   const parsed = new URL(url);
   if (parsed.password !== '') parsed.password = '***';
   return parsed.toString();
-}
-
-/** Logs the first failure of an outage and the recovery, not every reconnection attempt. */
-function outageLog(log: Logger, service: string) {
-  let down = false;
-  return {
-    failed(error: unknown) {
-      if (down) return;
-      down = true;
-      log.warn(`${service} unreachable: requests that need it are answered 503 until it is back`, { error });
-    },
-    recovered() {
-      if (!down) return;
-      down = false;
-      log.info(`${service} reachable again`);
-    },
-  };
 }
 
 async function opened<T>(service: string, url: string, open: () => Promise<T>): Promise<T> {
@@ -129,18 +111,12 @@ async function openS3(config: S3Config, cleanups: Cleanups): Promise<S3Client> {
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   cleanups.add('S3 client', () => client.destroy());
-  await opened(`the S3 bucket ${config.bucket}`, config.endpoint ?? `region ${config.region}`, () =>
-    client.send(new HeadBucketCommand({ Bucket: config.bucket })),
-  );
+  await checkBucket(client, config);
   return client;
 }
 
-/** The account stores in PostgreSQL, its schema brought up to date (under an advisory lock) on the way. */
-async function openAccountStores(
-  pool: pg.Pool,
-  databaseUrl: string,
-  options: AccountsOptions,
-): Promise<AccountStores> {
+/** The stores in PostgreSQL, its schema brought up to date (under an advisory lock) on the way. */
+async function openStores(pool: pg.Pool, databaseUrl: string, options: AccountsOptions): Promise<Stores> {
   return opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool, options.now));
 }
 
@@ -168,7 +144,7 @@ export async function openSharedAccounts(
   cleanups: Cleanups,
 ): Promise<Accounts> {
   const pool = openPool(databaseUrl, log, cleanups);
-  return composeAccounts(await openAccountStores(pool, databaseUrl, options), options);
+  return composeAccounts(await openStores(pool, databaseUrl, options), options);
 }
 
 export async function openSharedBackends(
@@ -178,8 +154,9 @@ export async function openSharedBackends(
   cleanups: Cleanups,
 ): Promise<Backends> {
   const pool = openPool(config.databaseUrl, log, cleanups);
-  const stores = await openAccountStores(pool, config.databaseUrl, options);
+  const stores = await openStores(pool, config.databaseUrl, options);
   const redis = await openRedis(config.redisUrl, log, cleanups);
+  await warnIfForgetful(redis, redacted(config.redisUrl), log);
   const queueRedis = await openQueueRedis(config.redisUrl, log, cleanups);
   watchSharedConnections(pool, redis, cleanups);
   const s3 = await openS3(config.s3, cleanups);
@@ -189,6 +166,7 @@ export async function openSharedBackends(
     outputs_and_inputs: `${config.s3.endpoint ?? 'AWS S3'} bucket ${config.s3.bucket}`,
   });
   return {
+    stores,
     // Rate windows in Redis rather than the accounts database: one round trip per request (issue #15).
     accounts: composeAccounts(
       { ...stores, rateEvents: new RedisRateEvents(redis, `${config.redisKeyPrefix}rate:`) },
@@ -199,15 +177,7 @@ export async function openSharedBackends(
       inputs: new S3InputStore(s3, config.s3.bucket),
       sweepLock: redisSweepLock(redis, `${config.redisKeyPrefix}lock:sweep`),
     },
-    openDispatch: (parts, slots) =>
-      new BullmqDispatch({
-        redis: queueRedis,
-        prefix: config.redisKeyPrefix,
-        store: stores.jobs,
-        parts,
-        slots,
-        log,
-        now: options.now ?? Date.now,
-      }),
+    openQueue: (parts) =>
+      new BullmqJobQueue({ ...parts, redis: queueRedis, requestRedis: redis, prefix: config.redisKeyPrefix }),
   };
 }

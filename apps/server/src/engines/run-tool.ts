@@ -1,12 +1,13 @@
-// Runs an external tool (qpdf, gs, tesseract) the one safe way: no shell, its own process group so a
-// timeout or a client abort kills every process it started (a shell-spawned child survived its timeout
-// as an orphan, issue #2), a clean environment holding none of the server's secrets (issue #3), a
-// lower CPU priority so document work never starves the event loop answering cheap requests (issue #6,
-// scenario 5), and bounded capture of what it prints.
-import { spawn } from 'node:child_process';
+// Runs an external tool (qpdf, gs, tesseract, OCRmyPDF) the one safe way: no shell; started through
+// processes/spawn-tool.ts, so in its own process group (a timeout or a client abort kills every process
+// it started: a shell-spawned child once survived its timeout as an orphan) and dying with this process
+// even when this process is killed with SIGKILL; a clean environment holding none of the server's
+// secrets; a lower CPU priority so document work never starves the event loop answering cheap
+// requests; and bounded capture of what it prints.
 import { constants, setPriority } from 'node:os';
 import { basename } from 'node:path';
 import { toolRuns } from '../metrics.js';
+import { killToolGroup, spawnTool } from '../processes/spawn-tool.js';
 import { toolReport } from './tool-report.js';
 
 export interface RunToolOptions {
@@ -16,9 +17,9 @@ export interface RunToolOptions {
   signal?: AbortSignal | undefined;
   /** Variables added to the minimal environment (PATH, LANG, HOME and TMPDIR set to `cwd`). */
   env?: Record<string, string>;
-  /** Runs the tool under this memory limit (issue #11: OCR of a hostile image). */
+  /** Runs the tool under this memory limit (OCR of a hostile image must not take the machine's memory). */
   memoryLimit?: MemoryLimit;
-  /** Sees what the tool prints on stderr as it prints it (OCRmyPDF's page progress, issue #17). */
+  /** Sees what the tool prints on stderr as it prints it (OCRmyPDF's page progress). */
   onStderr?: (chunk: Buffer) => void;
 }
 
@@ -37,11 +38,11 @@ export interface MemoryLimit {
 const RESERVED_ADDRESS_SPACE = 4 * 2 ** 30;
 
 /**
- * The command line running `command args...` under `limit` (issue #11, item 2). RLIMIT_DATA bounds what
- * the process can write to (since Linux 4.7 it counts every private writable mapping, so malloc,
- * ArrayBuffers and a growing WebAssembly memory alike), close to what it can make resident; RLIMIT_AS
- * backs it up for mappings RLIMIT_DATA does not count. An allocation past either fails inside the
- * process instead of growing the machine's memory. Children inherit both.
+ * The command line running `command args...` under `limit`. RLIMIT_DATA bounds what the process can
+ * write to (since Linux 4.7 it counts every private writable mapping, so malloc, ArrayBuffers and a
+ * growing WebAssembly memory alike), close to what it can make resident; RLIMIT_AS backs it up for
+ * mappings RLIMIT_DATA does not count. An allocation past either fails inside the process instead of
+ * growing the machine's memory. Children inherit both.
  */
 export function limitedCommand(
   limit: MemoryLimit,
@@ -82,8 +83,8 @@ export class ToolAbortedError extends Error {
 /**
  * The tool said the disk or the quota is full (strerror of ENOSPC and EDQUOT, which tools print as
  * they get it). `code` is that errno's name, so the error middleware answers 507 whatever the caller
- * wraps this in (issue #11, item 7). Tools that say nothing (qpdf 11.3 exits 0 after writing an empty
- * file to a full disk) are caught by the check of the disk itself (storage/disk-space.ts).
+ * wraps this in. Tools that say nothing (qpdf 11.3 exits 0 after writing an empty file to a full
+ * disk) are caught by the check of the disk itself (storage/disk-space.ts).
  */
 export class ToolOutOfSpaceError extends Error {
   override name = 'ToolOutOfSpaceError';
@@ -149,12 +150,10 @@ export function runTool(
       options.memoryLimit === undefined
         ? [command, args]
         : limitedCommand(options.memoryLimit, command, args);
-    const child = spawn(file, argv, {
+    const child = spawnTool(file, argv, {
       cwd: options.cwd,
       env: minimalEnv(options.cwd, options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-      shell: false,
     });
     if (child.pid !== undefined) {
       try {
@@ -170,11 +169,7 @@ export function runTool(
 
     const killGroup = (reason: Error) => {
       stoppedBy ??= reason;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // The group is already gone.
-      }
+      killToolGroup(child);
     };
     const timer = setTimeout(
       () => killGroup(new ToolTimeoutError(command, options.timeoutMs)),
@@ -183,10 +178,10 @@ export function runTool(
     const onAbort = () => killGroup(new ToolAbortedError(command));
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       stdout = appendCapped(stdout, chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       stderr = appendCapped(stderr, chunk);
       options.onStderr?.(chunk);
     });

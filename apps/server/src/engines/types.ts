@@ -32,6 +32,21 @@ export interface WorkContext {
   log?: EngineLog | undefined;
   /** Told how far the work is, in the engine's own units (pages for OCR of documents), when it knows. */
   progress?: ((done: number, total: number) => void) | undefined;
+  /** The pages a compression or OCR of documents may read for this request (its caller's plan's). */
+  pagesRead?: PageBudget | undefined;
+  /** A job's turns at its slot, for work done in units (pages); absent outside jobs. */
+  turns?: Turns | undefined;
+}
+
+/**
+ * How long work shares its slot: it keeps each finished unit's files in `keptDir()` (where it also finds
+ * the units of earlier turns) and calls `between()` after each; that returns at once, or throws
+ * (jobs' SlotHandedOn) when the slot goes to another user's job, the kept files saved for the next turn.
+ */
+export interface Turns {
+  /** The folder, fetched on the first ask only: most jobs never take turns, and fetch nothing. */
+  keptDir(): Promise<string>;
+  between(): Promise<void>;
 }
 
 export interface PdfOutput {

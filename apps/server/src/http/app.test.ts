@@ -9,9 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Accounts } from '../accounts/index.js';
-import { openSqliteAccounts } from '../accounts/sqlite/index.js';
+import { PasswordHasher } from '../accounts/index.js';
+import { Admission } from '../admission/admission.js';
+import { QueueWait } from '../admission/queue-wait.js';
+import { SyncCalls } from '../admission/sync-calls.js';
 import { loadConfig } from '../config.js';
+import { openSqliteForTest } from '../database/contract-harness.js';
 import { createCompressEngine } from '../engines/compress/index.js';
 import { CpuSlots } from '../engines/cpu-slots.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
@@ -19,9 +22,13 @@ import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
 import { detectTools } from '../engines/tools.js';
 import type { OcrEngine } from '../engines/types.js';
-import { JobRunner } from '../jobs/runner.js';
+import { IdempotencyKeys } from '../idempotency/idempotency-keys.js';
+import type { JobRuns } from '../jobs/job-runs.js';
+import { LocalJobQueue } from '../jobs/local-job-queue.js';
+import { type OpenedJobs, openJobs } from '../jobs/open-jobs.js';
 import { createLogger } from '../logger.js';
 import { createOperations } from '../operations/index.js';
+import { partsOf } from '../role.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { createApp } from './app.js';
 import { Drain } from './drain.js';
@@ -35,10 +42,10 @@ async function pdf(pages: number): Promise<Blob> {
 
 describe('createApp', () => {
   let dataDir: string;
-  let accounts: Accounts;
+  let accounts: ReturnType<typeof openSqliteForTest>;
   let storage: Storage;
   let ocr: OcrEngine;
-  let jobs: JobRunner;
+  let opened: OpenedJobs;
   let server: Server;
   let base: string;
   let key: string;
@@ -52,14 +59,14 @@ describe('createApp', () => {
       PDN_COMPRESS_ENGINE: 'pdf-lib',
     });
     const log = createLogger('info', (line) => logLines.push(line));
-    accounts = openSqliteAccounts(dataDir);
+    accounts = openSqliteForTest(dataDir);
     storage = await openStorage({ dataDir, signingSecret: undefined, log });
     const cpuSlots = new CpuSlots(1);
     const common = { tools: {}, cpuSlots, maxPages: 100, timeoutMs: 30_000, log };
     const { prlimit } = await detectTools();
     ocr = await createOcrEngine({
       choice: 'tesseract.js',
-      // OCR bounds its processes' memory with prlimit (issue #11); nothing else is needed here.
+      // OCR bounds its processes' memory with prlimit; nothing else is needed here.
       tools: prlimit === undefined ? {} : { prlimit },
       native: undefined,
       cpuSlots,
@@ -84,18 +91,48 @@ describe('createApp', () => {
         memoryBytes: 1024 * 1024 * 1024,
       }),
     };
-    jobs = new JobRunner({
+    opened = await openJobs({
       store: accounts.jobs,
-      operations: createOperations(engines),
       inputs: storage.inputs,
       workDirs: storage.workDirs,
       downloads: storage.downloads,
+      operations: createOperations(engines),
+      parts: partsOf('all'),
       slots: 1,
       log,
+      openQueue: (parts) => new LocalJobQueue({ ...parts, runs: parts.runs as JobRuns }),
     });
-    await jobs.start();
+    const { jobs } = opened;
+    const admission = new Admission({
+      rateLimiter: accounts.rateLimiter,
+      jobs: accounts.jobs,
+      keys: new IdempotencyKeys({
+        store: accounts.idempotency,
+        jobs: accounts.jobs,
+        waiters: jobs.waiters,
+        waitMs: 1_000,
+        log,
+      }),
+      syncCalls: new SyncCalls(),
+      queueWait: new QueueWait({ store: accounts.jobs, capacity: () => jobs.queue.capacity() }),
+      maxSyncWaitMs: config.maxSyncWaitMs,
+      uploadLimits: config.uploadLimits,
+    });
+    const webhooks = { subscribe: async () => {} };
     server = createHttpServer(
-      createApp({ config, accounts, storage, engines, jobs, log, drain: new Drain(), tools: [] }),
+      createApp({
+        config,
+        accounts,
+        storage,
+        engines,
+        jobs,
+        admission,
+        webhooks,
+        passwords: new PasswordHasher(),
+        log,
+        drain: new Drain(),
+        tools: [],
+      }),
       log,
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -105,9 +142,9 @@ describe('createApp', () => {
 
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
-    await jobs?.close();
+    await opened?.close(0);
     await ocr?.close();
-    storage?.close();
+    await storage?.close();
     await accounts?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -141,10 +178,10 @@ describe('createApp', () => {
     expect(logged).toMatch(/"level":"error".*ENOENT/);
     expect(JSON.stringify(body)).not.toMatch(/ENOENT|outputs/);
     // The request's work folder went too, fault or not.
-    expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
+    expect(await readdir(storage.workDirs.area)).toEqual([]);
   });
 
-  it('answers OCR of documents without its tools with a 500 and logs what to install (issue #17)', async () => {
+  it('answers OCR of documents without its tools with a 500 and logs what to install', async () => {
     const form = new FormData();
     form.append('file', await pdf(1), 'scan.pdf');
     const res = await fetch(`${base}/api/v1/ocr/pdf`, {

@@ -5,3 +5,12 @@ import type { AppContext } from './state.js';
 export function clientGone(ctx: AppContext): boolean {
   return ctx.req.socket.destroyed && !ctx.res.writableFinished;
 }
+
+/** Aborts when the client hangs up before its answer is sent, so work done only for it can stop. */
+export function clientGoneSignal(ctx: AppContext): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort(new Error('client closed the connection'));
+  });
+  return controller.signal;
+}

@@ -1,10 +1,12 @@
 // Everything createApp() needs, built by main.ts (or a test): the app opens nothing itself.
-import type { Accounts } from '../accounts/index.js';
+import type { Accounts, PasswordHasher } from '../accounts/index.js';
+import type { Admission } from '../admission/admission.js';
 import type { Config } from '../config.js';
 import type { Engines } from '../engines/types.js';
-import type { JobRunner } from '../jobs/runner.js';
+import type { Jobs } from '../jobs/index.js';
 import type { Logger } from '../logger.js';
 import type { Storage } from '../storage/index.js';
+import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 import type { Drain } from './drain.js';
 
 export interface AppDeps {
@@ -12,11 +14,17 @@ export interface AppDeps {
   accounts: Accounts;
   storage: Storage;
   engines: Engines;
-  /** Runs every operation, synchronous or not (issue #13); main.ts starts and closes it. */
-  jobs: JobRunner;
+  /** Every operation, synchronous or not, is a job: stored, queued, waited on. */
+  jobs: Jobs;
+  /** Decides every call to an operation before its body is read. */
+  admission: Admission;
+  /** Told of each submission's callback_url before its job is stored. */
+  webhooks: Pick<WebhookDeliverer, 'subscribe'>;
+  /** The account pages' password hashing, on threads of its own; main.ts starts and closes it. */
+  passwords: PasswordHasher;
   log: Logger;
   /** Shutdown state, shared with main.ts, which starts the drain and cuts it off. */
   drain: Drain;
-  /** The binaries this process's engines run, which /readyz checks are still there (issue #18); none for `--role api`. */
+  /** The binaries this process's engines run, which /readyz checks are still there; none for `--role api`. */
   tools: readonly string[];
 }

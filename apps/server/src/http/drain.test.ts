@@ -26,8 +26,9 @@ beforeEach(async () => {
     markStarted = resolve;
   });
   const app = new Koa<AppState>();
-  app.use(requestId(createLogger('quiet')));
-  app.use(errorEnvelope());
+  const log = createLogger('quiet');
+  app.use(requestId(log));
+  app.use(errorEnvelope(log));
   app.use(drain.middleware());
   app.use(async (ctx) => {
     markStarted(ctx.state.shutdown);

@@ -61,6 +61,7 @@ export class Drain {
   cutOff(): void {
     const error = new ServiceUnavailableError(
       'The server is shutting down and could not finish this request in time. Send it again.',
+      { refusal: true },
     );
     for (const controller of this.#inFlight) controller.abort(error);
   }
@@ -75,6 +76,7 @@ export class Drain {
         ctx.set('Connection', 'close');
         throw new ServiceUnavailableError(
           'The server is shutting down and takes no new requests. Send this one again.',
+          { refusal: true },
         );
       }
       const controller = new AbortController();

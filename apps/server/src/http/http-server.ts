@@ -11,14 +11,19 @@ import type { AppState } from './state.js';
  * - headersTimeout: a client gets 20 s to send its request line and headers (slowloris).
  * - requestTimeout: the whole request, body included, must arrive within 10 minutes; enough for a
  *   1 GiB Enterprise upload at ~15 Mbit/s, finite for a client that trickles bytes.
- * - keepAliveTimeout: an idle kept-alive socket is closed after 5 s.
+ * - keepAliveTimeout: an idle kept-alive socket is closed after 65 s, longer than the clients that
+ *   keep one for a shorter time (undici's fetch 4 s, load balancers such as AWS ALB 60 s), so that
+ *   they let go first. At 5 s, a client whose event loop was busy for a few seconds between two calls
+ *   (its own CPU work) sent its next POST on a socket the server had just closed, and Node does not
+ *   send a POST again: 4 of 20 OCR calls ended in "other side closed". An idle socket costs a file
+ *   descriptor and a few KiB.
  * - timeout: a socket with no traffic either way for 10 minutes (e.g. a client that stopped reading a
  *   download) is destroyed; processing is bounded well below that by the engines' tool timeouts.
  */
 function applyTimeouts(server: Server): void {
   server.headersTimeout = 20_000;
   server.requestTimeout = 10 * 60_000;
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = 65_000;
   server.timeout = 10 * 60_000;
 }
 

@@ -1,9 +1,10 @@
 // Reading one operation's multipart body with formidable, straight to disk in the request's work
 // folder. Every part is judged the moment its headers arrive: a part the operation does not declare,
 // or a file where a field belongs (or the reverse), stops the parse with a 400 before any of its bytes
-// are read (issue #11, item 6: 300 MiB in an unused part cost 15.8 s of parsing before the old 400).
+// are read (300 MiB in an unused part once cost 15.8 s of parsing before the 400).
 // Every byte of the body counts toward the plan's limit, whatever part it is in; a part with a
-// filename is a file, with or without a Content-Type (item 11: Python requests sends none).
+// filename is a file, with or without a Content-Type (Python requests sends none). An empty text
+// field reads as not sent (sentFields below).
 
 import type { IncomingMessage } from 'node:http';
 import formidable, { type Part } from 'formidable';
@@ -74,7 +75,7 @@ function stopParse(form: ReturnType<typeof formidable>, error: Error): void {
 }
 
 /**
- * A part with a filename is a file (issue #11, item 11), with or without a Content-Type, and also
+ * A part with a filename is a file, with or without a Content-Type, and also
  * when formidable cannot read the name: its pattern stops at a U+2028 in it, and it ignores
  * `filename*` (RFC 6266).
  */
@@ -104,7 +105,7 @@ function translate(error: unknown, spec: PartsSpec, options: ParseOptions): unkn
   if (!isFormidableFailure(error)) return error;
   const accepted = `${spec.summary}.`;
   // formidable says 413 for its text-field cap too; that is our fixed cap, not the plan's upload
-  // limit, and text fields are small by nature: a client mistake (QA, item 2).
+  // limit, and text fields are small by nature: a client mistake.
   if (error.code === FIELDS_TOO_LARGE) {
     return new InvalidInputError(
       `The text fields may hold at most ${MAX_FIELDS_BYTES / 1024} KiB in all; this request sent more. ${accepted}`,
@@ -134,6 +135,22 @@ function sha256Of(file: formidable.File): string {
   return file.hash;
 }
 
+/**
+ * The text fields with a value. An empty one reads as not sent (openapi.yaml, "Upload limits"): HTML
+ * forms, Swagger UI's "Try it out" and many clients send every field of a form, the empty ones too, and
+ * `callback_url=` must mean "no callback", as `level=` means the default. Said once, here, so routes,
+ * the Idempotency-Key fingerprint and stored jobs all see the same request; a required field sent
+ * empty is then missing, and refused as such by the route.
+ */
+function sentFields(fields: formidable.Fields): Map<string, string[]> {
+  const sent = new Map<string, string[]>();
+  for (const [name, list] of Object.entries(fields)) {
+    const values = (list ?? []).filter((value) => value !== '');
+    if (values.length > 0) sent.set(name, values);
+  }
+  return sent;
+}
+
 /** Reads `req`'s multipart body into `options.uploadDir`; rejects with an ApiError on a bad body. */
 export async function parseParts(
   req: IncomingMessage,
@@ -144,7 +161,7 @@ export async function parseParts(
   const form = formidable({
     uploadDir: options.uploadDir,
     // The request's folder is its own, so a count names its files apart; formidable's default, a
-    // cuid2 per file (SHA-3 in JavaScript), cost a merge of 20 more than a millisecond (issue #11).
+    // cuid2 per file (SHA-3 in JavaScript), cost a merge of 20 more than a millisecond.
     filename: () => `upload-${++filesNamed}`,
     // formidable's own caps (200 MiB by default) follow the plan; the body count below fires first.
     maxFileSize: options.limit,
@@ -156,7 +173,7 @@ export async function parseParts(
     allowEmptyFiles: true,
     minFileSize: 0,
     // Each file hashed as it is written, for the Idempotency-Key fingerprint the SDK asks for on
-    // every call: not read a second time once the body is in (issue #11's merge bench).
+    // every call: not read a second time once the body is in (the merge bench measured it).
     hashAlgorithm: 'sha256',
     // Written behind the parse rather than a chunk at a time (upload-file-stream.ts). The file is
     // formidable's VolatileFile, whose path (uploadDir + filename above) its types leave out.
@@ -167,8 +184,8 @@ export async function parseParts(
   // remember where each file part began.
   const position = new Map<object, number>();
   // formidable may finish a parse whose file writes failed: it skips writes once a file's stream has
-  // failed and can resolve before the failure is reported, leaving a file cut short on disk (issue
-  // #11, item 7: a full disk became "file 2 is empty"). Every write failure is kept and thrown.
+  // failed and can resolve before the failure is reported, leaving a file cut short on disk (a full
+  // disk once became "file 2 is empty"). Every write failure is kept and thrown.
   const writeFailures: Error[] = [];
   form.on('fileBegin', (_name, file) => {
     position.set(file, position.size);
@@ -199,7 +216,7 @@ export async function parseParts(
 
   const parsing = form.parse(req);
   // A client gone before or during the parse never sends the rest: stop rather than wait forever
-  // (issue #11, item 5: a reset while the work folder was being made left the parse pending).
+  // (a reset while the work folder was being made once left the parse pending).
   const onAbort = () =>
     stopParse(form, new InvalidInputError('The upload was aborted before it was complete.'));
   if (options.signal.aborted) onAbort();
@@ -228,7 +245,7 @@ export async function parseParts(
             })),
         ]),
       ),
-      fields: new Map(Object.entries(fields).map(([name, list]): [string, string[]] => [name, list ?? []])),
+      fields: sentFields(fields),
     };
   } catch (error) {
     throw translate(error, spec, options);

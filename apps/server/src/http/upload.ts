@@ -39,11 +39,13 @@ export function optionalField(upload: Upload, name: string): string | undefined 
   return values[0];
 }
 
-/** The text field `name`, which must be sent once and not be blank. */
+/** The text field `name`, which must be sent once and not be blank (an empty one reads as not sent). */
 export function requiredField(upload: Upload, name: string, what: string): string {
   const value = optionalField(upload, name);
   if (value === undefined || value.trim() === '') {
-    throw new InvalidInputError(`Missing the multipart field \`${name}\` (${what}).`);
+    throw new InvalidInputError(
+      `Missing the multipart field \`${name}\` (${what}); a field sent empty counts as not sent.`,
+    );
   }
   return value;
 }

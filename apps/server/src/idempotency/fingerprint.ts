@@ -1,9 +1,10 @@
-// What makes two requests "the same request" for Idempotency-Key (issue #14; openapi.yaml,
-// "Idempotency"): the operation, whether it asked for a job, every field's values in order, and every
-// file's part, name and bytes. One SHA-256 over an unambiguous encoding of all of that (lengths before
-// values, so no two different requests encode alike). Files come with the SHA-256 of their bytes,
-// taken while the upload wrote them (http/multipart.ts): reading every file again cost a merge of 20
-// a read of each before its work could start (issue #11's merge bench).
+// What makes two requests "the same request" for Idempotency-Key (openapi.yaml, "Idempotency"): the
+// operation, whether it asked for a job, every field's values in order, and every file's part, name
+// and bytes. A field sent empty is not among the fields (http/multipart.ts reads it as not sent), so
+// `level=` and no `level` make the same request. One SHA-256 over an unambiguous encoding of all of
+// that (lengths before values, so no two different requests encode alike). Files come with the SHA-256
+// of their bytes, taken while the upload wrote them: reading every file again cost a merge of 20 a
+// read of each before its work could start.
 import { createHash } from 'node:crypto';
 
 export interface FingerprintInput {

@@ -1,4 +1,4 @@
-// Rows of idempotency_keys as both SQL backends read them (accounts/sqlite/, accounts/postgres/).
+// Rows of idempotency_keys as both SQL backends read them (sqlite-idempotency-store.ts, pg-idempotency-store.ts).
 // created_at is milliseconds: a number from SQLite, a BIGINT string from node-postgres.
 import type { IdempotencyRecord } from './idempotency-store.js';
 

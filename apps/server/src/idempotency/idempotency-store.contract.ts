@@ -1,7 +1,7 @@
-// The idempotency store contract (issue #14; STYLE.md 16): every IdempotencyStore backend passes
-// these cases, run by the backend's suite (accounts/sqlite/sqlite.test.ts) on the accounts fixture.
+// The idempotency store contract (STYLE.md 16): every IdempotencyStore backend passes these cases, run
+// by the database backend's suite (database/sqlite/, database/postgres/).
 import { describe, expect, it } from 'vitest';
-import { type Backend, T0, useAccounts } from '../accounts/contract-harness.js';
+import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 
 const DAY = 24 * 60 * 60_000;

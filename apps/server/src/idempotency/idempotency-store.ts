@@ -1,7 +1,6 @@
-// Where Idempotency-Key records are kept (issue #14; openapi.yaml, "Idempotency"; STYLE.md 14): an
-// async interface that exposes no connection type. The SQLite backend keeps them in the accounts
-// database (accounts/sqlite/sqlite-idempotency.ts); a PostgreSQL backend implements the same
-// interface and passes the same suite (idempotency-store.contract.ts). The policy above it (what a
+// Where Idempotency-Key records are kept (openapi.yaml, "Idempotency"; STYLE.md 14): an async interface
+// that exposes no connection type. sqlite-idempotency-store.ts and pg-idempotency-store.ts implement it
+// and pass the same suite (idempotency-store.contract.ts). The policy above it (what a
 // duplicate is answered, how long it waits) is http/middleware/idempotency.ts's.
 
 export interface IdempotencyRecord {

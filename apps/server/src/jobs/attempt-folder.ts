@@ -1,4 +1,4 @@
-// A job attempt's own folder on the machine that runs it (issue #15, #16): the job's inputs fetched
+// A job attempt's own folder on the machine that runs it: the job's inputs fetched
 // from the input store (a link in the data folder, a download from the bucket) and the engines' work
 // folder, in one folder of this process's work area, removed with everything in it when the attempt
 // ends. The stored inputs stay until the job ends, for an attempt after a restart, here or elsewhere.

@@ -1,6 +1,6 @@
-// A failed job's stored error thrown again as the ApiError it was (issue #16): a synchronous call
-// answered by a process other than the one that ran its job gets the same status and envelope as
-// one answered by the runner itself (public-error.ts made the stored body).
+// A failed job's stored error thrown again as the ApiError it was: a synchronous call answered by a
+// process other than the one that ran its job gets the same status and envelope as one answered where
+// the job ran (public-error.ts made the stored body).
 import {
   type ApiError,
   InsufficientStorageError,

@@ -1,4 +1,4 @@
-// What both JobStore backends (accounts/sqlite/sqlite-jobs.ts, accounts/postgres/pg-jobs.ts) share
+// What both JobStore backends (sqlite-job-store.ts, pg-job-store.ts) share
 // about the `jobs` table: a row read back as a JobRecord, and the `cursor` of a list page.
 import type { JobError, JobRecord } from './job-store.js';
 
@@ -8,6 +8,7 @@ export interface JobRow {
   user_id: number;
   operation: JobRecord['operation'];
   mode: JobRecord['mode'];
+  request_id: string | null;
   status: JobRecord['status'];
   attempts: number;
   /** JSON, as are result and error. */
@@ -27,6 +28,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     userId: row.user_id,
     operation: row.operation,
     mode: row.mode,
+    requestId: row.request_id ?? undefined,
     status: row.status,
     attempts: row.attempts,
     input: JSON.parse(row.input) as JobRecord['input'],

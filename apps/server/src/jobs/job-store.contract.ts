@@ -1,8 +1,8 @@
-// The job store contract (issue #13; STYLE.md 16): every JobStore backend passes these cases, run by
-// the backend's suite (accounts/sqlite/sqlite.test.ts, accounts/postgres/postgres.test.ts) on the
-// accounts fixture.
+// The job store contract (STYLE.md 16): every JobStore backend passes these cases, run by the database
+// backend's suite (database/sqlite/sqlite.test.ts, database/postgres/postgres.test.ts).
 import { describe, expect, it } from 'vitest';
-import { type Backend, T0, useAccounts } from '../accounts/contract-harness.js';
+import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
+import { claimNext } from './fair-share.js';
 import { type JobMode, type JobStore, type NewJob, UnfinishedJobsCapReached } from './job-store.js';
 
 const INPUT = { files: [{ stored: '0', name: 'a.pdf', size: 10 }], params: { level: 'high' } };
@@ -20,7 +20,7 @@ export function jobStoreContract(backend: Backend): void {
     };
     const claimAll = async () => {
       const order: string[] = [];
-      for (let job = await jobs().claimNext(f.clock); job; job = await jobs().claimNext(f.clock))
+      for (let job = await claimNext(jobs(), f.clock, 1); job; job = await claimNext(jobs(), f.clock, 1))
         order.push(job.id);
       return order;
     };
@@ -46,10 +46,22 @@ export function jobStoreContract(backend: Backend): void {
       expect(await jobs().get('job_none')).toBeUndefined();
     });
 
+    it('keeps the request that submitted a job, and reads several jobs at once', async () => {
+      const ada = await user('ada');
+      const job: NewJob = { id: 'job_req', userId: ada, operation: 'merge', mode: 'sync', input: INPUT };
+      const traced = await jobs().create({ ...job, requestId: 'req-0001' }, f.clock);
+      const untraced = await submit(ada);
+      expect(traced.requestId).toBe('req-0001');
+      expect(untraced.requestId).toBeUndefined();
+      const found = await jobs().getMany(['job_req', untraced.id, 'job_none']);
+      expect(found.map((record) => record.id).sort()).toEqual(['job_req', untraced.id].sort());
+      expect(await jobs().getMany([])).toEqual([]);
+    });
+
     it('starts jobs fairly: the user whose last job started longest ago goes first', async () => {
       const [ada, bob, cy] = [await user('ada'), await user('bob'), await user('cy')];
       const a1 = await submit(ada);
-      expect((await jobs().claimNext(f.clock))?.id).toBe(a1.id);
+      expect((await claimNext(jobs(), f.clock, 1))?.id).toBe(a1.id);
       const rest = [await submit(ada), await submit(ada), await submit(ada)];
       const b1 = await submit(bob);
       const c1 = await submit(cy);
@@ -57,11 +69,33 @@ export function jobStoreContract(backend: Backend): void {
       expect(await claimAll()).toEqual([b1.id, c1.id, rest[0]?.id, b2.id, rest[1]?.id, rest[2]?.id]);
     });
 
+    it("tells each user's work for the fair order, and starts one user's oldest job only", async () => {
+      const [ada, bob] = [await user('ada'), (await f.accounts.users.ensure('bob', 'free')).user.id];
+      const [a1, a2, b1] = [await submit(ada), await submit(ada), await submit(bob)];
+      expect(await jobs().claimOldest(ada, f.clock)).toMatchObject({ id: a1.id, status: 'running' });
+      const work = await jobs().usersWithWork();
+      const byUser = Object.fromEntries(work.map((w) => [w.userId, w]));
+      expect(byUser[ada]).toMatchObject({ plan: 'premium', queued: 1, running: 1 });
+      expect(byUser[ada]?.lastStart).toEqual(expect.any(Number));
+      expect(byUser[bob]).toEqual({ userId: bob, plan: 'free', queued: 1, running: 0, lastStart: null });
+      expect(await jobs().claimOldest(bob, f.clock)).toMatchObject({ id: b1.id });
+      expect(await jobs().claimOldest(bob, f.clock)).toBeUndefined();
+      await jobs().finish(a1.id, { status: 'succeeded', result: {} }, f.clock);
+      await jobs().finish(b1.id, { status: 'succeeded', result: {} }, f.clock);
+      expect((await jobs().usersWithWork()).map((w) => [w.userId, w.queued, w.running])).toEqual([
+        [ada, 1, 0],
+      ]);
+      expect((await jobs().get(a2.id))?.status).toBe('queued');
+    });
+
     it('marks a claimed job running, counts the attempt, and never hands it out twice', async () => {
       const ada = await user('ada');
       const job = await submit(ada);
       const other = await f.again();
-      const [first, second] = await Promise.all([jobs().claimNext(f.clock), other.jobs.claimNext(f.clock)]);
+      const [first, second] = await Promise.all([
+        claimNext(jobs(), f.clock, 1),
+        claimNext(other.jobs, f.clock, 1),
+      ]);
       expect([first, second].filter(Boolean)).toHaveLength(1);
       expect(await jobs().get(job.id)).toMatchObject({ status: 'running', attempts: 1, startedAt: f.clock });
     });
@@ -84,7 +118,7 @@ export function jobStoreContract(backend: Backend): void {
         startedAt: f.clock,
       });
       expect(await jobs().get('job_now')).toEqual(started);
-      expect(await jobs().claimNext(f.clock)).toBeUndefined();
+      expect(await claimNext(jobs(), f.clock, 1)).toBeUndefined();
       // Ada started last: Bob's job goes before her next one.
       const [a2, b1] = [await submit(ada), await submit(bob)];
       expect(await jobs().startNow(job('job_later', bob), f.clock)).toBeUndefined();
@@ -95,7 +129,7 @@ export function jobStoreContract(backend: Backend): void {
     it('finishes an unfinished job once, with its outcome', async () => {
       const ada = await user('ada');
       const [a, b, c] = [await submit(ada), await submit(ada), await submit(ada)];
-      await jobs().claimNext(f.clock);
+      await claimNext(jobs(), f.clock, 1);
       f.clock += 5;
       const done = await jobs().finish(a.id, { status: 'succeeded', result: { text: 'hi' } }, f.clock);
       expect(done).toMatchObject({ status: 'succeeded', result: { text: 'hi' }, finishedAt: f.clock });
@@ -139,8 +173,8 @@ export function jobStoreContract(backend: Backend): void {
         await submit(ada),
         await submit(ada, 'sync'),
       ];
-      await jobs().claimNext(f.clock); // once: attempt 1
-      await jobs().claimNext(f.clock); // twice: attempt 1
+      await claimNext(jobs(), f.clock, 1); // once: attempt 1
+      await claimNext(jobs(), f.clock, 1); // twice: attempt 1
       await jobs().recover(2, { code: 'internal_error', message: 'x' }, f.clock);
       // Both went back to the queue; `twice` now starts its second attempt and is interrupted again.
       expect(await claimAll()).toEqual([once.id, twice.id, waiting.id]);
@@ -154,24 +188,61 @@ export function jobStoreContract(backend: Backend): void {
       expect((await jobs().unfinishedIds()).sort()).toEqual([once.id, waiting.id].sort());
     });
 
-    it('counts the jobs waiting to start by operation and mode (issue #18)', async () => {
-      const ada = await user('ada');
-      expect(await jobs().countQueued()).toEqual([]);
+    it('counts unfinished jobs by user, operation, mode and status', async () => {
+      const [ada, bob] = [await user('ada'), await user('bob')];
+      expect(await jobs().unfinishedCounts()).toEqual([]);
       await submit(ada);
       await submit(ada);
       await submit(ada, 'sync');
-      await jobs().claimNext(f.clock);
-      const queued = await jobs().countQueued();
-      expect(queued.sort((a, b) => a.mode.localeCompare(b.mode))).toEqual([
-        { operation: 'compress', mode: 'async', count: 1 },
-        { operation: 'compress', mode: 'sync', count: 1 },
-      ]);
+      await submit(bob);
+      await claimNext(jobs(), f.clock, 1);
+      const counts = await jobs().unfinishedCounts();
+      const key = (row: { userId: number; mode: string; status: string }) =>
+        `${row.userId} ${row.mode} ${row.status}`;
+      expect(counts.sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
+        [
+          { userId: ada, operation: 'compress', mode: 'async', status: 'queued', count: 1 },
+          { userId: ada, operation: 'compress', mode: 'async', status: 'running', count: 1 },
+          { userId: ada, operation: 'compress', mode: 'sync', status: 'queued', count: 1 },
+          { userId: bob, operation: 'compress', mode: 'async', status: 'queued', count: 1 },
+        ].sort((a, b) => key(a).localeCompare(key(b))),
+      );
+    });
+
+    it('withdraws a job only while it is queued', async () => {
+      const ada = await user('ada');
+      const [running, queued] = [await submit(ada), await submit(ada)];
+      await claimNext(jobs(), f.clock, 1);
+      expect(await jobs().withdraw(running.id, f.clock)).toBeUndefined();
+      expect(await jobs().withdraw(queued.id, f.clock + 1)).toMatchObject({
+        status: 'canceled',
+        startedAt: null,
+        finishedAt: f.clock + 1,
+      });
+      expect(await jobs().withdraw(queued.id, f.clock + 2)).toBeUndefined();
+      // Queued again after it started (it handed its slot on): something of it ran.
+      await jobs().release(running.id);
+      expect(await jobs().withdraw(running.id, f.clock + 3)).toBeUndefined();
+    });
+
+    it('tells how long the jobs that ended recently ran, by operation', async () => {
+      const ada = await user('ada');
+      const jobsRun = [await submit(ada), await submit(ada), await submit(ada)];
+      for (const [index, job] of jobsRun.entries()) {
+        const started = f.clock;
+        await claimNext(jobs(), started, 1);
+        f.clock += 100 * (index + 1);
+        await jobs().finish(job.id, { status: 'succeeded', result: {} }, f.clock);
+      }
+      // The first ended before `since`; the others ran 200 and 300 ms.
+      const since = f.clock - 500 + 1;
+      expect(await jobs().recentDurations(since)).toEqual([{ operation: 'compress', meanMs: 250, count: 2 }]);
     });
 
     it('counts the start of a job run again after its worker died, while it runs', async () => {
       const ada = await user('ada');
       const [job, waiting] = [await submit(ada), await submit(ada)];
-      await jobs().claimNext(f.clock);
+      await claimNext(jobs(), f.clock, 1);
       f.clock += 7;
       expect(await jobs().restart(job.id, f.clock)).toMatchObject({ attempts: 2, startedAt: f.clock });
       expect(await jobs().restart(waiting.id, f.clock)).toBeUndefined();
@@ -187,11 +258,11 @@ export function jobStoreContract(backend: Backend): void {
         await submit(ada),
         await submit(ada),
       ];
-      await jobs().claimNext(f.clock); // spent
+      await claimNext(jobs(), f.clock, 1); // spent
       await jobs().restart(spent.id, f.clock);
-      await jobs().claimNext(f.clock); // lost
-      await jobs().claimNext(f.clock + 1_000); // recent: started after the cut-off
-      await jobs().claimNext(f.clock); // ended
+      await claimNext(jobs(), f.clock, 1); // lost
+      await claimNext(jobs(), f.clock + 1_000, 1); // recent: started after the cut-off
+      await claimNext(jobs(), f.clock, 1); // ended
       await jobs().finish(ended.id, { status: 'canceled' }, f.clock);
       expect(await jobs().runningIds(f.clock)).toEqual(expect.arrayContaining([spent.id, lost.id]));
       expect(await jobs().runningIds(f.clock)).toHaveLength(2);
@@ -201,7 +272,7 @@ export function jobStoreContract(backend: Backend): void {
       expect(await jobs().get(lost.id)).toMatchObject({ status: 'queued', attempts: 1 });
       expect(await jobs().get(recent.id)).toMatchObject({ status: 'running' });
       expect(await jobs().get(ended.id)).toMatchObject({ status: 'canceled' });
-      expect(await jobs().claimNext(f.clock)).toMatchObject({ id: lost.id, attempts: 2 });
+      expect(await claimNext(jobs(), f.clock, 1)).toMatchObject({ id: lost.id, attempts: 2 });
     });
 
     it('stores exactly up to the cap of unfinished jobs when submissions race (20 at a cap of 5)', async () => {

@@ -1,9 +1,9 @@
-// The job store (issue #13; STYLE.md 14): where jobs are kept between submission and the end of their
-// retention, as an async interface that exposes no connection type. The SQLite backend keeps them in
-// the accounts database (accounts/sqlite/sqlite-jobs.ts); a PostgreSQL backend implements the same
-// interface and passes the same suite (job-store.contract.ts). The runner (runner.ts) owns the policy
-// above it: when to claim, retry, cancel and forget.
+// The job store (STYLE.md 14): where jobs are kept between submission and the end of their retention,
+// the record of every job's state and result, as an async interface that exposes no connection type.
+// sqlite-job-store.ts and pg-job-store.ts implement it and pass the same suite (job-store.contract.ts).
+// The queue and its workers own the policy above it: when to claim, retry, cancel and forget.
 import type { ApiError, JobOperation, JobStatus } from '@pdn/api-types';
+import type { Plan } from '../accounts/plans.js';
 
 export type { JobOperation, JobStatus };
 
@@ -33,9 +33,12 @@ export interface NewJob {
   operation: JobOperation;
   mode: JobMode;
   input: JobInput;
+  /** The request that submitted it (its X-Request-Id), for the job's log lines; absent on old jobs. */
+  requestId?: string | undefined;
 }
 
 export interface JobRecord extends NewJob {
+  requestId: string | undefined;
   status: JobStatus;
   /**
    * Times the job was started: 2 means it was run again after a restart, a stopped or dead worker, or
@@ -63,10 +66,30 @@ export interface JobListQuery {
   cursor?: string | undefined;
 }
 
-/** How many jobs of one operation and mode wait in the queue (GET /metrics, issue #18). */
-export interface QueuedJobs {
+/** How many unfinished jobs of one user, operation, mode and status there are (admission, GET /metrics). */
+export interface UnfinishedJobs {
+  userId: number;
   operation: JobOperation;
   mode: JobMode;
+  status: 'queued' | 'running';
+  count: number;
+}
+
+/** One user's share of the queue as the fair order weighs it. */
+export interface UserWork {
+  userId: number;
+  plan: Plan;
+  queued: number;
+  running: number;
+  /** The order of its latest start among all starts; null when none of its jobs started yet. */
+  lastStart: number | null;
+}
+
+/** How long the jobs of one operation that ended recently ran, on average. */
+export interface RecentDuration {
+  operation: JobOperation;
+  /** Milliseconds from start to end. */
+  meanMs: number;
   count: number;
 }
 
@@ -87,10 +110,6 @@ export interface Recovery {
   canceled: string[];
 }
 
-/**
- * Thrown by create() when the user already has `cap` unfinished jobs: nothing was stored. The count and
- * the insert are one atomic step, so simultaneous submissions never go over the plan's cap.
- */
 /** What requeue() found among running jobs their queue lost. */
 export interface Requeued {
   requeued: string[];
@@ -98,6 +117,10 @@ export interface Requeued {
   spent: string[];
 }
 
+/**
+ * Thrown by create() when the user already has `cap` unfinished jobs: nothing was stored. The count and
+ * the insert are one atomic step, so simultaneous submissions never go over the plan's cap.
+ */
 export class UnfinishedJobsCapReached extends Error {
   override readonly name = 'UnfinishedJobsCapReached';
   constructor(readonly unfinished: number) {
@@ -113,25 +136,39 @@ export interface JobStore {
   create(job: NewJob, now: number, cap?: number): Promise<JobRecord>;
   /**
    * Stores a job already running, started at `now` (attempts 1), when no job is queued: the fair order
-   * would start it next anyway, so nobody waits longer for it (issue #15: a synchronous call run by
-   * the process it came to, jobs/dispatch.ts startHere). Stores nothing and answers undefined when a
+   * would start it next anyway, so nobody waits longer for it (a synchronous call run by the process it
+   * came to, bullmq/bullmq-job-queue.ts). Stores nothing and answers undefined when a
    * job is queued.
    */
   startNow(job: NewJob, now: number): Promise<JobRecord | undefined>;
   get(id: string): Promise<JobRecord | undefined>;
+  /** Those of jobs `ids` that are still kept, in no particular order. */
+  getMany(ids: readonly string[]): Promise<JobRecord[]>;
   /** One user's jobs, newest first; undefined when `cursor` is not one this store made. */
   list(userId: number, query: JobListQuery): Promise<JobPage | undefined>;
   /** The user's queued and running jobs. */
   countUnfinished(userId: number): Promise<number>;
   /**
-   * Atomically takes the next queued job and marks it running (attempts + 1, started at `now`). Fair
-   * across users: the job of the user whose last job started longest ago (never counts as longest),
-   * that user's oldest first. Undefined when nothing is queued.
+   * The users with jobs queued or running, each with its plan, its jobs queued and running, and when
+   * its last job started: what the fair order (fair-share.ts) picks the next job from.
    */
-  claimNext(now: number): Promise<JobRecord | undefined>;
+  usersWithWork(): Promise<UserWork[]>;
+  /**
+   * Atomically takes `userId`'s oldest queued job and marks it running (attempts + 1, started at
+   * `now`). Undefined when the user has none queued (another claim took it meanwhile).
+   */
+  claimOldest(userId: number, now: number): Promise<JobRecord | undefined>;
   /** Ends a queued or running job; undefined (and nothing changed) when it had already ended. */
   finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined>;
-  /** A running job this process gives back unfinished (graceful shutdown): queued, the attempt not counted. */
+  /**
+   * Ends a job canceled only while it is queued and never started; undefined (and nothing changed) once
+   * it started (even if queued again since) or ended.
+   */
+  withdraw(id: string, now: number): Promise<JobRecord | undefined>;
+  /**
+   * A running job given back unfinished (a graceful shutdown, or a hand-on between units of its work):
+   * queued, the attempt not counted.
+   */
   release(id: string): Promise<void>;
   /**
    * Counts another start of a running job whose last attempt was lost with its worker (BullMQ's
@@ -142,21 +179,23 @@ export interface JobStore {
   runningIds(before: number): Promise<string[]>;
   /**
    * Of jobs `ids`, those still running and started at or before `before` were lost by the queue that
-   * carried them (jobs/bullmq-dispatch.ts): queued again when started fewer than `maxAttempts` times,
+   * carried them (bullmq/feeder.ts): queued again when started fewer than `maxAttempts` times,
    * else left running and answered as `spent`, for the caller to fail. A job started again or ended
    * meanwhile is left alone.
    */
   requeue(ids: readonly string[], before: number, maxAttempts: number): Promise<Requeued>;
   /**
    * After a crash of the one process that claims from this store and waits on its jobs' callers
-   * (jobs/local-dispatch.ts): see Recovery. Call once at start, before the first claimNext(). Over
-   * BullMQ a crashed worker's job is BullMQ's to give to another (jobs/bullmq-dispatch.ts).
+   * (local-job-queue.ts): see Recovery. Call once at start, before the first claimNext(). Over
+   * BullMQ a crashed worker's job is BullMQ's to give to another (bullmq/bullmq-worker.ts).
    */
   recover(maxAttempts: number, interruptedError: JobError, now: number): Promise<Recovery>;
   /** Forgets jobs finished at or before `before`; returns their ids. */
   forget(before: number): Promise<string[]>;
   /** Ids of every job not finished, whoever runs it (to tell the stored inputs worth keeping). */
   unfinishedIds(): Promise<string[]>;
-  /** The jobs waiting to start, whoever will run them, by operation and mode; none listed with 0. */
-  countQueued(): Promise<QueuedJobs[]>;
+  /** Every unfinished job counted by user, operation, mode and status; none listed with 0. */
+  unfinishedCounts(): Promise<UnfinishedJobs[]>;
+  /** Per operation, how long the jobs that ended (succeeded or failed) at or after `since` ran. */
+  recentDurations(since: number): Promise<RecentDuration[]>;
 }

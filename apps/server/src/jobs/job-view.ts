@@ -3,6 +3,7 @@
 // signed by this answer.
 import type { Download, Job, JobProgress } from '@pdn/api-types';
 import type { Operations } from '../operations/index.js';
+import type { Downloads } from '../storage/index.js';
 import type { JobRecord } from './job-store.js';
 import { POLL_AFTER_SECONDS, RESULT_RETENTION_MS } from './retention.js';
 
@@ -28,6 +29,8 @@ export function jobView(
     retained_until: iso(retainedUntil),
     expired,
     poll_after_seconds: record.finishedAt === null ? POLL_AFTER_SECONDS : null,
+    // What the job was for, as its owner named the files: a list of jobs is read by them.
+    inputs: record.input.files.map((file) => ({ name: file.name, size: file.size })),
   };
   if (record.status === 'running' && progress !== undefined) job.progress = progress;
   if (record.status === 'succeeded' && retainedUntil !== null && !expired) {
@@ -38,4 +41,25 @@ export function jobView(
   }
   if (record.status === 'failed' && record.error) job.error = record.error;
   return job;
+}
+
+/** Jobs as this process shows them: download URLs signed by each answer, progress where it runs. */
+export class JobViews {
+  constructor(
+    private readonly operations: Operations,
+    private readonly downloads: Downloads,
+    /** How far a job running in this process is; nothing for jobs run elsewhere. */
+    private readonly progressOf: (id: string) => JobProgress | undefined = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  view(record: JobRecord): Job {
+    return jobView(
+      record,
+      this.operations,
+      (download, keepUntil) => this.downloads.resign(download, keepUntil),
+      this.now(),
+      this.progressOf(record.id),
+    );
+  }
 }

@@ -1,7 +1,7 @@
 // Compress (openapi.yaml operation `compress`; issue #3): one PDF at a `level`, `medium` by default.
 // The engine guarantees the output is never larger than the input.
 import type { CompressionLevel, CompressResult } from '@pdn/api-types';
-import type { CompressEngine } from '../engines/types.js';
+import type { CompressEngine, PageBudget } from '../engines/types.js';
 import { compressedName } from './output-names.js';
 import { labelled, type Operation, onlyInput, parseChoice } from './types.js';
 
@@ -9,6 +9,8 @@ const LEVELS: readonly CompressionLevel[] = ['low', 'medium', 'high'];
 
 export interface CompressParams {
   level: CompressionLevel;
+  /** The pages the caller's plan lets one compression read; absent on jobs stored before there was one. */
+  budget?: PageBudget | undefined;
 }
 
 /** The `level` field as sent (or absent), checked. */
@@ -25,9 +27,9 @@ function savingsPercent(original: number, compressed: number): number {
 export function compressOperation(engine: CompressEngine): Operation<CompressParams, CompressResult> {
   return {
     name: 'compress',
-    async run(inputs, { level }, work, outputs) {
+    async run(inputs, { level, budget }, work, outputs) {
       const file = onlyInput(inputs);
-      const output = await engine.compress(labelled(file), level, work);
+      const output = await engine.compress(labelled(file), level, { ...work, pagesRead: budget });
       const filename = compressedName(file.name);
       return {
         filename,

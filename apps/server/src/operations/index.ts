@@ -18,7 +18,7 @@ export { type Operation, type OperationInput, type OutputPublisher, parseChoice 
 export type Operations = Readonly<Record<JobOperation, Operation>>;
 
 export function createOperations(engines: Engines): Operations {
-  // Each operation checks its own params' shape at the route; the runner hands them back as stored.
+  // Each operation checks its own params' shape at the route; a worker hands them back as stored.
   return {
     compress: compressOperation(engines.compress) as Operation,
     merge: mergeOperation(engines.pdf) as Operation,

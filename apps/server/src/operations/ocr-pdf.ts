@@ -4,10 +4,14 @@
 import { open } from 'node:fs/promises';
 import type { OcrPdfMode, OcrPdfOutputType, OcrPdfResult } from '@pdn/api-types';
 import type { OcrPdfEngine, OcrPdfRequest } from '../engines/ocr-pdf/index.js';
+import type { PageBudget } from '../engines/types.js';
 import { ocrNames } from './output-names.js';
 import { labelled, type Operation, onlyInput } from './types.js';
 
-export type OcrPdfParams = OcrPdfRequest;
+export interface OcrPdfParams extends OcrPdfRequest {
+  /** The pages the caller's plan lets one request read; absent on jobs stored before there was one. */
+  budget?: PageBudget | undefined;
+}
 
 /** openapi.yaml OcrPdfResult `text`: maxLength. */
 export const INLINE_TEXT_LIMIT = 100_000;
@@ -36,7 +40,13 @@ export function ocrPdfOperation(engine: OcrPdfEngine): Operation<OcrPdfParams, O
     name: 'ocr_pdf',
     async run(inputs, params, work, outputs) {
       const file = onlyInput(inputs);
-      const output = await engine.ocrPdf(labelled(file), params, work, work.progress);
+      const { budget, ...request } = params;
+      const output = await engine.ocrPdf(
+        labelled(file),
+        request,
+        { ...work, pagesRead: budget },
+        work.progress,
+      );
       const names = ocrNames(file.name);
       // Before publishing: publishing moves the file into the output store.
       const { text, truncated } = await inlineText(output.textPath);

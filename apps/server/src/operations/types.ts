@@ -1,7 +1,8 @@
-// An operation is one of the API's four kinds of document work (compress, merge, split, ocr) apart
-// from HTTP (STYLE.md 17, issue #13): inputs on disk, checked params and a work context in, the
-// operation's `data` out. The job runner (jobs/runner.ts) calls them, for synchronous calls and jobs
-// alike; routes only parse the request and submit. Engines stay files in, files out.
+// An operation is one of the API's kinds of document work (compress, merge, split, ocr, ocr of
+// documents) apart from HTTP (STYLE.md 17): inputs on disk, checked params and a work context in, the
+// operation's `data` out. A worker calls them for every job (jobs/operation-processor.ts), synchronous
+// calls and `Prefer: respond-async` alike; routes only parse the request and submit. Engines stay files
+// in, files out.
 import type { Download, JobOperation } from '@pdn/api-types';
 import type { InputFile, WorkContext } from '../engines/types.js';
 import { InvalidInputError } from '../errors.js';

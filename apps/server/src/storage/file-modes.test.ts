@@ -5,7 +5,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../accounts/sqlite/database.js';
+import { openDatabase } from '../database/sqlite/sqlite-database.js';
 import { createLogger } from '../logger.js';
 import { openStorage } from './index.js';
 import { newOutputId } from './output-id.js';

@@ -1,5 +1,6 @@
 // The embedded InputStore (input-store.ts): `<dataDir>/jobs/<id>/inputs/<index>`, beside the database
-// in the data folder, so keeping an upload is a rename and fetching it a hard link (no copy).
+// in the data folder, so keeping an upload is a rename and fetching it a hard link (no copy). Work a job
+// kept when it handed its slot on is in `<dataDir>/jobs/<id>/kept/`, linked the same way.
 import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobInputFile } from '../jobs/job-store.js';
@@ -14,6 +15,14 @@ async function settledAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
   const outcomes = await Promise.allSettled(promises);
   for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+}
+
+/** A link where both are on the data folder's disk (always, in the server), else a copy. */
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  await link(from, to).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EXDEV') throw error;
+    return copyFile(from, to);
+  });
 }
 
 export class FolderInputStore implements InputStore {
@@ -39,16 +48,32 @@ export class FolderInputStore implements InputStore {
     );
   }
 
+  async keepWork(jobId: string, dir: string): Promise<void> {
+    const kept = join(this.root, jobId, 'kept');
+    await mkdir(kept, { recursive: true, mode: 0o700 });
+    const [names, before] = [await readdir(dir), new Set(await readdir(kept))];
+    await settledAll([
+      ...names
+        .filter((name) => !before.has(name))
+        .map((name) => linkOrCopy(join(dir, name), join(kept, name))),
+      ...[...before].filter((name) => !names.includes(name)).map((name) => rm(join(kept, name))),
+    ]);
+  }
+
+  async fetchWork(jobId: string, dir: string): Promise<void> {
+    const kept = join(this.root, jobId, 'kept');
+    const names = await readdir(kept).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [];
+      throw error;
+    });
+    await settledAll(names.map((name) => linkOrCopy(join(kept, name), join(dir, name))));
+  }
+
   fetch(jobId: string, files: readonly JobInputFile[], dir: string): Promise<OperationInput[]> {
     return settledAll(
       files.map(async (file) => {
         const path = join(dir, file.stored);
-        const from = join(this.root, jobId, 'inputs', file.stored);
-        // A link where the attempt's folder is on the data folder's disk (always, in the server).
-        await link(from, path).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EXDEV') throw error;
-          return copyFile(from, path);
-        });
+        await linkOrCopy(join(this.root, jobId, 'inputs', file.stored), path);
         return { path, name: file.name, size: file.size };
       }),
     );

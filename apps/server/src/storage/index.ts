@@ -1,5 +1,5 @@
 // The storage door: signed downloads of stored outputs, jobs' stored inputs, per-request (and
-// per-attempt) work folders, and the sweeper.
+// per-attempt) work folders, and the sweepers (of expired outputs, and of dead processes' work areas).
 import type { Logger } from '../logger.js';
 import { isFull } from './disk-space.js';
 import { Downloads } from './downloads.js';
@@ -20,7 +20,7 @@ export type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
 export type { SweepLock } from './sweeper.js';
 export { WorkDirs } from './work-dirs.js';
 
-/** The shared backends' stores (issue #15): the bucket, and the lock that lets one process at a time sweep it. */
+/** The shared backends' stores: the bucket, and the lock that lets one process at a time sweep it. */
 export interface SharedStorage {
   outputs: OutputStore;
   inputs: InputStore;
@@ -34,8 +34,8 @@ export interface Storage {
   workDirs: WorkDirs;
   /** Whether the data folder has run out of space (GET /healthz reports it). */
   isFull(): Promise<boolean>;
-  /** Stops the sweeper. */
-  close(): void;
+  /** Stops the sweepers and removes this process's work area (every request has ended by then). */
+  close(): Promise<void>;
 }
 
 /** How often expired outputs are looked for: a minute past expiry is soon enough to free the disk. */
@@ -47,8 +47,8 @@ export async function openStorage(options: {
   log: Logger;
   shared?: SharedStorage;
   /**
-   * Issue #16 (role.ts): whether this process sweeps (default yes), and whether other processes share
-   * its data folder, so its work area must be its own (default no).
+   * Its role's part (role.ts): whether this process sweeps expired outputs (default yes), and whether
+   * other processes share its data folder (default no).
    */
   role?: { sweeps: boolean; sharesDataDir: boolean };
 }): Promise<Storage> {
@@ -62,13 +62,19 @@ export async function openStorage(options: {
           log: options.log,
           ...(options.shared === undefined ? {} : { lock: options.shared.sweepLock }),
         });
+  // Every role reclaims dead processes' work areas: a deployment's only live process may be of any role.
+  const workDirs = await WorkDirs.open(options.dataDir, {
+    exclusive: options.role?.sharesDataDir !== true,
+    log: options.log,
+  });
   return {
     downloads: new Downloads(store, new UrlSigner(secret)),
     inputs: options.shared?.inputs ?? (await FolderInputStore.open(options.dataDir)),
-    workDirs: options.role?.sharesDataDir
-      ? await WorkDirs.openOwn(options.dataDir)
-      : await WorkDirs.open(options.dataDir),
+    workDirs,
     isFull: () => isFull(options.dataDir),
-    close: stopSweeper,
+    close: async () => {
+      stopSweeper();
+      await workDirs.close();
+    },
   };
 }

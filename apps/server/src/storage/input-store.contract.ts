@@ -114,6 +114,32 @@ export function inputStoreContract(backend: InputStoreBackend): void {
       await expect(store.fetch('job_b', b, await attempt())).rejects.toThrow();
     });
 
+    it("keeps a job's finished work for its next turn: files added, files gone forgotten, all gone with its inputs", async () => {
+      await store.put('job_a', [await upload('a.pdf', Buffer.from('a'))]);
+      const none = await attempt();
+      await store.fetchWork('job_a', none);
+      expect(await readdir(none)).toEqual([]);
+      const first = await attempt();
+      await writeFile(join(first, 'chunk-1.pdf'), 'one');
+      await writeFile(join(first, 'chunk-1.json'), '{}');
+      await store.keepWork('job_a', first);
+      const second = await attempt();
+      await store.fetchWork('job_a', second);
+      await writeFile(join(second, 'chunk-2.pdf'), 'two');
+      await rm(join(second, 'chunk-1.json'));
+      await store.keepWork('job_a', second);
+      await rm(first, { recursive: true });
+      await rm(second, { recursive: true });
+      const third = await attempt();
+      await store.fetchWork('job_a', third);
+      expect((await readdir(third)).sort()).toEqual(['chunk-1.pdf', 'chunk-2.pdf']);
+      expect(String(await readFile(join(third, 'chunk-2.pdf')))).toBe('two');
+      await store.remove('job_a');
+      const gone = await attempt();
+      await store.fetchWork('job_a', gone);
+      expect(await readdir(gone)).toEqual([]);
+    });
+
     it('leaves nothing in an attempt folder when an input is gone', async () => {
       const dir = await attempt();
       await expect(store.fetch('job_none', [{ stored: '0', name: 'x.pdf', size: 1 }], dir)).rejects.toThrow();

@@ -17,6 +17,14 @@ export interface InputStore {
    * stored inputs stay for a later attempt. Throws when they are gone.
    */
   fetch(jobId: string, files: readonly JobInputFile[], dir: string): Promise<OperationInput[]>;
+  /**
+   * Keeps the files of `dir` (a flat folder) as the work job `jobId` finished before it handed its slot
+   * on: those not kept yet are added, kept ones no longer there forgotten. A file is never rewritten
+   * under its name, so one kept before is not sent again. They go when the job's inputs go.
+   */
+  keepWork(jobId: string, dir: string): Promise<void>;
+  /** Puts the work kept for job `jobId` into `dir` as files; none when nothing was kept. */
+  fetchWork(jobId: string, dir: string): Promise<void>;
   /** Removes the job's inputs; nothing to remove is no error. */
   remove(jobId: string): Promise<void>;
   /**

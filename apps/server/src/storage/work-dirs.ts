@@ -1,54 +1,175 @@
-// Per-request work folders under <dataDir>/tmp: uploads land here, engines write here, and the
-// request removes its folder in `finally` whatever happened (issue #2: formidable leaves temp files
-// behind even after a successful upload). Keeping them in the data folder, not /tmp, means outputs
-// move into the store with a rename and one `rm` at start-up clears what a crash left behind.
+// Per-request work folders: uploads land here, engines write here, and the request removes its folder
+// in `finally` whatever happened (formidable leaves temp files behind even after a successful upload).
+// They sit in the data folder, not /tmp, so outputs move into the store with a rename.
+//
+// Each process works in an area of its own, `<data folder>/tmp-processes/<pid>-<start time>`: several
+// processes may share a data folder, and a process killed with SIGKILL leaves its area behind. A live
+// process reclaims a dead one's area, whatever data folder either was started on: every process names
+// its area in the machine's registry (work-area-registry.ts), and every process, at start and then every
+// minute, removes the areas of the registered processes that no longer run (and kills what still runs
+// of their tools), then those in its own data folder of processes no longer running (the registry is in
+// the temp folder, which a reboot may empty while the data folder stays). The start time in the name
+// tells a process from a later one that got the same pid.
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Logger } from '../logger.js';
+import { killMarked } from '../processes/marked-processes.js';
+import {
+  type ProcessIdentity,
+  startTimeOf,
+  stillRunning,
+  thisProcess,
+} from '../processes/process-identity.js';
+import { toolMark } from '../processes/tool-reaper.js';
+import { AREAS_FOLDER, type WorkAreaRecord, WorkAreaRegistry } from './work-area-registry.js';
 
-/** Whether process `pid` of this machine still runs (signal 0 checks without signalling). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+export interface WorkDirsOptions {
+  /**
+   * No other process uses this data folder (`--role all`): the single work folder of earlier versions,
+   * `<data folder>/tmp`, is removed too.
+   */
+  exclusive?: boolean;
+  log?: Logger;
+  /** The registry folder; by default `$TMPDIR/pdn-processes-<uid>`, shared by the user's processes. */
+  registryDir?: string;
+  /** How often dead processes' areas are looked for after the look at start. */
+  sweepIntervalMs?: number;
+}
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** `<pid>-<start time>`, or `<pid>` (where /proc gives no start time, and in earlier versions). */
+const AREA_NAME = /^(\d+)(?:-(\d+))?$/;
+
+function areaName(self: ProcessIdentity): string {
+  return self.startTime === '' ? String(self.pid) : `${self.pid}-${self.startTime}`;
+}
+
+/** Removes a folder whose tools may still be closing files in it, hence the retries. */
+function removeFolder(dir: string): Promise<void> {
+  return rm(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
 export class WorkDirs {
-  private constructor(private readonly root: string) {}
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> = Promise.resolve();
+  #registered = false;
+  #closed = false;
 
-  /** Opens the work area, removing folders a previous (crashed) process left behind. */
-  static async open(dataDir: string): Promise<WorkDirs> {
-    const root = join(dataDir, 'tmp');
-    await rm(root, { recursive: true, force: true });
-    await mkdir(root, { recursive: true, mode: 0o700 });
-    return new WorkDirs(root);
-  }
+  private constructor(
+    /** This process's work area: every folder create() makes is in it. */
+    readonly area: string,
+    private readonly record: WorkAreaRecord,
+    private readonly registry: WorkAreaRegistry | undefined,
+    private readonly log: Logger | undefined,
+  ) {}
 
   /**
-   * For processes sharing one data folder (`--role api` beside others, issue #16): a work area of this
-   * process's own, `<dataDir>/tmp-processes/<pid>`, after removing those of processes no longer running.
+   * Opens this process's work area, empty, after removing those of processes no longer running (in
+   * `dataDir`, and wherever the registry says), and looks for more every `sweepIntervalMs`.
    */
-  static async openOwn(dataDir: string): Promise<WorkDirs> {
-    const parent = join(dataDir, 'tmp-processes');
+  static async open(dataDir: string, options: WorkDirsOptions = {}): Promise<WorkDirs> {
+    const self = await thisProcess();
+    const parent = join(dataDir, AREAS_FOLDER);
     await mkdir(parent, { recursive: true, mode: 0o700 });
-    for (const name of await readdir(parent)) {
-      const pid = Number(name);
-      if (pid === process.pid || !(Number.isSafeInteger(pid) && alive(pid)))
-        await rm(join(parent, name), { recursive: true, force: true, maxRetries: 3 });
+    if (options.exclusive) await removeFolder(join(dataDir, 'tmp'));
+    const registry = await WorkAreaRegistry.open(options.registryDir).catch((error: unknown) =>
+      String(error),
+    );
+    if (typeof registry === 'string') {
+      options.log?.warn('no registry of work areas: only this data folder’s dead areas are reclaimed', {
+        reason: registry,
+      });
     }
-    const root = join(parent, String(process.pid));
-    await mkdir(root, { mode: 0o700 });
-    return new WorkDirs(root);
+    const area = join(parent, areaName(self));
+    const dirs = new WorkDirs(
+      area,
+      { ...self, area, toolMark },
+      typeof registry === 'string' ? undefined : registry,
+      options.log,
+    );
+    await dirs.sweep();
+    await removeFolder(area);
+    await mkdir(area, { mode: 0o700 });
+    await dirs.registry?.register(dirs.record);
+    dirs.#registered = true;
+    dirs.#timer = setInterval(() => {
+      dirs.sweep().catch((error: unknown) => dirs.log?.warn('reclaiming work areas failed', { error }));
+    }, options.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
+    dirs.#timer.unref();
+    return dirs;
   }
 
   create(): Promise<string> {
-    return mkdtemp(join(this.root, 'req-'));
+    return mkdtemp(join(this.area, 'req-'));
   }
 
   remove(dir: string): Promise<void> {
-    // maxRetries: a tool killed a moment ago may still be closing files in the folder.
-    return rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    // A tool killed a moment ago may still be closing files in the folder.
+    return removeFolder(dir);
+  }
+
+  /**
+   * Removes the work areas of processes no longer running: first those the registry names, with what
+   * still runs of their tools, then those left in this data folder without a live record. One sweep
+   * at a time; a sweep requested during one waits for it and then runs.
+   */
+  sweep(): Promise<void> {
+    this.#sweeping = this.#sweeping.catch(() => {}).then(() => this.#sweepOnce());
+    return this.#sweeping;
+  }
+
+  /** Stops sweeping, withdraws the record and removes the area: every request has ended by now. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    await this.#sweeping.catch(() => {});
+    await this.registry?.unregister(this.record);
+    await removeFolder(this.area);
+  }
+
+  async #sweepOnce(): Promise<void> {
+    if (this.#closed) return;
+    const claimed = new Set<string>([this.area]);
+    if (this.registry !== undefined) {
+      for (const record of await this.registry.records()) {
+        if (record.area === this.area) continue;
+        if ((await stillRunning(record)) !== 'no') {
+          claimed.add(record.area);
+          continue;
+        }
+        await this.#reclaim(record.area, record.pid, record.toolMark);
+        await this.registry.unregister(record);
+      }
+      // A temp-folder cleaner may have taken the record of a long-running process: written again.
+      if (this.#registered && !(await this.registry.isRegistered(this.record)))
+        await this.registry.register(this.record);
+    }
+    const parent = join(this.area, '..');
+    for (const name of await readdir(parent).catch(() => [] as string[])) {
+      const area = join(parent, name);
+      if (claimed.has(area)) continue;
+      const [, pid, startTime] = AREA_NAME.exec(name) ?? [];
+      if (pid !== undefined && (await this.#runs(Number(pid), startTime))) continue;
+      await this.#reclaim(area, pid === undefined ? undefined : Number(pid), undefined);
+    }
+  }
+
+  /** Whether the process an area is named for runs; a bare pid (an earlier version's name) by its pid alone. */
+  async #runs(pid: number, startTime: string | undefined): Promise<boolean> {
+    if (startTime === undefined) return (await startTimeOf(pid)) !== undefined;
+    const { bootId, pidNamespace } = this.record;
+    return (await stillRunning({ pid, startTime, bootId, pidNamespace })) !== 'no';
+  }
+
+  async #reclaim(area: string, pid: number | undefined, mark: string | undefined): Promise<void> {
+    // Its tools first: a dead process's watchdog normally killed them already, and one found here was
+    // left by a watchdog that died too (or a machine without /bin/sh).
+    const killed = mark === undefined ? 0 : await killMarked(mark);
+    await removeFolder(area);
+    const fields = { area, pid, tools_killed: killed };
+    if (killed > 0) this.log?.warn('killed the tools of a process no longer running', fields);
+    this.log?.info('reclaimed the work area of a process no longer running', fields);
   }
 }

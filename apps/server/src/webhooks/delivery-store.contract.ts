@@ -1,10 +1,18 @@
-// The delivery store contract (issue #14; STYLE.md 16): every DeliveryStore backend passes these
-// cases, run by the backend's suite (accounts/sqlite/sqlite.test.ts) on the accounts fixture.
+// The delivery store contract (STYLE.md 16): every DeliveryStore backend passes these cases, run by
+// the database backend's suite (database/sqlite/, database/postgres/).
 import { describe, expect, it } from 'vitest';
-import { type Backend, T0, useAccounts } from '../accounts/contract-harness.js';
-import type { DeliveryStore } from './delivery-store.js';
+import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
+import type { ClaimRoom, DeliveryStore } from './delivery-store.js';
 
 const EVENT = { id: 'evt_1', body: '{"id":"evt_1"}' };
+
+/** Room for `limit` deliveries, skipping nobody unless told. */
+const room = (limit = 10, skip: Partial<ClaimRoom> = {}): ClaimRoom => ({
+  limit,
+  skipUsers: [],
+  skipHosts: [],
+  ...skip,
+});
 
 export function deliveryStoreContract(backend: Backend): void {
   describe(`DeliveryStore (${backend.name})`, () => {
@@ -16,16 +24,17 @@ export function deliveryStoreContract(backend: Backend): void {
       const ada = await user('ada');
       await store().subscribe('job_1', ada, 'https://example.com/hook', T0);
       expect(await store().waiting()).toEqual(['job_1']);
-      expect(await store().claimDue(T0, T0 + 10, 10)).toEqual([]);
+      expect(await store().claimDue(T0, T0 + 10, room())).toEqual([]);
       expect(await store().ready('job_1', EVENT, T0 + 5)).toBe(true);
       expect(await store().ready('job_1', { id: 'evt_2', body: '{}' }, T0 + 6)).toBe(false);
       expect(await store().waiting()).toEqual([]);
-      expect(await store().claimDue(T0 + 4, T0 + 100, 10)).toEqual([]);
-      const [claimed] = await store().claimDue(T0 + 5, T0 + 100, 10);
+      expect(await store().claimDue(T0 + 4, T0 + 100, room())).toEqual([]);
+      const [claimed] = await store().claimDue(T0 + 5, T0 + 100, room());
       expect(claimed).toEqual({
         jobId: 'job_1',
         userId: ada,
         url: 'https://example.com/hook',
+        host: 'example.com',
         state: 'due',
         eventId: 'evt_1',
         body: EVENT.body,
@@ -33,12 +42,12 @@ export function deliveryStoreContract(backend: Backend): void {
         nextAttemptAt: T0 + 100,
       });
       // Leased: nobody else takes it before the lease ends.
-      expect(await store().claimDue(T0 + 99, T0 + 200, 10)).toEqual([]);
+      expect(await store().claimDue(T0 + 99, T0 + 200, room())).toEqual([]);
       await store().settle('job_1', { state: 'due', retryAt: T0 + 150 });
-      expect(await store().claimDue(T0 + 149, T0 + 300, 10)).toEqual([]);
-      expect(await store().claimDue(T0 + 150, T0 + 300, 10)).toMatchObject([{ attempts: 2 }]);
+      expect(await store().claimDue(T0 + 149, T0 + 300, room())).toEqual([]);
+      expect(await store().claimDue(T0 + 150, T0 + 300, room())).toMatchObject([{ attempts: 2 }]);
       await store().settle('job_1', { state: 'delivered' });
-      expect(await store().claimDue(T0 + 10_000, T0 + 20_000, 10)).toEqual([]);
+      expect(await store().claimDue(T0 + 10_000, T0 + 20_000, room())).toEqual([]);
       expect(await store().get('job_1')).toMatchObject({
         state: 'delivered',
         attempts: 2,
@@ -52,9 +61,56 @@ export function deliveryStoreContract(backend: Backend): void {
       await store().ready('job_1', EVENT, T0);
       const other = (await f.again()).deliveries;
       const claims = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store()).claimDue(T0, T0 + 100, 10)),
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store()).claimDue(T0, T0 + 100, room())),
       );
       expect(claims.flat()).toHaveLength(1);
+    });
+
+    it('claims fairly: the oldest due of each user and of each host, passing over those skipped', async () => {
+      const [ada, bob, cy] = [await user('ada'), await user('bob'), await user('cy')];
+      const due = async (jobId: string, userId: number, url: string, at: number) => {
+        await store().subscribe(jobId, userId, url, T0);
+        await store().ready(jobId, { id: `evt_${jobId}`, body: '{}' }, at);
+      };
+      await due('job_a1', ada, 'https://a.example/hook', T0 + 1);
+      await due('job_a2', ada, 'https://a.example/hook', T0 + 2);
+      await due('job_a3', ada, 'https://other.example:8443/', T0 + 3);
+      await due('job_b1', bob, 'https://a.example/other', T0 + 4);
+      await due('job_b2', bob, 'https://b.example/', T0 + 5);
+      await due('job_c1', cy, 'https://c.example/', T0 + 6);
+      const ids = (claimed: { jobId: string }[]) => claimed.map((delivery) => delivery.jobId);
+      // Ada's oldest; not Bob's oldest, on a host whose oldest is Ada's; Cy's.
+      expect(ids(await store().claimDue(T0 + 10, T0 + 100, room(10, { skipHosts: ['b.example'] })))).toEqual([
+        'job_a1',
+        'job_c1',
+      ]);
+      expect(await store().get('job_a3')).toMatchObject({ host: 'other.example:8443' });
+      expect(ids(await store().claimDue(T0 + 10, T0 + 100, room(10, { skipUsers: [ada] })))).toEqual([
+        'job_b1',
+      ]);
+      expect(ids(await store().claimDue(T0 + 10, T0 + 100, room(1)))).toEqual(['job_a2']);
+      expect(ids(await store().claimDue(T0 + 10, T0 + 100, room(0)))).toEqual([]);
+      expect(ids(await store().claimDue(T0 + 10, T0 + 100, room()))).toEqual(['job_a3', 'job_b2']);
+    });
+
+    it('tells when the soonest delivery not yet due will be', async () => {
+      const ada = await user('ada');
+      expect(await store().nextAttemptAfter(T0)).toBeUndefined();
+      for (const [jobId, at] of [
+        ['job_1', T0 + 50],
+        ['job_2', T0 + 20],
+        ['job_3', T0 + 90],
+      ] as const) {
+        await store().subscribe(jobId, ada, 'https://example.com/hook', T0);
+        await store().ready(jobId, EVENT, at);
+      }
+      expect(await store().nextAttemptAfter(T0)).toBe(T0 + 20);
+      expect(await store().nextAttemptAfter(T0 + 20)).toBe(T0 + 50);
+      // A claimed delivery is due again when its lease ends; one due already does not count.
+      expect(await store().claimDue(T0 + 50, T0 + 60, room())).toMatchObject([{ jobId: 'job_2' }]);
+      expect(await store().nextAttemptAfter(T0 + 50)).toBe(T0 + 60);
+      await store().settle('job_2', { state: 'delivered' });
+      expect(await store().nextAttemptAfter(T0 + 50)).toBe(T0 + 90);
     });
 
     it('drops only a waiting delivery, and forgets old ones', async () => {

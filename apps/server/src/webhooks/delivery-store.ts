@@ -1,7 +1,7 @@
-// Webhook deliveries (openapi.yaml, "Webhooks", Delivery; issue #14): one per job submitted with a
+// Webhook deliveries (openapi.yaml, "Webhooks", Delivery): one per job submitted with a
 // `callback_url`, made at submission (`waiting`), due once the job ends with its event stored, then
 // attempted until delivered or out of attempts. An async interface with no connection type (STYLE.md
-// 14; SQLite in accounts/sqlite/sqlite-deliveries.ts, suite delivery-store.contract.ts); the retry
+// 14; sqlite-delivery-store.ts and pg-delivery-store.ts, suite delivery-store.contract.ts); the retry
 // policy is deliverer.ts's.
 
 export type DeliveryState = 'waiting' | 'due' | 'delivered' | 'failed';
@@ -10,6 +10,8 @@ export interface Delivery {
   jobId: string;
   userId: number;
   url: string;
+  /** The URL's receiving host (receiving-host.ts), recorded with it. */
+  host: string;
   state: DeliveryState;
   /** Set when due: the event's id and its JSON body, the same on every attempt. */
   eventId: string | null;
@@ -20,6 +22,13 @@ export interface Delivery {
   nextAttemptAt: number | null;
 }
 
+/** What one claim may take (attempt-slots.ts): at most `limit`, none of these users' or hosts'. */
+export interface ClaimRoom {
+  limit: number;
+  skipUsers: readonly number[];
+  skipHosts: readonly string[];
+}
+
 export interface DeliveryStore {
   /** Records a job's callback URL before the job is stored. */
   subscribe(jobId: string, userId: number, url: string, now: number): Promise<void>;
@@ -28,10 +37,14 @@ export interface DeliveryStore {
   /** Ids of the jobs whose deliveries still wait for their end (checked after a restart). */
   waiting(): Promise<string[]>;
   /**
-   * Atomically takes up to `limit` due deliveries whose time has come, counting the attempt and
-   * pushing their next attempt to `leaseUntil`, so no other process takes them meanwhile.
+   * Atomically takes up to `room.limit` due deliveries whose time has come, counting the attempt and
+   * pushing their next attempt to `leaseUntil`, so no other process takes them meanwhile. Fair: at
+   * most one per user and one per receiving host, each the oldest due of its user and of its host,
+   * the oldest first; the users and hosts `room` skips keep theirs due for a later claim.
    */
-  claimDue(now: number, leaseUntil: number, limit: number): Promise<Delivery[]>;
+  claimDue(now: number, leaseUntil: number, room: ClaimRoom): Promise<Delivery[]>;
+  /** When the soonest due delivery not yet due at `now` will be (undefined: none is waiting). */
+  nextAttemptAfter(now: number): Promise<number | undefined>;
   /** The outcome of the attempt just claimed: delivered, failed for good, or due again at `retryAt`. */
   settle(
     jobId: string,

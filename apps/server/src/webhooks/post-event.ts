@@ -1,28 +1,44 @@
 // One webhook attempt on the wire (openapi.yaml, "Webhooks", Delivery): a POST of the event's body,
 // answered 2xx within the timeout or failed. Redirects are never followed (Node's http does not, and
-// a 3xx counts as a failure); the socket connects only to addresses guardedLookup lets through, and
-// an address literal in the URL, which Node connects to without a lookup, is checked here.
+// a 3xx counts as a failure). The host is resolved and judged again for this attempt
+// (webhook-target.ts), with the host's interface addresses as they are now, and the socket connects
+// to exactly that address: the request's `lookup` hands it over instead of asking DNS again.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
-import { guardedLookup, isPrivateAddress, PrivateAddressError } from './address-policy.js';
+import type { LookupFunction } from 'node:net';
+import type { AddressPolicy } from './address-policy.js';
+import { type WebhookTarget, webhookTarget } from './webhook-target.js';
 
 export interface Attempt {
   url: string;
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  allowPrivate: boolean;
+  policy: AddressPolicy;
 }
 
 /** The receiver's status, or why there was none. */
 export type AttemptResult = { status: number } | { error: string };
 
-export function postEvent(attempt: Attempt): Promise<AttemptResult> {
+/** A `lookup` that answers every question with the address already judged. */
+export function pinnedLookup(target: WebhookTarget): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all)
+      return (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
+    callback(null, target.address, target.family);
+  };
+}
+
+export async function postEvent(attempt: Attempt): Promise<AttemptResult> {
   const url = new URL(attempt.url);
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!attempt.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host))
-    return Promise.resolve({ error: new PrivateAddressError(host, host).message });
+  let target: WebhookTarget;
+  try {
+    target = await webhookTarget(url, attempt.policy);
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     const req = request(url, {
@@ -32,7 +48,7 @@ export function postEvent(attempt: Attempt): Promise<AttemptResult> {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(attempt.body)),
       },
-      lookup: guardedLookup(attempt.allowPrivate),
+      lookup: pinnedLookup(target),
       // One connection per attempt: nothing is kept open to a receiver between events.
       agent: false,
     });

@@ -1,7 +1,7 @@
-// The webhook secrets contract (issue #14; STYLE.md 16): every WebhookSecretStore backend, under the
-// one policy (WebhookSecrets), passes these cases, run by the backend's suite on the accounts fixture.
+// The webhook secrets contract (STYLE.md 16): every WebhookSecretStore backend, under the one policy
+// (WebhookSecrets), passes these cases, run by the database backend's suite.
 import { describe, expect, it } from 'vitest';
-import { type Backend, useAccounts } from '../accounts/contract-harness.js';
+import { type Backend, useAccounts } from '../database/contract-harness.js';
 import { PREVIOUS_SECRET_MS } from './webhook-secrets.js';
 
 export function webhookSecretsContract(backend: Backend): void {

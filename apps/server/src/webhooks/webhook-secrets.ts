@@ -1,6 +1,6 @@
-// Each account's webhook secret (openapi.yaml, "Webhooks", Secret; issue #14): the store as an async
-// interface with no connection type (STYLE.md 14; SQLite in accounts/sqlite/sqlite-webhook-secrets.ts,
-// suite webhook-secrets.contract.ts), and the policy above it: made on first use, and on rotation the
+// Each account's webhook secret (openapi.yaml, "Webhooks", Secret): the store as an async interface
+// with no connection type (STYLE.md 14; sqlite-webhook-secrets.ts, pg-webhook-secrets.ts, suite
+// webhook-secrets.contract.ts), and the policy above it: made on first use, and on rotation the
 // previous one keeps signing for 24 hours so receivers can switch without losing events.
 import { randomBytes } from 'node:crypto';
 

@@ -2,12 +2,12 @@
 // no cache of key validity, so a key revoked through any process is refused by every other on its
 // very next request (issue #15).
 import { randomBytes } from 'node:crypto';
+import type { PgDb } from '../../database/postgres/pg-db.js';
 import { type ApiKeyRecord, type ApiKeyStore, LAST_USED_PRECISION_MS, type Principal } from '../api-keys.js';
 import { displayPrefix, generateKey, hashKey, type KeyKind, parseKeyKind } from '../key-format.js';
 import type { Plan } from '../plans.js';
 import { KEY_COLUMNS, type KeyRow, toKeyRecord } from '../sql-rows.js';
 import { userLabel } from '../users.js';
-import type { PgDb } from './pg-db.js';
 
 export class PgApiKeys implements ApiKeyStore {
   constructor(

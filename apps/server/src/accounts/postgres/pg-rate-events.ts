@@ -4,8 +4,9 @@
 // from any process, count and record one after another while other users' requests go on in parallel.
 // An event is named by its time: a user's rows of one millisecond are interchangeable, so release()
 // deletes one of them, under the same lock, so two releases of one millisecond delete two rows.
+
+import { num, type PgDb, type Sql } from '../../database/postgres/pg-db.js';
 import { type Admission, type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
-import { num, type PgDb, type Sql } from './pg-db.js';
 
 /** The advisory lock of a user's rate window: namespace "pdnr", the user id as key. */
 const rateLock = (userId: number) => ({ namespace: 0x70646e72, key: userId });

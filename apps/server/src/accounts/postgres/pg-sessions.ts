@@ -1,6 +1,7 @@
 // SessionStore over PostgreSQL (sessions.contract.ts).
+
+import { num, type PgDb } from '../../database/postgres/pg-db.js';
 import type { SessionRecord, SessionStore } from '../sessions.js';
-import { num, type PgDb } from './pg-db.js';
 
 export class PgSessions implements SessionStore {
   constructor(private readonly db: PgDb) {}

@@ -1,6 +1,7 @@
 // SignInLinkStore over PostgreSQL (sign-in-links.contract.ts).
+
+import { num, type PgDb } from '../../database/postgres/pg-db.js';
 import type { SignInLinkStore } from '../sign-in-links.js';
-import { num, type PgDb } from './pg-db.js';
 
 export class PgSignInLinks implements SignInLinkStore {
   constructor(private readonly db: PgDb) {}

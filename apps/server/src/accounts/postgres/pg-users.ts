@@ -1,8 +1,9 @@
 // UserStore over PostgreSQL (users.contract.ts).
+
+import { num, type PgDb } from '../../database/postgres/pg-db.js';
 import type { Plan } from '../plans.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../sql-rows.js';
 import { checkUserName, EmailTakenError, type User, type UserStore } from '../users.js';
-import { num, type PgDb } from './pg-db.js';
 
 /** Runs `write`, turning a clash on the email column (unique_violation) into EmailTakenError. */
 async function emailUnique<T>(email: string, write: () => Promise<T>): Promise<T> {

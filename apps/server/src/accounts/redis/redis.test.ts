@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe } from 'vitest';
+import type { Backend } from '../../database/contract-harness.js';
+import { openSqliteStores } from '../../database/sqlite/index.js';
 import { missingService, TEST_REDIS_URL, uniqueName } from '../../test-services.js';
-import type { Backend } from '../contract-harness.js';
 import { rateLimiterContract } from '../rate-limiter.contract.js';
-import { openSqliteStores } from '../sqlite/index.js';
 import { RedisRateEvents } from './redis-rate-events.js';
 
 const missing = await missingService('Redis');

@@ -1,11 +1,11 @@
 // ApiKeyStore over SQLite (api-keys.contract.ts).
 import { randomBytes } from 'node:crypto';
+import type { Db } from '../../database/sqlite/sqlite-database.js';
 import { type ApiKeyRecord, type ApiKeyStore, LAST_USED_PRECISION_MS, type Principal } from '../api-keys.js';
 import { displayPrefix, generateKey, hashKey, type KeyKind, parseKeyKind } from '../key-format.js';
 import type { Plan } from '../plans.js';
 import { KEY_COLUMNS, type KeyRow, toKeyRecord } from '../sql-rows.js';
 import { userLabel } from '../users.js';
-import type { Db } from './database.js';
 
 export class SqliteApiKeys implements ApiKeyStore {
   constructor(

@@ -3,8 +3,9 @@
 // before reading, so the count cannot go stale before the insert, even across processes. An event is
 // named by its time, as in pg-rate-events.ts: a user's rows of one millisecond are interchangeable, so
 // release() deletes one of them (not by rowid, which SQLite reuses once the newest row is gone).
+
+import type { Db } from '../../database/sqlite/sqlite-database.js';
 import { type Admission, type RateEventStore, type RateWindow, WINDOW_MS } from '../rate-limiter.js';
-import type { Db } from './database.js';
 
 export class SqliteRateEvents implements RateEventStore {
   private readonly admitTx: (userId: number, limit: number | null, now: number) => Admission;

@@ -1,6 +1,7 @@
 // SessionStore over SQLite (sessions.contract.ts).
+
+import type { Db } from '../../database/sqlite/sqlite-database.js';
 import type { SessionRecord, SessionStore } from '../sessions.js';
-import type { Db } from './database.js';
 
 export class SqliteSessions implements SessionStore {
   constructor(private readonly db: Db) {}

@@ -1,6 +1,7 @@
 // SignInLinkStore over SQLite (sign-in-links.contract.ts).
+
+import type { Db } from '../../database/sqlite/sqlite-database.js';
 import type { SignInLinkStore } from '../sign-in-links.js';
-import type { Db } from './database.js';
 
 export class SqliteSignInLinks implements SignInLinkStore {
   constructor(private readonly db: Db) {}

@@ -1,8 +1,9 @@
 // UserStore over SQLite (users.contract.ts).
+
+import type { Db } from '../../database/sqlite/sqlite-database.js';
 import type { Plan } from '../plans.js';
 import { toUser, USER_COLUMNS, type UserRow } from '../sql-rows.js';
 import { checkUserName, EmailTakenError, type User, type UserStore } from '../users.js';
-import type { Db } from './database.js';
 
 /** Runs `write`, turning a clash on the email column into EmailTakenError. */
 function emailUnique<T>(email: string, write: () => T): T {

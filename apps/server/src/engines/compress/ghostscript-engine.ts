@@ -8,6 +8,7 @@
 import { stat } from 'node:fs/promises';
 import type { CpuSlots } from '../cpu-slots.js';
 import { JobLanes } from '../job-lanes.js';
+import { checkReadBudget } from '../page-budget.js';
 import type { QpdfRun } from '../pdf/run-qpdf.js';
 import { inspectPdf } from '../pdf-inspect.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
@@ -146,6 +147,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const { pageCount, path: pdfPath } = await timer.time('inspect', () =>
       inspectPdf(input, { maxPages: o.maxPages, tools: o.tools, timeoutMs, signal: job.signal }),
     );
+    checkReadBudget(pageCount, 'to compress', job.pagesRead);
     const inputSize = (await stat(input.path)).size;
     const run: QpdfRun | undefined =
       qpdf === undefined ? undefined : { qpdf, cwd: job.workDir, timeoutMs, signal: job.signal };

@@ -30,7 +30,13 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
     // The task re-reads its output, proves the page count and compares its structure with the input's.
     const { pageCount, lost } = await runPdfLibTask(
       'compress',
-      { input, outputPath, maxPages: o.maxPages, dropMetadata: level !== 'low' },
+      {
+        input,
+        outputPath,
+        // The plan's budget, where it is the lower: the worker refuses the file before it compresses.
+        maxPages: Math.min(o.maxPages, job.pagesRead?.maxPages ?? o.maxPages),
+        dropMetadata: level !== 'low',
+      },
       { timeoutMs: o.timeoutMs, signal: job.signal, blame: input.label },
     );
     if (lost !== undefined) job.log?.warn('compress candidate rejected', { method: 'pdf-lib', reason: lost });

@@ -10,9 +10,11 @@ import type { CpuSlots } from '../cpu-slots.js';
 import { LanguageRegistry } from '../ocr/language-registry.js';
 import type { NativeListing, NativeTesseract } from '../ocr/native-tesseract.js';
 import type { TesseractJsPages } from '../ocr/tesseract-js-pages.js';
+import { checkReadBudget } from '../page-budget.js';
 import type { MemoryLimit } from '../run-tool.js';
 import type { DetectedTools } from '../tools.js';
 import type { EngineInfo, EngineLog, InputFile, WorkContext } from '../types.js';
+import { chunkedReader } from './chunked-reader.js';
 import { readDocumentInput } from './document-input.js';
 import type { DocumentReader } from './document-reader.js';
 import { writeDocumentText } from './document-text.js';
@@ -146,7 +148,12 @@ export async function createOcrPdfEngine(o: OcrPdfEngineOptions): Promise<OcrPdf
       `PDN_OCR_PDF_ENGINE=${o.choice}, but its tools were not found on PATH: ${NEEDS[o.choice]}`,
     );
   }
-  const reader = chosen?.reader;
+  // Long documents in chunks wherever qpdf can take them apart and join them (chunked-reader.ts).
+  const { qpdf } = o.tools;
+  const reader =
+    chosen === undefined || qpdf === undefined
+      ? chosen?.reader
+      : chunkedReader(chosen.reader, { qpdf, timeoutMs: o.timeoutMs, concurrency: o.concurrency });
   const info = reader?.info ?? NONE;
   const line = `OCR of documents: ${info.name} ${info.version}`;
   // Every POST /api/v1/ocr/pdf would answer 500: say so once, at start (issue #18).
@@ -174,6 +181,7 @@ export async function createOcrPdfEngine(o: OcrPdfEngineOptions): Promise<OcrPdf
       }
       const doc = await readDocumentInput(input, { ...o, signal: job.signal });
       const pages = selectPages(doc.kind === 'pdf' ? request.pages : undefined, doc.pageCount);
+      checkReadBudget(pages.length, 'to read', job.pagesRead);
       const codes = languages.map((language) => language.code).join('+');
       const read = await reader.read({ input, doc, request, codes, pages }, job, onProgress ?? (() => {}));
       const textPath = join(job.workDir, 'document.txt');

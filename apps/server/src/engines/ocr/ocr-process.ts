@@ -1,15 +1,18 @@
-// One OCR process: a Node process of its own, started under a memory limit, that decodes
-// uploads into page images and recognises them with tesseract.js (issue #11, item 2). Worker threads'
-// resourceLimits bound the JavaScript heap only, not ArrayBuffers, WebAssembly memory or what native
-// decoders allocate: a process limit bounds all of them, whatever a header claimed. An allocation
-// past the limit fails inside the process (or ends it); the server only sees a failed request.
+// One OCR process: a Node process of its own, started under a memory limit, that decodes uploads into
+// page images and recognises them with tesseract.js. Worker threads' resourceLimits bound the
+// JavaScript heap only, not ArrayBuffers, WebAssembly memory or what native decoders allocate: a
+// process limit bounds all of them, whatever a header claimed. An allocation past the limit fails
+// inside the process (or ends it); the server only sees a failed request. Started like every tool
+// (processes/spawn-tool.ts): in a process group of its own, and killed by the kernel when the server
+// dies, so a killed server leaves no OCR process recognising on for nobody.
 //
 // `--disable-wasm-trap-handler`: with the trap handler V8 reserves about 10 GB of address space per
 // WebAssembly memory, more than the address-space backstop allows; without it V8 checks bounds in
 // code instead and reserves what it can within the limit.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { killToolGroup, spawnTool } from '../../processes/spawn-tool.js';
 import { limitedCommand, type MemoryLimit } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
 import type { ImageFormat } from './image-header.js';
@@ -36,7 +39,7 @@ export interface OcrProcessOptions {
   /** The languages of its tesseract.js worker; none for a process that only decodes. */
   languages: readonly LanguageData[];
   timeoutMs: number;
-  /** Where what the process prints goes, at debug level (issue #18: never printed raw). */
+  /** Where what the process prints goes, at debug level: never printed raw beside the JSON log. */
   log: EngineLog;
 }
 
@@ -92,7 +95,7 @@ export class OcrProcess implements PoolWorker {
       '--disable-wasm-trap-handler',
       ENTRY_POINT,
     ]);
-    const child = spawn(file, args, {
+    const child = spawnTool(file, args, {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       // None of the server's secrets; two malloc arenas, as each arena reserves 64 MB of address space.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', MALLOC_ARENA_MAX: '2' },
@@ -139,7 +142,7 @@ export class OcrProcess implements PoolWorker {
   }
 
   async terminate(): Promise<void> {
-    if (this.#alive) this.#child.kill('SIGKILL');
+    if (this.#alive) killToolGroup(this.#child);
     await this.#exited;
   }
 

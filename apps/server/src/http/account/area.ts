@@ -1,4 +1,4 @@
-// The account area (issue #12; STYLE.md 23): server-rendered pages under /account, apart from the API.
+// The account area (STYLE.md 23): server-rendered pages under /account, apart from the API.
 // Everything under /account is answered here, errors included, as HTML: the JSON envelope, 404 and
 // 405 handling stay the API's. Each request gets the page headers and its viewer (session or
 // signed-out visitor); every POST goes through formGuard (Origin and CSRF) before its handler.
@@ -8,6 +8,7 @@ import { unmatched } from '../middleware/unmatched.js';
 import type { AppState } from '../state.js';
 import type { AreaDeps } from './deps.js';
 import { formGuard } from './form-guard.js';
+import { forwardedForWarning } from './forwarded-for-warning.js';
 import { renderPageError } from './page-errors.js';
 import { pageHeaders } from './page-headers.js';
 import { seeOther } from './render.js';
@@ -64,11 +65,13 @@ export function accountArea(deps: AreaDeps): Middleware<AppState> {
   // The router adds its params to the context itself; to the area it is a middleware like any other.
   const routes = accountRouter(deps).routes() as Middleware<AppState>;
   const assets = assetRouter().routes() as Middleware<AppState>;
+  const proxyWarning = forwardedForWarning(deps.config.account.trustProxy);
   const notFound = unmatched(
     () => 'There is no page at this address. It may have moved, or the link is mistyped.',
   );
   return async (ctx, next) => {
     if (ctx.path !== '/account' && !ctx.path.startsWith('/account/')) return next();
+    proxyWarning(ctx);
     try {
       ctx.set(pageHeaders());
       await assets(ctx, async () => {

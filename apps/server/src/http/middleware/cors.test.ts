@@ -21,7 +21,7 @@ function app(origins: CorsOrigins): Koa<AppState> {
   const koa = new Koa<AppState>();
   koa.use(requestId(createLogger('quiet')));
   koa.use(cors(origins));
-  koa.use(errorEnvelope());
+  koa.use(errorEnvelope(createLogger('quiet')));
   const router = new Router<AppState>();
   router.post('/api/v1/languages', (ctx) => {
     ctx.body = { data: {} };

@@ -1,4 +1,4 @@
-// CORS for browser clients (issue #20): which web pages may call the API from another origin. Off
+// CORS for browser clients: which web pages may call the API from another origin. Off
 // unless PDN_CORS_ORIGINS names origins (or `*`); on `/api/...` paths only, so the docs and account
 // pages stay same-origin; never with credentials: the API key is sent as a header by the page's own
 // code, and cookies have no business here (Fetch standard, "CORS protocol"). openapi.yaml documents
@@ -9,7 +9,7 @@ import type { AppState } from '../state.js';
 
 /** The methods the API offers (GET answers HEAD too). */
 export const CORS_METHODS = 'GET, HEAD, POST, DELETE';
-/** Request headers a page may send beyond the CORS-safelisted ones: X-Request-Id is kept (request-id.ts), Prefer asks for a job and Idempotency-Key makes a submission safe to repeat (issue #13). */
+/** Request headers a page may send beyond the CORS-safelisted ones: X-Request-Id is kept (request-id.ts), Prefer asks for a job and Idempotency-Key makes a submission safe to repeat. */
 export const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, X-Request-Id, Prefer, Idempotency-Key';
 /** Response headers a page may read beyond the safelisted ones: ids, rate limits, download names, where a job is. */
 export const CORS_EXPOSED_HEADERS = [
@@ -35,7 +35,8 @@ export function cors(origins: CorsOrigins): Middleware<AppState> {
     if (origins !== '*') ctx.vary('Origin');
     const origin = ctx.get('Origin');
     // Not allowed (or not a browser's cross-origin call): answered as without CORS. A preflight then
-    // gets the usual 405, and the browser keeps the page from reading anything.
+    // gets 204 with `Allow` and no Access-Control-* header (options.ts), which the browser reports as
+    // the origin not being allowed, and it keeps the page from reading anything.
     if (origin === '' || (origins !== '*' && !origins.includes(origin))) return next();
     ctx.set('Access-Control-Allow-Origin', origins === '*' ? '*' : origin);
     if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') !== '') {

@@ -1,7 +1,7 @@
-// Gives every request an id (issue #2: `X-Request-Id` header and `meta.request_id`, same value), binds
-// it to the request's log, and logs one line per finished request: who (the user id, never the key),
-// which route, its status, bytes in and out (on the wire: http/wire-bytes.ts), duration, and its job,
-// with where the job's time went when this process ran it (queue, engine, each tool; issue #18). A
+// Gives every request an id (`X-Request-Id` header and `meta.request_id`, same value), binds it to the
+// request's log, and logs one line per finished request: who (the user id, never the key), which route,
+// its status, bytes in and out (on the wire: http/wire-bytes.ts), duration, and its job (whose own
+// `job ended` line, carrying this request's id, says where the job's time went). A
 // caller's own X-Request-Id is kept when it is sane, so ids can be followed across services; anything
 // else is replaced.
 import { randomUUID } from 'node:crypto';
@@ -31,7 +31,6 @@ export function requestId(log: Logger): Middleware<AppState> {
         route: ctx._matchedRoute,
         user_id: ctx.state.principal?.userId,
         job_id: ctx.state.jobId,
-        ...ctx.state.jobTimings,
         // Nobody received the status set for a client that hung up; say what happened instead.
         status: clientGone(ctx) ? 'client-closed' : ctx.status,
         // Until the answer was ready, as GET /metrics times it; sending it is the client's pace.

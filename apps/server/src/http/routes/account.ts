@@ -1,10 +1,10 @@
-// GET /api/v1/account (openapi.yaml operation `getAccount`; issue #12): the key owner's plan and usage.
+// GET /api/v1/account (openapi.yaml operation `getAccount`): the key owner's plan and usage.
 // Behind auth but not the rate limit, so checking what is left never spends a request.
 import type { AccountResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
-import { type Accounts, planLimits } from '../../accounts/index.js';
+import { type Accounts, lookedAt, planLimits } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
-import { usageHeaders } from '../middleware/rate-limit.js';
+import { rateLimitHeaders } from '../rate-limit-headers.js';
 import { sendData } from '../respond.js';
 import type { AppState } from '../state.js';
 
@@ -14,7 +14,7 @@ export function accountRoute(accounts: Accounts, uploadLimits: UploadLimits): Mi
     if (!principal) throw new Error('accountRoute needs the auth middleware in front of it');
     const { requestsPerHour } = planLimits(principal.plan, uploadLimits);
     const usage = await accounts.rateLimiter.usage(principal.userId, requestsPerHour);
-    ctx.set(usageHeaders(usage, Date.now()));
+    ctx.set(rateLimitHeaders(lookedAt(usage, Date.now())));
     sendData<AccountResult>(ctx, {
       plan: principal.plan,
       requests_per_hour: usage.limit,

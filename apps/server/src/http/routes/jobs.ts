@@ -1,16 +1,14 @@
 // GET /api/v1/jobs, GET and DELETE /api/v1/jobs/{id} (openapi.yaml operations `listJobs`, `getJob`,
-// `cancelJob`; issue #13). A job is its owner's alone: anyone else's is answered as missing (404),
+// `cancelJob`). A job is its owner's alone: anyone else's is answered as missing (404),
 // so ids cannot be probed. None of these is counted against the hourly limit (app.ts `uncounted`).
 import type { JobList, JobStatus } from '@pdn/api-types';
 import type { Middleware } from 'koa';
-import type { Accounts } from '../../accounts/index.js';
 import { InvalidInputError, NotFoundError } from '../../errors.js';
-import type { JobRecord } from '../../jobs/job-store.js';
-import type { JobRunner } from '../../jobs/runner.js';
+import type { JobRecord, JobStore, Jobs } from '../../jobs/index.js';
 import { preferredWait } from '../prefer.js';
 import { sendData } from '../respond.js';
 import type { AppContext, AppState } from '../state.js';
-import { principalOf } from './upload-inputs.js';
+import { principalOf } from './principal.js';
 
 const STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
 /** openapi.yaml `listJobs` `limit`. */
@@ -20,9 +18,9 @@ const MAX_CURSOR_LENGTH = 200;
 /** openapi.yaml `getJob` `Prefer: wait`: well inside a shutdown's grace period and proxies' timeouts. */
 const MAX_WAIT_SECONDS = 10;
 
-async function ownJob(ctx: AppContext, accounts: Accounts): Promise<JobRecord> {
+async function ownJob(ctx: AppContext, store: JobStore): Promise<JobRecord> {
   const id = String(ctx.params.id);
-  const job = await accounts.jobs.get(id);
+  const job = await store.get(id);
   if (!job || job.userId !== principalOf(ctx).userId) {
     throw new NotFoundError(`There is no job ${id} among yours; jobs are kept 24 hours after they finish.`);
   }
@@ -51,7 +49,7 @@ function parseLimit(raw: string | undefined): number {
   return limit;
 }
 
-export function listJobsRoute(accounts: Accounts, jobs: JobRunner): Middleware<AppState> {
+export function listJobsRoute(jobs: Jobs): Middleware<AppState> {
   return async (ctx) => {
     const cursor = queryValue(ctx, 'cursor');
     const query = {
@@ -62,37 +60,31 @@ export function listJobsRoute(accounts: Accounts, jobs: JobRunner): Middleware<A
     const page =
       cursor !== undefined && (cursor === '' || cursor.length > MAX_CURSOR_LENGTH)
         ? undefined
-        : await accounts.jobs.list(principalOf(ctx).userId, query);
+        : await jobs.store.list(principalOf(ctx).userId, query);
     if (!page)
       throw new InvalidInputError(
         '`cursor` is not one this server gave; pass `data.next_cursor` of the previous page.',
       );
-    sendData<JobList>(ctx, { jobs: page.jobs.map((job) => jobs.view(job)), next_cursor: page.next });
+    sendData<JobList>(ctx, { jobs: page.jobs.map((job) => jobs.views.view(job)), next_cursor: page.next });
   };
 }
 
-export function getJobRoute(accounts: Accounts, jobs: JobRunner): Middleware<AppState> {
+export function getJobRoute(jobs: Jobs): Middleware<AppState> {
   return async (ctx) => {
     const wait = preferredWait(ctx.get('Prefer'), MAX_WAIT_SECONDS);
-    if (!wait) {
-      sendData(ctx, jobs.view(await ownJob(ctx, accounts)));
-      return;
+    let job = await ownJob(ctx, jobs.store);
+    // Long polling (openapi.yaml `getJob`, `Prefer: wait`): the answer is held until the job ends.
+    if (wait && job.finishedAt === null) {
+      const ended = await jobs.waiters.ended(job.id, { timeoutMs: wait * 1000 });
+      job = ended?.record ?? (await ownJob(ctx, jobs.store));
     }
-    // Long polling (openapi.yaml `getJob`, `Prefer: wait`): hold the answer until the job ends.
-    const watch = jobs.watch(String(ctx.params.id), wait * 1000);
-    try {
-      const job = await ownJob(ctx, accounts);
-      if (job.finishedAt === null) await watch.ended;
-    } finally {
-      watch.stop();
-    }
-    sendData(ctx, jobs.view(await ownJob(ctx, accounts)));
+    sendData(ctx, jobs.views.view(job));
   };
 }
 
-export function cancelJobRoute(accounts: Accounts, jobs: JobRunner): Middleware<AppState> {
+export function cancelJobRoute(jobs: Jobs): Middleware<AppState> {
   return async (ctx) => {
-    const job = await ownJob(ctx, accounts);
-    sendData(ctx, jobs.view((await jobs.cancel(job.id)) ?? job));
+    const job = await ownJob(ctx, jobs.store);
+    sendData(ctx, jobs.views.view((await jobs.queue.cancel(job.id)) ?? job));
   };
 }

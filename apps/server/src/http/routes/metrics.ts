@@ -1,4 +1,4 @@
-// GET /metrics (openapi.yaml operation `metrics`; issue #18): the registry in Prometheus text format.
+// GET /metrics (openapi.yaml operation `metrics`): the registry in Prometheus text format.
 // Outside /api/v1, so never counted against a quota and without rate-limit headers. With
 // PDN_METRICS_TOKEN set, only a scraper presenting it as a bearer token may read it.
 import { timingSafeEqual } from 'node:crypto';
@@ -19,7 +19,7 @@ export interface MetricsDeps {
   dataDir: string;
   /** PDN_METRICS_TOKEN, when set. */
   token: string | undefined;
-  jobs: Pick<JobStore, 'countQueued'>;
+  jobs: Pick<JobStore, 'unfinishedCounts'>;
 }
 
 export function metricsRoute({ dataDir, token, jobs }: MetricsDeps): Middleware<AppState> {
@@ -32,9 +32,10 @@ export function metricsRoute({ dataDir, token, jobs }: MetricsDeps): Middleware<
     // What the process keeps no count of itself is read now: the disk, and the shared queue, whose
     // series are left out while its store cannot answer (the scrape must work most then).
     dataFolderFree.set(await freeBytes(dataDir));
-    const queued = await jobs.countQueued().catch(() => []);
+    const unfinished = await jobs.unfinishedCounts().catch(() => []);
     jobsQueued.reset();
-    for (const { operation, mode, count } of queued) jobsQueued.set({ operation, mode }, count);
+    for (const { operation, mode, status, count } of unfinished)
+      if (status === 'queued') jobsQueued.inc({ operation, mode }, count);
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   };

@@ -1,29 +1,23 @@
-// POST /api/v1/ocr (openapi.yaml operation `ocr`; issue #3): one image in `image`, optional
-// `language` (operations/ocr.ts does the work; the engine checks the image and the codes).
-import type { Middleware } from 'koa';
-import type { JobRunner } from '../../jobs/runner.js';
+// POST /api/v1/ocr (openapi.yaml operation `ocr`): one image in `image`, optional `language` and
+// `detail` (operations/ocr.ts does the work; the engine checks the image and the codes).
 import { DEFAULT_LANGUAGE, type OcrParams, parseDetail } from '../../operations/index.js';
-import type { PartsSpec } from '../middleware/uploads.js';
-import type { AppState } from '../state.js';
 import { optionalField, singleFile } from '../upload.js';
-import { submitOrRun } from './submit.js';
-import { uploadOf } from './upload-inputs.js';
+import type { OperationRoute } from './operation-route.js';
 
-export const ocrParts: PartsSpec = {
-  summary:
-    'POST /api/v1/ocr takes one image (PNG, JPEG, TIFF, WebP or BMP) in the part `image` and optionally `language` (see GET /api/v1/languages) and `detail` (text or words)',
-  files: ['image'],
-  fields: ['language', 'detail'],
-};
-
-export function ocrRoute(jobs: JobRunner): Middleware<AppState> {
-  return async (ctx) => {
-    const upload = uploadOf(ctx);
+export const ocrRoute: OperationRoute = {
+  operation: 'ocr',
+  parts: {
+    summary:
+      'POST /api/v1/ocr takes one image (PNG, JPEG, TIFF, WebP or BMP) in the part `image` and optionally `language` (see GET /api/v1/languages) and `detail` (text or words)',
+    files: ['image'],
+    fields: ['language', 'detail'],
+  },
+  request(upload) {
     const image = singleFile(upload, 'image', 'the image to read');
     const params: OcrParams = {
       language: optionalField(upload, 'language') ?? DEFAULT_LANGUAGE,
       detail: parseDetail(optionalField(upload, 'detail')),
     };
-    await submitOrRun(ctx, jobs, { operation: 'ocr', files: [image], params });
-  };
-}
+    return { files: [image], params };
+  },
+};

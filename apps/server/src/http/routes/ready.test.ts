@@ -24,7 +24,7 @@ async function ask(
   } as unknown as Accounts;
   const app = new Koa<AppState>();
   app.use(requestId(createLogger('quiet')));
-  app.use(errorEnvelope());
+  app.use(errorEnvelope(createLogger('quiet')));
   app.use(
     readyRoute({
       accounts,

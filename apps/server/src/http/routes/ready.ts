@@ -42,7 +42,9 @@ export function readyRoute(deps: ReadinessDeps): Middleware<AppState> {
   };
   return async (ctx) => {
     if (deps.drain.announced)
-      throw new ServiceUnavailableError('Not ready: the server is shutting down; send traffic elsewhere.');
+      throw new ServiceUnavailableError('Not ready: the server is shutting down; send traffic elsewhere.', {
+        refusal: true,
+      });
     const results = await Promise.allSettled(Object.values(checks).map((check) => check()));
     const failing = Object.keys(checks).filter((_, i) => results[i]?.status === 'rejected');
     if (failing.length > 0) {

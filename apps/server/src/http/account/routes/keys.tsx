@@ -58,7 +58,9 @@ export function createKey(deps: AreaDeps): Middleware<AppState> {
       return sendPage(ctx, <KeysPage viewer={viewer} keys={keys} now={Date.now()} error={error} />, 400);
     }
     const { key, record } = await deps.accounts.keys.create(viewer.userId, kind, name);
-    sendPage(ctx, <KeyCreatedPage viewer={viewer} secret={key} record={record} />);
+    // Where this page was reached is where the API is, unless the operator named the public address.
+    const baseUrl = deps.config.account.publicUrl ?? ctx.origin;
+    sendPage(ctx, <KeyCreatedPage viewer={viewer} secret={key} record={record} baseUrl={baseUrl} />);
   };
 }
 

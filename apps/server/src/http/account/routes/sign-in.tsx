@@ -1,17 +1,15 @@
-// Sign in (issue #12). Throttled per account and per client address before the password is checked;
-// an unknown email costs the same hash as a wrong password and gets the same answer, so the form tells
-// nobody which emails have accounts. A successful sign-in gets a brand-new session.
+// Sign in. Throttled per account (or per account and known address) and per client address, the
+// attempt reserved before the password is checked (accounts/throttle.ts); an unknown email costs the
+// same hash as a wrong password and gets the same answer, so the form tells nobody which emails have
+// accounts. The check runs on the password hasher's threads, in a place of the client address's
+// share; with none free the form answers at once, unchecked. A successful sign-in gets a brand-new
+// session.
 import type { Middleware } from 'koa';
-import {
-  type Attempt,
-  NO_ACCOUNT_HASH,
-  normaliseEmail,
-  RULES,
-  type User,
-  verifyPassword,
-} from '../../../accounts/index.js';
+import { clientAddressKey, NO_ACCOUNT_HASH, normaliseEmail, type User } from '../../../accounts/index.js';
+import { clientGoneSignal } from '../../client-gone.js';
 import type { AppContext, AppState } from '../../state.js';
 import type { AreaDeps } from '../deps.js';
+import { hashRefusal } from '../hash-refusal.js';
 import { seeOther, sendPage } from '../render.js';
 import { signIn } from '../viewer.js';
 import { SignInPage } from '../views/credentials.js';
@@ -53,24 +51,34 @@ export function signInSubmit(deps: AreaDeps): Middleware<AppState> {
     const form = ctx.state.page?.form ?? new URLSearchParams();
     const email = form.get('email') ?? '';
     const password = form.get('password') ?? '';
-    const attempts: Attempt[] = [
-      [RULES.signInAccount, email.trim().toLowerCase()],
-      [RULES.signInAddress, ctx.ip],
-    ];
-    const wait = await accounts.throttle.waitSeconds(attempts);
-    if (wait > 0) {
-      ctx.set('Retry-After', String(wait));
-      const error = `Too many sign-in attempts. Try again in ${waitText(wait)}.`;
+    const address = clientAddressKey(ctx.ip);
+    const user = await find(deps, email);
+    // Reserved before the hash, in one step: attempts in flight count as failures until proven right.
+    const decision = await accounts.throttle.reserve(
+      await accounts.throttle.signInAttempts(email, user?.id, address),
+    );
+    if (!decision.reserved) {
+      ctx.set('Retry-After', String(decision.waitSeconds));
+      const error = `Too many sign-in attempts. Try again in ${waitText(decision.waitSeconds)}.`;
       return sendPage(ctx, page(ctx, deps, { error, email }), 429);
     }
-    const user = await find(deps, email);
     const hash = user && (await accounts.users.passwordHash(user.id));
-    const matches = await verifyPassword(password, hash ?? NO_ACCOUNT_HASH);
-    if (!user || hash === undefined || !matches) {
-      await accounts.throttle.record(attempts);
-      return sendPage(ctx, page(ctx, deps, { error: WRONG, email }), 401);
+    let matches: boolean;
+    try {
+      matches = await deps.passwords.verify(password, hash ?? NO_ACCOUNT_HASH, {
+        address,
+        signal: clientGoneSignal(ctx),
+      });
+    } catch (error) {
+      const refusal = hashRefusal(ctx, error, deps.passwords);
+      if (!refusal) throw error;
+      // Never checked: the attempt was not a failure.
+      await accounts.throttle.release(decision.reservation);
+      return sendPage(ctx, page(ctx, deps, { error: refusal.message, email }), refusal.status);
     }
-    await accounts.throttle.clear(RULES.signInAccount, email.trim().toLowerCase());
+    if (!user || hash === undefined || !matches)
+      return sendPage(ctx, page(ctx, deps, { error: WRONG, email }), 401);
+    await accounts.throttle.signedIn(decision.reservation, user.id, address);
     await signIn(ctx, accounts, user.id, config.account.sessionLimits.maxMs);
     seeOther(ctx, '/account/keys');
   };

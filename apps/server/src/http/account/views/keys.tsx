@@ -104,9 +104,15 @@ export function KeysPage(props: {
   );
 }
 
-export function KeyCreatedPage(props: { viewer: Viewer; secret: string; record: ApiKeyRecord }) {
+export function KeyCreatedPage(props: {
+  viewer: Viewer;
+  secret: string;
+  record: ApiKeyRecord;
+  /** Where the API is, for the "Try it" lines: without it the CLI calls its default address. */
+  baseUrl: string;
+}) {
   // Not `key`: Preact keeps that prop for itself.
-  const { viewer, secret, record } = props;
+  const { viewer, secret, record, baseUrl } = props;
   return (
     <Layout title="Your new API key" viewer={viewer} section="keys">
       <h1>Your new API key</h1>
@@ -123,7 +129,7 @@ export function KeyCreatedPage(props: { viewer: Viewer; secret: string; record: 
         <SecretValue id="new-key" value={secret} />
         <p class="muted small">Try it:</p>
         <pre class="mono small">
-          <code>{`export PDN_API_KEY=${secret}\npdn status`}</code>
+          <code>{`export PDN_API_KEY=${secret}\nexport PDN_BASE_URL=${baseUrl}\npdn status`}</code>
         </pre>
         <p>
           <a href="/account/keys">Done: back to your keys</a>

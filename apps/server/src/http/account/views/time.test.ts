@@ -22,7 +22,8 @@ describe('times on the account pages', () => {
   });
 
   it.each([
-    [1, 'a minute'],
+    [1, 'a second'],
+    [12, '12 seconds'],
     [60, 'a minute'],
     [61, '2 minutes'],
     [900, '15 minutes'],

@@ -16,6 +16,7 @@ export function ago(ms: number, now: number): string {
 
 /** How long to wait before trying again, as the throttled forms say it. */
 export function waitText(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? 'a second' : `${seconds} seconds`;
   const minutes = Math.ceil(seconds / 60);
   return minutes <= 1 ? 'a minute' : `${minutes} minutes`;
 }

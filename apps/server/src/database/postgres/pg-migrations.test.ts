@@ -1,0 +1,48 @@
+// Processes starting together on a new database apply each migration once (the advisory lock), and a
+// later start applies nothing again. Webhook deliveries made before they named their receiving host
+// are given it from their URL.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missingService, TEST_DATABASE_URL, uniqueName } from '../../test-services.js';
+import { PgDb } from './pg-db.js';
+import { migrate } from './pg-migrations.js';
+
+const missing = await missingService('PostgreSQL');
+
+describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
+  const schema = uniqueName('pdn_test');
+  const pools: pg.Pool[] = [];
+  const pool = () => {
+    const made = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+    pools.push(made);
+    return made;
+  };
+  beforeAll(async () => {
+    await pool().query(`CREATE SCHEMA ${schema}`);
+  });
+  afterAll(async () => {
+    await pools[0]?.query(`DROP SCHEMA ${schema} CASCADE`);
+    for (const made of pools) await made.end();
+  });
+
+  it('applies each migration once when five processes start at the same moment', async () => {
+    await Promise.all(Array.from({ length: 5 }, () => migrate(new PgDb(pool()))));
+    await migrate(new PgDb(pool()));
+    const { rows } = await pool().query('SELECT version FROM pdn_migrations ORDER BY version');
+    expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('gives the deliveries made before receiving hosts the host of their URL', async () => {
+    const sql = pool();
+    await sql.query("INSERT INTO users (name, plan, created_at) VALUES ('ada', 'premium', 0)");
+    await sql.query('ALTER TABLE webhook_deliveries DROP COLUMN host');
+    await sql.query('DELETE FROM pdn_migrations WHERE version = 8');
+    await sql.query(
+      `INSERT INTO webhook_deliveries (job_id, user_id, url, state, attempts, created_at)
+       SELECT 'job_1', id, 'https://hooks.example:8443/in?x=1', 'waiting', 0, 0 FROM users`,
+    );
+    await migrate(new PgDb(sql));
+    const { rows } = await sql.query('SELECT host FROM webhook_deliveries');
+    expect(rows).toEqual([{ host: 'hooks.example:8443' }]);
+  });
+});

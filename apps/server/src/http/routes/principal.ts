@@ -1,0 +1,26 @@
+// Route plumbing shared by the API routes: who sent the request, and what their plan lets one merge or
+// split write.
+import type { Principal } from '../../accounts/index.js';
+import { planLimits, planTitle } from '../../accounts/index.js';
+import type { UploadLimits } from '../../config.js';
+import type { PageBudget } from '../../engines/types.js';
+import type { AppContext } from '../state.js';
+
+export function principalOf(ctx: AppContext): Principal {
+  const principal = ctx.state.principal;
+  if (!principal) throw new Error(`${ctx.path} needs the auth middleware in front of it`);
+  return principal;
+}
+
+/**
+ * What the caller's plan lets one request ask of the engines (openapi.yaml, "Pages per request"):
+ * pages a merge or split writes, a compression reads, OCR of documents reads.
+ */
+export function pageBudgetOf(
+  principal: Principal,
+  uploadLimits: UploadLimits,
+  kind: 'pagesPerRequest' | 'compressPages' | 'ocrPages',
+): PageBudget {
+  const { plan } = principal;
+  return { maxPages: planLimits(plan, uploadLimits)[kind], holder: `the ${planTitle(plan)} plan` };
+}

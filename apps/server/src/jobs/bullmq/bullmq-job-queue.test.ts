@@ -1,0 +1,266 @@
+// The queue over BullMQ on the real Redis (skipped, saying why, without it): the job queue contract with
+// an API process and a worker, and with one process doing both; then what only BullMQ's queue does:
+// failures never run again, cancels reaching a worker mid-read, jobs whose workers all died, jobs
+// nobody carries, synchronous calls run where they came in, and a worker's grace on stop.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../errors.js';
+import { createLogger } from '../../logger.js';
+import type { Operation } from '../../operations/index.js';
+import { missingService, TEST_REDIS_URL } from '../../test-services.js';
+import { claimNext } from '../fair-share.js';
+import { jobQueueContract } from '../job-queue.contract.js';
+import type { JobStore } from '../job-store.js';
+import type { OpenedJobs } from '../open-jobs.js';
+import { INTERRUPTED } from '../retention.js';
+import { callJob } from '../sync-call.js';
+import { heldOperation, settle, TestDeployment, until } from '../test-deployment.js';
+import { StartedHereMarks } from './started-here-marks.js';
+
+const redisMissing = await missingService('Redis');
+
+const nowhere: Operation = {
+  name: 'ocr',
+  run: () => Promise.reject(new Error('not here')),
+  resign: (r) => r,
+};
+
+describe.skipIf(redisMissing !== undefined)('over BullMQ', () => {
+  jobQueueContract({
+    name: 'BullMQ, an API process and a worker',
+    kind: 'bullmq',
+    async start(deployment, operation, log) {
+      const options = log === undefined ? {} : { log };
+      await deployment.process(operation, { ...options, role: 'worker' });
+      return deployment.process(nowhere, { ...options, role: 'api' });
+    },
+  });
+
+  jobQueueContract({
+    name: 'BullMQ, one process taking calls and running jobs',
+    kind: 'bullmq',
+    start: (deployment, operation, log) => deployment.process(operation, log === undefined ? {} : { log }),
+  });
+
+  describe('BullmqJobQueue', () => {
+    let deployment: TestDeployment;
+
+    beforeEach(async () => {
+      deployment = await TestDeployment.open('bullmq');
+    });
+
+    afterEach(async () => {
+      await deployment.close();
+    });
+
+    const call = (
+      process: OpenedJobs,
+      tag: string,
+      files: { path: string; name: string; size: number }[] = [],
+    ) => {
+      const { queue, waiters, views } = process.jobs;
+      const { mode: _, ...submission } = { ...deployment.submission(tag, 'sync'), files };
+      const deps = { queue, waiters, views, log: createLogger('quiet'), maxWaitMs: 600_000 };
+      return callJob(deps, submission, new AbortController().signal);
+    };
+
+    it('never hands a job whose failure it recorded (invalid_input) to a worker again', async () => {
+      const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+      const events = new QueueEvents('jobs', { connection, prefix: `${deployment.prefix}bull` });
+      const started: string[] = [];
+      events.on('active', ({ jobId }) => started.push(jobId));
+      await events.waitUntilReady();
+      try {
+        const refusing: Operation = {
+          name: 'ocr',
+          run: async (_inputs, params) => {
+            if ((params as { tag: string }).tag === 'bad') throw new InvalidInputError('not an image');
+            return { text: 'fine' };
+          },
+          resign: (result) => result,
+        };
+        await deployment.process(refusing, { role: 'worker' });
+        const api = await deployment.process(nowhere, { role: 'api' });
+        await expect(call(api, 'bad')).rejects.toMatchObject({ code: 'invalid_input' });
+        // One slot, one queue in order: a retry of the refused job would start before this one ends.
+        expect(await call(api, 'good')).toEqual({ text: 'fine' });
+        const jobs = (await deployment.store.list(deployment.userId, { limit: 2 }))?.jobs ?? [];
+        const [good, bad] = jobs.map((job) => job.id);
+        await until(() => started.includes(good as string), 'BullMQ said the second job started');
+        expect(started).toEqual([bad, good]);
+        expect(jobs.map((job) => [job.status, job.attempts])).toEqual([
+          ['succeeded', 1],
+          ['failed', 1],
+        ]);
+      } finally {
+        await events.close();
+        await connection.quit();
+      }
+    });
+
+    it('stops a job canceled while its worker was reading it from the store, before it ran there', async () => {
+      const api = await deployment.process(nowhere, { role: 'api' });
+      // The worker reads the job while it is running, and hands on what it read only once the cancel
+      // has reached the worker: the cancel found nothing to stop there.
+      let read = () => {};
+      let handOn = () => {};
+      const wasRead = new Promise<void>((resolve) => {
+        read = resolve;
+      });
+      const handedOn = new Promise<void>((resolve) => {
+        handOn = resolve;
+      });
+      const slowReads = new Proxy(deployment.store, {
+        get(target, name) {
+          const value = Reflect.get(target, name);
+          if (name !== 'get') return typeof value === 'function' ? value.bind(target) : value;
+          return async (id: string) => {
+            const record = await target.get(id);
+            read();
+            await handedOn;
+            return record;
+          };
+        },
+      }) as JobStore;
+      const held = heldOperation();
+      const worker = await deployment.process(held.operation, { role: 'worker', store: slowReads });
+      const job = await api.jobs.queue.add(deployment.submission('canceled while read'));
+      await wasRead;
+      const heard = new Promise<void>((resolve) => {
+        const stop = worker.jobs.queue.events.onEnded((end) => {
+          if (end.id !== job.id) return;
+          stop();
+          resolve();
+        });
+      });
+      expect((await api.jobs.queue.cancel(job.id))?.status).toBe('canceled');
+      await heard;
+      handOn();
+      // Its attempt there ends without the operation's end (held): stopped, not left running. Left
+      // running, the worker's graceful stop waits for it, past this test's timeout.
+      await worker.close(60_000);
+      expect(held.started).toEqual([]);
+      expect(await deployment.store.get(job.id)).toMatchObject({ status: 'canceled' });
+    });
+
+    it('records a job whose attempts were all lost failed, and answers its caller', async () => {
+      const { store, userId } = deployment;
+      const input = { files: [], params: { tag: 'lost' } };
+      await store.create({ id: 'job_lost', userId, operation: 'ocr', mode: 'async', input }, Date.now());
+      await claimNext(store, Date.now(), 1);
+      await store.restart('job_lost', Date.now());
+      // An API process looks for jobs nothing carries at start: every running one counts (stranded after 0 ms).
+      const api = await deployment.process(nowhere, { role: 'api', strandedMs: 0 });
+      const ended = await api.jobs.waiters.ended('job_lost');
+      expect(ended?.record).toMatchObject({ status: 'failed', error: INTERRUPTED });
+    });
+
+    it('runs a job the store marked running that no BullMQ job carries (its feeder died before adding it)', async () => {
+      const { store, userId } = deployment;
+      const input = { files: [], params: { tag: 'stranded' } };
+      await store.create({ id: 'job_stranded', userId, operation: 'ocr', mode: 'async', input }, Date.now());
+      expect(await claimNext(store, Date.now(), 1)).toMatchObject({ id: 'job_stranded', attempts: 1 });
+      const held = heldOperation();
+      await deployment.process(held.operation, { role: 'worker' });
+      const api = await deployment.process(held.operation, { role: 'api', strandedMs: 0 });
+      await until(() => held.started.length === 1, 'the stranded job started');
+      held.release({ text: 'found' });
+      const ended = await api.jobs.waiters.ended('job_stranded');
+      expect(held.started).toEqual(['stranded']);
+      // The lost dispatch counted as an attempt: a job lost again and again ends failed, not looping.
+      expect(ended?.record).toMatchObject({ status: 'succeeded', attempts: 2 });
+    });
+
+    it('lets a worker’s running job finish within the grace period on stop, and starts no new one', async () => {
+      const held = heldOperation();
+      const worker = await deployment.process(held.operation, { role: 'worker' });
+      const api = await deployment.process(held.operation, { role: 'api' });
+      const running = await api.jobs.queue.add(deployment.submission('running'));
+      await until(() => held.started.length === 1, 'the job started');
+      const closed = worker.close(60_000);
+      const queued = await api.jobs.queue.add(deployment.submission('queued'));
+      held.release({ text: 'finished' });
+      await closed;
+      expect(await deployment.store.get(running.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+      // Handed to BullMQ by the API process, but never started by the stopping worker.
+      expect((await deployment.store.get(queued.id))?.finishedAt).toBeNull();
+      expect(held.started).toEqual(['running']);
+    });
+
+    describe('a synchronous call in a process that takes calls and runs jobs', () => {
+      /** A one-file call whose operation answers the path its input was read from. */
+      async function upload() {
+        const path = join(deployment.dataDir, 'upload.pdf');
+        await writeFile(path, '%PDF-1.7 upload');
+        return { path, files: [{ path, name: 'a.pdf', size: 15 }] };
+      }
+      const readFrom: Operation = {
+        name: 'ocr',
+        run: async (inputs) => ({ readFrom: inputs[0]?.path }),
+        resign: (result) => result,
+      };
+
+      it('runs at once on the upload where it is while nothing is queued, else through the queue', async () => {
+        const process = await deployment.process(readFrom);
+        const atOnce = await upload();
+        expect(await call(process, 'here', atOnce.files)).toEqual({ readFrom: atOnce.path });
+        // Queued behind it, not yet fed to BullMQ: the call waits its turn, its input kept in the input store.
+        const input = { files: [], params: { tag: 'queued' } };
+        await deployment.store.create(
+          { id: 'job_queued', userId: deployment.userId, operation: 'ocr', mode: 'async', input },
+          Date.now(),
+        );
+        const queued = await upload();
+        expect(await call(process, 'queued', queued.files)).not.toEqual({ readFrom: queued.path });
+        const records = (await deployment.store.list(deployment.userId, { limit: 3 }))?.jobs ?? [];
+        expect(records.map((job) => [job.status, job.attempts])).toEqual([
+          ['succeeded', 1],
+          ['succeeded', 1],
+          ['succeeded', 1],
+        ]);
+      });
+
+      it('is stopped when another process cancels it', async () => {
+        const held = heldOperation();
+        const process = await deployment.process(held.operation);
+        const api = await deployment.process(held.operation, { role: 'api' });
+        const answered = expect(call(process, 'canceled elsewhere')).rejects.toThrow();
+        await until(() => held.started.length === 1, 'the call started');
+        const [job] = (await deployment.store.list(deployment.userId, { limit: 1 }))?.jobs ?? [];
+        expect((await api.jobs.queue.cancel(job?.id ?? ''))?.status).toBe('canceled');
+        await held.stopped;
+        await answered;
+      });
+
+      it('is left to its process while that lives, and canceled once it is gone', async () => {
+        const [living, gone] = [
+          new StartedHereMarks(deployment.redis, `${deployment.prefix}bull:jobs:`),
+          new StartedHereMarks(deployment.redis, `${deployment.prefix}bull:jobs:`),
+        ];
+        await living.start();
+        try {
+          for (const [id, marks] of [
+            ['job_living', living],
+            ['job_gone', gone],
+          ] as const) {
+            await marks.mark(id);
+            const input = { files: [], params: { tag: id } };
+            await deployment.store.startNow(
+              { id, userId: deployment.userId, operation: 'ocr', mode: 'sync', input },
+              Date.now(),
+            );
+          }
+          const api = await deployment.process(heldOperation().operation, { role: 'api', strandedMs: 0 });
+          expect((await api.jobs.waiters.ended('job_gone'))?.record).toMatchObject({ status: 'canceled' });
+          await settle();
+          expect(await deployment.store.get('job_living')).toMatchObject({ status: 'running' });
+        } finally {
+          await living.stop();
+        }
+      });
+    });
+  });
+});

@@ -1,0 +1,291 @@
+// The shared backends' JobQueue (job-queue.ts): jobs pass from API processes to workers over BullMQ on
+// Redis, imported only when the shared backends are chosen (backends/shared.ts). The job store stays
+// the record of every job's state and result; BullMQ carries the work (feeder.ts feeds it in the
+// store's fair order, bullmq-worker.ts runs it) and the news:
+// - a job's end reaches the API processes as BullMQ's queue events (`completed`, `failed`), and its
+//   waiters read it from the store;
+// - a cancel, and the end of a job no BullMQ job carried, is published on a Redis channel every process
+//   hears: the process running the job stops its tools, and waiters elsewhere read the store.
+// A synchronous call an `--role all` process has a slot free for runs there at once, on its uploads
+// where they are, without the bucket or BullMQ, when nothing is queued (the fair order would start it
+// next anyway): a small merge on the shared backends costs little more than on the embedded ones.
+import { Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { outageLog } from '../../backends/outage-log.js';
+import type { Logger } from '../../logger.js';
+import type { RoleParts } from '../../role.js';
+import type { InputStore } from '../../storage/index.js';
+import type { LocalJobEvents } from '../job-events.js';
+import type { JobQueue, Submission } from '../job-queue.js';
+import type { JobRuns } from '../job-runs.js';
+import type { JobRecord, JobStore, NewJob } from '../job-store.js';
+import { INTERRUPTED, MAX_ATTEMPTS } from '../retention.js';
+import { storeSubmission } from '../store-submission.js';
+import { startBullmqWorker } from './bullmq-worker.js';
+import { Feeder } from './feeder.js';
+import { StartedHereMarks } from './started-here-marks.js';
+import { WorkerRegistry } from './worker-registry.js';
+
+/**
+ * The one BullMQ queue of a deployment (under PDN_REDIS_KEY_PREFIX): the jobs' inputs are in the
+ * bucket, so any worker runs any job, whatever its data folder.
+ */
+const QUEUE = 'jobs';
+
+export interface BullmqJobQueueDeps {
+  /** A client for BullMQ (maxRetriesPerRequest null); blocking connections are duplicated from it. */
+  redis: Redis;
+  /**
+   * A client whose commands fail at once while Redis is away, for what a request waits on (the
+   * workers' capacity, read by admission): BullMQ's own client waits for Redis to come back.
+   */
+  requestRedis: Redis;
+  /** PDN_REDIS_KEY_PREFIX: BullMQ's keys and the ends channel live under it. */
+  prefix: string;
+  store: JobStore;
+  inputs: InputStore;
+  parts: RoleParts;
+  /** This process's worker, where its role runs jobs. */
+  runs?: JobRuns | undefined;
+  events: LocalJobEvents;
+  /** This worker's concurrency (PDN_JOB_CONCURRENCY). */
+  slots: number;
+  log: Logger;
+  now: () => number;
+  /** How long a running job may lack a BullMQ job before it counts as stranded; tests shorten it. */
+  strandedMs?: number;
+}
+
+export class BullmqJobQueue implements JobQueue {
+  readonly #deps: BullmqJobQueueDeps;
+  readonly events: LocalJobEvents;
+  readonly #queue: Queue<{ id: string }>;
+  readonly #bullPrefix: string;
+  /** Cancels and ends no BullMQ event tells of; the name older processes publish their cancels on. */
+  readonly #endsChannel: string;
+  readonly #marks: StartedHereMarks;
+  readonly #workers: WorkerRegistry;
+  readonly #feeder: Feeder;
+  /** The connections made here, closed last (BullMQ leaves those it was given open). */
+  readonly #connections: Redis[] = [];
+  #queueEvents: QueueEvents | undefined;
+  #worker: Awaited<ReturnType<typeof startBullmqWorker>> | undefined;
+  #closed = false;
+  readonly #outage: ReturnType<typeof outageLog>;
+
+  constructor(deps: BullmqJobQueueDeps) {
+    this.#deps = deps;
+    this.#outage = outageLog(deps.log, "Redis (BullMQ's own connections)");
+    this.events = deps.events;
+    this.#bullPrefix = `${deps.prefix}bull`;
+    this.#queue = new Queue(QUEUE, {
+      connection: deps.redis,
+      prefix: this.#bullPrefix,
+      defaultJobOptions: { attempts: MAX_ATTEMPTS, removeOnComplete: true, removeOnFail: true },
+    });
+    this.#endsChannel = `${this.#bullPrefix}:${QUEUE}:cancels`;
+    this.#marks = new StartedHereMarks(deps.redis, `${this.#bullPrefix}:${QUEUE}:`);
+    const runsHere = deps.parts.runner && deps.runs !== undefined;
+    this.#workers = new WorkerRegistry(
+      deps.requestRedis,
+      `${this.#bullPrefix}:${QUEUE}:workers`,
+      runsHere ? deps.slots : undefined,
+    );
+    this.#feeder = new Feeder({
+      redis: deps.redis,
+      queue: this.#queue,
+      lockKey: `${this.#bullPrefix}:${QUEUE}:feeding`,
+      store: deps.store,
+      marks: this.#marks,
+      capacity: () => this.#workers.capacity(),
+      log: deps.log,
+      now: deps.now,
+      ...(deps.strandedMs === undefined ? {} : { strandedMs: deps.strandedMs }),
+      ends: {
+        interruptedEverywhere: (id) => this.#interruptedEverywhere(id),
+        orphaned: (id) => this.#orphaned(id),
+      },
+    });
+  }
+
+  async start(): Promise<void> {
+    const { parts, runs, log } = this.#deps;
+    const subscriber = this.#connect();
+    subscriber.on('message', (_channel: string, id: string) => void this.#heardEnd(id));
+    await subscriber.subscribe(this.#endsChannel);
+    if (parts.api) {
+      const events = new QueueEvents(QUEUE, { connection: this.#connect(), prefix: this.#bullPrefix });
+      this.#queueEvents = events;
+      events.on('completed', ({ jobId }) => {
+        this.#feeder.wake();
+        this.events.emit({ id: jobId });
+      });
+      events.on('failed', ({ jobId }) => {
+        this.#feeder.wake();
+        this.#interruptedEverywhere(jobId).catch((error: unknown) =>
+          log.error('recording an interrupted job failed', { job_id: jobId, error }),
+        );
+      });
+      events.on('error', this.#outage.failed);
+      await events.waitUntilReady();
+      this.#feeder.start();
+    }
+    if (parts.runner && runs !== undefined) {
+      const { store, inputs, slots, now } = this.#deps;
+      this.#worker = await startBullmqWorker({
+        connection: this.#connect(),
+        prefix: this.#bullPrefix,
+        queueName: QUEUE,
+        store,
+        inputs,
+        runs,
+        slots,
+        log,
+        failed: this.#outage.failed,
+        now,
+      });
+      await this.#workers.start();
+    }
+    if (parts.api && parts.runner) await this.#marks.start();
+  }
+
+  async add(submission: Submission): Promise<JobRecord> {
+    const { store, inputs, now } = this.#deps;
+    if (submission.mode === 'sync') {
+      const started = await this.#startHere(submission);
+      if (started !== undefined) return started;
+    }
+    const record = await storeSubmission(store, inputs, submission, now());
+    this.#feeder.wake();
+    return record;
+  }
+
+  async cancel(id: string): Promise<JobRecord | undefined> {
+    const { store, now } = this.#deps;
+    const ended = await store.finish(id, { status: 'canceled' }, now());
+    if (ended === undefined) return store.get(id);
+    await this.#ended(ended);
+    return ended;
+  }
+
+  async withdraw(id: string): Promise<JobRecord | undefined> {
+    const ended = await this.#deps.store.withdraw(id, this.#deps.now());
+    if (ended !== undefined) await this.#ended(ended);
+    return ended;
+  }
+
+  capacity(): Promise<number> {
+    return this.#workers.capacity();
+  }
+
+  async close(graceMs: number): Promise<void> {
+    this.#closed = true;
+    this.#feeder.close();
+    // A worker takes no new job and resolves once the running ones ended; the runs interrupt those
+    // still running when the grace is over.
+    await this.#workers.stop();
+    const workerClosed = this.#worker?.close();
+    await this.#deps.runs?.close(graceMs);
+    await workerClosed;
+    await this.#queueEvents?.close();
+    await this.#queue.close();
+    await this.#marks.stop();
+    for (const connection of this.#connections) await connection.quit().catch(() => connection.disconnect());
+  }
+
+  #connect(): Redis {
+    const connection = this.#deps.redis.duplicate();
+    // Each connection's errors go into the log once per outage, never raw on stderr (an ioredis
+    // client without a listener prints every failed reconnection).
+    connection.on('error', this.#outage.failed);
+    connection.on('ready', this.#outage.recovered);
+    this.#connections.push(connection);
+    return connection;
+  }
+
+  /** A job ended or canceled through another process: stopped if it runs here, its waiters told. */
+  async #heardEnd(id: string): Promise<void> {
+    await this.#deps.runs?.stop(id);
+    this.events.emit({ id });
+  }
+
+  /** A job this process ended without running it: stopped wherever it runs, told everywhere. */
+  async #ended(record: JobRecord): Promise<void> {
+    await this.#deps.runs?.stop(record.id);
+    await this.#deps.inputs.remove(record.id);
+    await this.#deps.redis.publish(this.#endsChannel, record.id);
+    this.events.emit({ id: record.id, record });
+  }
+
+  /**
+   * With a slot free here and nothing queued, the call's job is stored running and run here at once on
+   * its uploads where they are (see the top); marked first, so the feeder never takes it for lost.
+   */
+  async #startHere(submission: Submission): Promise<JobRecord | undefined> {
+    const { parts, runs, store, now, log } = this.#deps;
+    if (!parts.api || !parts.runner || runs === undefined || this.#closed) return undefined;
+    const release = runs.reserve();
+    if (release === undefined) return undefined;
+    const { id, userId, operation, params, requestId, files } = submission;
+    try {
+      const stored = files.map((file, index) => ({
+        stored: String(index),
+        name: file.name,
+        size: file.size,
+      }));
+      const input = { files: stored, params };
+      const job: NewJob = { id, userId, operation, mode: 'sync', input, requestId };
+      await this.#marks.mark(id);
+      const record = await store.startNow(job, now()).catch(async (error: unknown) => {
+        await this.#marks.unmark(id);
+        throw error;
+      });
+      if (record === undefined) {
+        await this.#marks.unmark(id);
+        return undefined;
+      }
+      release();
+      const source = {
+        inputs: { fetch: async () => [...files] },
+        storedInputs: false,
+        // Its caller is being answered 503 as this process stops: nobody will take it up.
+        interrupted: async () => void (await store.finish(id, { status: 'canceled' }, now())),
+      };
+      runs
+        .run(record, source)
+        .catch(() => {})
+        .finally(() => {
+          // No BullMQ event tells the other processes of its end: waiters there hear of it as of a cancel's.
+          Promise.all([this.#marks.unmark(id), this.#deps.redis.publish(this.#endsChannel, id)]).catch(
+            (error: unknown) => log.warn('telling of a job started here failed', { job_id: id, error }),
+          );
+        });
+      return record;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Every attempt at job `id` was interrupted (its workers died or stopped): recorded failed by the
+   * first process to hear, unless it had ended; the others' waiters read it from the store.
+   */
+  async #interruptedEverywhere(id: string): Promise<void> {
+    const { store, now, log } = this.#deps;
+    const ended = await store.finish(id, { status: 'failed', error: INTERRUPTED }, now());
+    if (ended === undefined) {
+      this.events.emit({ id });
+      return;
+    }
+    log.warn('a job was interrupted on every attempt', { job_id: id });
+    await this.#ended(ended);
+  }
+
+  /** A job started by a process for its callers, which died: they went with it, and so did the inputs. */
+  async #orphaned(id: string): Promise<void> {
+    const { store, now } = this.#deps;
+    const ended = await store.finish(id, { status: 'canceled' }, now());
+    await this.#marks.unmark(id);
+    if (ended !== undefined) await this.#ended(ended);
+  }
+}

@@ -1,0 +1,78 @@
+// A worker process's side of the BullMQ queue: BullMQ hands it jobs with its configured concurrency,
+// and it runs each through this process's JobRuns. The store is read first: a job canceled (or
+// forgotten) while it waited in BullMQ is skipped. A worker killed mid-job stops renewing its lock:
+// BullMQ's stalled-job check gives the job to another worker, once (maxStalledCount); a failure the job
+// recorded is never run again (UnrecoverableError: input errors are not retried); an attempt that threw
+// (the store failed under it, or its worker stopped) is run once more (attempts). BullMQ counts stalls
+// and throws apart, so a job killed once and thrown once would start a third time: maxStartedAttempts
+// fails it instead, so a job starts at most MAX_ATTEMPTS times however its attempts were lost.
+import { UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../logger.js';
+import type { InputStore } from '../../storage/index.js';
+import type { JobRuns } from '../job-runs.js';
+import type { JobStore } from '../job-store.js';
+import { MAX_ATTEMPTS } from '../retention.js';
+
+/**
+ * A running job's lock, renewed by its worker every half of it: a killed worker's job is handed to
+ * another within about LOCK_MS + STALLED_CHECK_MS.
+ */
+const LOCK_MS = 15_000;
+const STALLED_CHECK_MS = 10_000;
+
+export interface BullmqWorkerDeps {
+  connection: Redis;
+  /** BullMQ's key prefix and queue name (bullmq-job-queue.ts). */
+  prefix: string;
+  queueName: string;
+  store: JobStore;
+  inputs: InputStore;
+  runs: JobRuns;
+  slots: number;
+  log: Logger;
+  /** Told of the worker's failures: Redis away, said once per outage however often BullMQ retries. */
+  failed: (error: unknown) => void;
+  now: () => number;
+}
+
+export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<{ id: string }>> {
+  const { store, inputs, runs, now } = deps;
+  /**
+   * A cancel published while the store was read reached this process before the job ran here, and
+   * stopped nothing: the job, running here now, is read again, and stopped if it ended meanwhile. A
+   * cancel published from now on reaches it directly. A failed read leaves it to run.
+   */
+  const stopIfCanceledMeanwhile = async (id: string) => {
+    const record = await store.get(id).catch(() => undefined);
+    if (record !== undefined && record.status !== 'running') await runs.stop(id);
+  };
+  const worker = new Worker<{ id: string }>(
+    deps.queueName,
+    async (job) => {
+      const { id } = job.data;
+      // BullMQ runs it again (its last worker died): the store counts every start.
+      const record = job.attemptsStarted > 1 ? await store.restart(id, now()) : await store.get(id);
+      if (record?.status !== 'running') return 'skipped';
+      // Nothing to hand back when interrupted: the attempt throws and BullMQ gives the job to another worker.
+      const source = { inputs, storedInputs: true, interrupted: async () => {} };
+      const [end] = await Promise.all([runs.run(record, source), stopIfCanceledMeanwhile(id)]);
+      if (end.status === 'interrupted') throw new Error('the worker stopped before the job ended');
+      if (end.status === 'failed') throw new UnrecoverableError(`${end.error.code}: ${end.error.message}`);
+      // A job handed on is queued again in the store: the feeder hands it out anew on its next turn.
+      return end.status;
+    },
+    {
+      connection: deps.connection,
+      prefix: deps.prefix,
+      concurrency: deps.slots,
+      maxStalledCount: MAX_ATTEMPTS - 1,
+      maxStartedAttempts: MAX_ATTEMPTS,
+      lockDuration: LOCK_MS,
+      stalledInterval: STALLED_CHECK_MS,
+    },
+  );
+  worker.on('error', deps.failed);
+  await worker.waitUntilReady();
+  return worker;
+}

@@ -1,0 +1,176 @@
+// Feeds the store's queued jobs into BullMQ, fairest first (STYLE.md 27: a scheduler in front of one
+// queue). BullMQ's open-source queue has no per-user groups, so the API processes hand it a job only
+// when a worker has a slot for it (BullMQ's active and waiting jobs fewer than the live workers' slots,
+// worker-registry.ts), claiming each in the fair order (fair-share.ts) at that moment:
+// who goes next is decided when a slot frees, not earlier, so a user's long queue fed ahead never
+// holds back another user, and a job waits in the store, where it can still be withdrawn, not in
+// BullMQ. A freed slot waits for the feeder a moment (a job's end reaches it as BullMQ's queue
+// event). One feeder feeds at a time (a Redis lock), so several API processes never overfill it.
+//
+// A job the store marks running while no BullMQ job carries it (its feeder died between the two, or
+// Redis lost the queue) would stay running forever: the feeder holding the lock looks for such jobs at
+// start and every RECONCILE_MS, and puts those stranded longer than STRANDED_MS back in the store's
+// queue (or fails them, their attempts spent). Jobs an `--role all` process started for its own
+// callers carry no BullMQ job either: they are left to their process while it lives.
+import { randomBytes } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { CoalescedRuns } from '../../coalesced-runs.js';
+import type { Logger } from '../../logger.js';
+import { claimNext } from '../fair-share.js';
+import type { JobStore } from '../job-store.js';
+import { MAX_ATTEMPTS } from '../retention.js';
+import type { StartedHereMarks } from './started-here-marks.js';
+
+/** How long one feeder may hold the feeding lock (it lets go as soon as it is done). */
+const FEED_LOCK_MS = 10_000;
+/** How soon a feeder that found another one feeding looks again, for jobs stored meanwhile. */
+const FEED_RETRY_MS = 200;
+/** How soon a feeder that found no worker with jobs queued looks again. */
+const NO_WORKER_RETRY_MS = 1_000;
+/** How soon feeding is tried again after PostgreSQL or Redis failed it. */
+const FEED_FAILED_RETRY_MS = 1_000;
+/** How often a feeder looks for running jobs no BullMQ job carries. */
+const RECONCILE_MS = 60_000;
+/**
+ * How long a job may be running in the store with no BullMQ job before it counts as stranded: well
+ * beyond FEED_LOCK_MS, the longest a live feeder takes between marking a job and adding it.
+ */
+const STRANDED_MS = 30_000;
+/** BullMQ's states of a job some worker has or will have: any other leaves the job to nobody. */
+const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+
+export interface FeederDeps {
+  redis: Redis;
+  queue: Queue<{ id: string }>;
+  /** The feeding lock's key. */
+  lockKey: string;
+  store: JobStore;
+  marks: StartedHereMarks;
+  /** The live workers' slots. */
+  capacity(): Promise<number>;
+  log: Logger;
+  now: () => number;
+  /** Default STRANDED_MS; tests shorten it. */
+  strandedMs?: number;
+  /** What becomes of stranded jobs whose attempts are spent, and of jobs whose starting process died. */
+  ends: {
+    interruptedEverywhere(id: string): Promise<void>;
+    orphaned(id: string): Promise<void>;
+  };
+}
+
+export class Feeder {
+  readonly #deps: FeederDeps;
+  readonly #feeds = new CoalescedRuns(() => this.#feed());
+  /** Set at start and every RECONCILE_MS: the next feed first requeues stranded jobs. */
+  #reconcileDue = true;
+  #reconcileTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(deps: FeederDeps) {
+    this.#deps = deps;
+  }
+
+  start(): void {
+    this.#reconcileTimer = setInterval(() => {
+      this.#reconcileDue = true;
+      this.wake();
+    }, RECONCILE_MS);
+    this.#reconcileTimer.unref();
+    this.wake();
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#reconcileTimer);
+  }
+
+  /** A job was stored queued, or a worker's slot freed: hands out jobs while workers have slots. */
+  wake(): void {
+    if (this.#closed) return;
+    this.#feeds.request().catch((error: unknown) => {
+      this.#deps.log.error('dispatching jobs failed', { error });
+      this.#wakeLater(FEED_FAILED_RETRY_MS);
+    });
+  }
+
+  async #feed(): Promise<void> {
+    const { redis, store, queue, lockKey, now } = this.#deps;
+    const token = randomBytes(8).toString('hex');
+    if ((await redis.set(lockKey, token, 'PX', FEED_LOCK_MS, 'NX')) === null) {
+      this.#wakeLater(FEED_RETRY_MS);
+      return;
+    }
+    try {
+      if (this.#reconcileDue) {
+        this.#reconcileDue = false;
+        await this.#requeueStranded();
+      }
+      const capacity = await this.#deps.capacity();
+      if (capacity === 0) {
+        // No worker yet (or any more): no end will come to wake the feeder, so it looks again.
+        const queued = (await store.unfinishedCounts()).some((row) => row.status === 'queued');
+        if (queued) this.#wakeLater(NO_WORKER_RETRY_MS);
+        return;
+      }
+      while (!this.#closed && (await this.#handedOut()) < capacity) {
+        const job = await claimNext(store, now(), capacity);
+        if (job === undefined) break;
+        await queue.add(job.operation, { id: job.id }, { jobId: job.id }).catch(async (error) => {
+          await store.release(job.id);
+          throw error;
+        });
+      }
+    } finally {
+      // Only our own lock: one that outlived FEED_LOCK_MS may be another feeder's by now.
+      await redis.eval(
+        "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
+        1,
+        lockKey,
+        token,
+      );
+    }
+  }
+
+  /** Jobs BullMQ has given a worker or holds for the next free one. */
+  async #handedOut(): Promise<number> {
+    const counts = await this.#deps.queue.getJobCounts('active', 'waiting');
+    return (counts.active ?? 0) + (counts.waiting ?? 0);
+  }
+
+  #wakeLater(ms: number): void {
+    setTimeout(() => this.wake(), ms).unref();
+  }
+
+  /**
+   * Running jobs no BullMQ job carries (see the top), looked for while holding the feeding lock, so no
+   * feeder is between marking and adding a job, unless its lock expired: STRANDED_MS covers that.
+   */
+  async #requeueStranded(): Promise<void> {
+    const { store, queue, marks, now, log, ends, strandedMs = STRANDED_MS } = this.#deps;
+    const before = now() - strandedMs;
+    const stranded: string[] = [];
+    const orphaned: string[] = [];
+    for (const id of await store.runningIds(before)) {
+      const state = await queue.getJobState(id);
+      if (LIVE_STATES.has(state)) continue;
+      const starter = await marks.starter(id);
+      if (starter === 'alive') continue;
+      if (starter === 'gone') {
+        orphaned.push(id);
+        continue;
+      }
+      // A finished BullMQ job of that id left behind would make adding it again a no-op.
+      if (state !== 'unknown') await queue.remove(id);
+      stranded.push(id);
+    }
+    for (const id of orphaned) await ends.orphaned(id);
+    if (orphaned.length > 0)
+      log.warn('jobs started by a process that died were canceled', { canceled: orphaned });
+    if (stranded.length === 0) return;
+    const { requeued, spent } = await store.requeue(stranded, before, MAX_ATTEMPTS);
+    log.warn('running jobs no BullMQ job carried were taken back', { requeued, spent });
+    for (const id of spent) await ends.interruptedEverywhere(id);
+  }
+}

@@ -83,6 +83,9 @@ export class BullmqJobQueue implements JobQueue {
       prefix: this.#bullPrefix,
       defaultJobOptions: { attempts: MAX_ATTEMPTS, removeOnComplete: true, removeOnFail: true },
     });
+    // The queue passes on its connection's errors; BullMQ prints an error nobody listens for raw on
+    // stderr, so an outage would reach the log as a stack trace instead of one warning.
+    this.#queue.on('error', this.#outage.failed);
     this.#endsChannel = `${this.#bullPrefix}:${QUEUE}:cancels`;
     this.#marks = new StartedHereMarks(deps.redis, `${this.#bullPrefix}:${QUEUE}:`);
     const runsHere = deps.parts.runner && deps.runs !== undefined;
@@ -181,15 +184,25 @@ export class BullmqJobQueue implements JobQueue {
   async close(graceMs: number): Promise<void> {
     this.#closed = true;
     this.#feeder.close();
+    // Every step runs even when one before it failed (a Redis command timing out on a busy machine
+    // while the process stops): a BullMQ worker left open keeps renewing its locks, and its timers
+    // kept the process alive for good after its connections had closed.
+    const step = async (what: string, run: () => Promise<unknown> | undefined) => {
+      try {
+        await run();
+      } catch (error) {
+        this.#deps.log.warn(`stopping the job queue: ${what} failed`, { error });
+      }
+    };
+    await step('leaving the list of workers', () => this.#workers.stop());
     // A worker takes no new job and resolves once the running ones ended; the runs interrupt those
     // still running when the grace is over.
-    await this.#workers.stop();
-    const workerClosed = this.#worker?.close();
-    await this.#deps.runs?.close(graceMs);
+    const workerClosed = step('closing the BullMQ worker', () => this.#worker?.close());
+    await step('ending the running jobs', () => this.#deps.runs?.close(graceMs));
     await workerClosed;
-    await this.#queueEvents?.close();
-    await this.#queue.close();
-    await this.#marks.stop();
+    await step('closing the queue events', () => this.#queueEvents?.close());
+    await step('closing the queue', () => this.#queue.close());
+    await step('withdrawing the started-here marks', () => this.#marks.stop());
     for (const connection of this.#connections) await connection.quit().catch(() => connection.disconnect());
   }
 

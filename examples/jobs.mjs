@@ -1,10 +1,11 @@
-// Every sample PDF compressed as a job (issue #13): all submitted first, then collected, so the
+// Every sample PDF compressed as a job: all submitted first, then collected, so the
 // server works on them while this script waits. In the repository's root, with the server running:
 //   PDN_API_KEY=pdn_test_... node examples/jobs.mjs
 import { fromPath, Pdn } from '@pdn/sdk';
 
-// The key comes from PDN_API_KEY, as the SDK reads it when `apiKey` is not given.
-const pdn = new Pdn({ baseUrl: 'http://127.0.0.1:3000' });
+// The key comes from PDN_API_KEY and the server from PDN_BASE_URL (else http://127.0.0.1:3000), as
+// the SDK reads them when they are not given.
+const pdn = new Pdn();
 const files = ['examples/a.pdf', 'examples/b.pdf', 'examples/ab.pdf', 'examples/photos.pdf'];
 
 const jobs = [];

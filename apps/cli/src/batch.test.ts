@@ -82,4 +82,21 @@ describe('runBatch', () => {
       { status: 'not_processed', reason },
     ]);
   });
+
+  it('an item cut short by the abort (an upload in flight) is not processed, not failed', async () => {
+    const controller = new AbortController();
+    const reason = new Error('interrupted');
+    const outcomes = await runBatch(
+      ['a', 'b'],
+      async () => {
+        controller.abort(reason);
+        throw new Error('Request was aborted');
+      },
+      { concurrency: 1, stopsBatch: () => false, signal: controller.signal },
+    );
+    expect(outcomes).toEqual([
+      { status: 'not_processed', reason },
+      { status: 'not_processed', reason },
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-// Runs one operation per input with bounded parallelism (issue #5: `--concurrency N`, default 4).
+// Runs one operation per input with bounded parallelism (`--concurrency N`, default 4).
 // A failed item does not stop the batch; an error that will fail every later item too (an invalid
 // key, a rate limit the SDK would not wait out) stops new work, and the rest are "not processed".
 
@@ -33,7 +33,7 @@ export async function runBatch<I, T>(
       try {
         outcomes[index] = { status: 'succeeded', value: await work(items[index] as I, index) };
       } catch (error) {
-        outcomes[index] = { status: 'failed', error };
+        outcomes[index] = failure(error, options.signal);
         if (options.stopsBatch(error)) stopReason ??= { error };
       }
       options.onSettled?.(++done, items.length);
@@ -44,4 +44,12 @@ export async function runBatch<I, T>(
 
   const reason = stopReason?.error ?? options.signal?.reason;
   return Array.from(outcomes, (outcome) => outcome ?? { status: 'not_processed', reason });
+}
+
+/**
+ * How an item that threw ended: failed, unless Ctrl-C stopped it (an upload or a wait in flight then
+ * fails with an abort), which is no fault of the item: not processed, for the interruption.
+ */
+export function failure(error: unknown, signal: AbortSignal | undefined): Outcome<never> {
+  return signal?.aborted ? { status: 'not_processed', reason: signal.reason } : { status: 'failed', error };
 }

@@ -6,7 +6,7 @@ import { ApiError, AuthenticationError, RateLimitError } from '@pdn/sdk';
 import { type Command, CommanderError } from 'commander';
 import { CommandContext, type Io } from './context.js';
 import { CliError, MissingApiKeyError, OperationsFailedError, UsageError } from './errors.js';
-import { createProgram } from './program.js';
+import { commandPath, createProgram } from './program.js';
 import { errorReport } from './report.js';
 import { serverUnavailable, serverUnreachable } from './run-operations.js';
 
@@ -104,6 +104,8 @@ function isUsageError(error: unknown): boolean {
 function reportFatal(error: unknown): void {
   const ctx = CommandContext.of(running, io);
   ctx.reporter.fatal(commandName(running), errorReport(error));
+  // As for commander's own usage errors (program.ts): one line to the help, not the help itself.
+  if (error instanceof UsageError) io.stderr.write(`Run '${commandPath(running)} --help' for usage.\n`);
   if (ctx.globals.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
 }
 

@@ -1,12 +1,13 @@
 // What every command receives: the global flags, the process's streams, the reporter, and a way to
 // build the SDK client (only when a command actually calls the API, so `pdn config` needs no key).
-import { Pdn } from '@pdn/sdk';
+import { ConnectionError, Pdn } from '@pdn/sdk';
 import type { Command } from 'commander';
 import { configPath, maskApiKey, readConfig } from './config-file.js';
 import { MissingApiKeyError } from './errors.js';
 import type { Stdin } from './inputs.js';
 import { type OutputStream, Reporter } from './reporter.js';
 import { describeSource, resolveConnection } from './settings.js';
+import { failedToConnect } from './unsent.js';
 
 /** The process around the CLI; tests and bin.ts pass the real one. */
 export interface Io {
@@ -56,6 +57,11 @@ const contexts = new WeakMap<Command, CommandContext>();
 
 export class CommandContext {
   readonly reporter: Reporter;
+  /**
+   * Some attempt of this run failed after connecting (reset, timed out): a request may have reached
+   * the server and its answer been lost, so the run claims of no input that nothing was sent (unsent.ts).
+   */
+  lostAnswers = false;
 
   constructor(
     readonly io: Io,
@@ -84,6 +90,11 @@ export class CommandContext {
     return ctx;
   }
 
+  /** Keeps count of a failed attempt: one that connected and got no answer may have been received. */
+  noteFailure(error: unknown): void {
+    if (error instanceof ConnectionError && !failedToConnect(error)) this.lostAnswers = true;
+  }
+
   get configPath(): string {
     return configPath(this.io.env);
   }
@@ -101,6 +112,7 @@ export class CommandContext {
       ...(connection.baseUrl !== undefined ? { baseUrl: connection.baseUrl } : {}),
       ...(this.globals.maxRetries !== undefined ? { maxRetries: this.globals.maxRetries } : {}),
       onRetry: ({ attempt, delayMs, error }) => {
+        this.noteFailure(error);
         const why = error instanceof Error ? error.message : String(error);
         this.reporter.verbose(`retry ${attempt} in ${Math.round(delayMs)} ms: ${why}`);
       },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeOutput, formatJobProgress, formatSaving } from './format.js';
+import { describeJobInputs, describeOutput, formatJobProgress, formatSaving } from './format.js';
 
 describe('formatSaving', () => {
   const cases: [string, { before: number; after: number; want: string }][] = [
@@ -47,5 +47,22 @@ describe('formatJobProgress', () => {
   it('names the unit counted when given (ocr-pdf: pages)', () => {
     const job = { status: 'running', progress: { done: 2, total: 5 } } as const;
     expect(formatJobProgress(job, 'reading', 'pages')).toBe('reading 2/5 pages of');
+  });
+});
+
+describe('describeJobInputs', () => {
+  const file = (name: string) => ({ name, size: 1 });
+  it.each<[string, { inputs?: { name: string; size: number }[] }, string]>([
+    ['one file', { inputs: [file('a.pdf')] }, 'a.pdf'],
+    ['two', { inputs: [file('a.pdf'), file('b.pdf')] }, 'a.pdf, b.pdf'],
+    [
+      'a long merge',
+      { inputs: Array.from({ length: 20 }, (_, i) => file(`p${i}.pdf`)) },
+      'p0.pdf, p1.pdf and 18 more',
+    ],
+    ['a part sent without a filename', { inputs: [file('')] }, '(unnamed)'],
+    ['a server that does not say', {}, ''],
+  ])('%s', (_name, job, want) => {
+    expect(describeJobInputs(job)).toBe(want);
   });
 });

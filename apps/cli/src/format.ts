@@ -77,3 +77,13 @@ export function formatJobProgress(
   const count = `${Math.min(progress.done, progress.total)}/${progress.total}`;
   return `${doing} ${count}${unit === undefined ? '' : ` ${unit}`} of`;
 }
+
+/**
+ * What a job was for, by its files' names (openapi.yaml `Job.inputs`): `a.pdf`, `a.pdf, b.pdf`, or
+ * `a.pdf, b.pdf and 18 more` for a long merge; empty from a server that does not say.
+ */
+export function describeJobInputs(job: Pick<Job, 'inputs'>): string {
+  const names = (job.inputs ?? []).map((input) => (input.name === '' ? '(unnamed)' : input.name));
+  if (names.length <= 2) return names.join(', ');
+  return `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
+}

@@ -1,4 +1,4 @@
-// The `pdn` command tree (issue #5, "Commands" and "Global"). Built per run so tests can parse
+// The `pdn` command tree. Built per run so tests can parse
 // arguments without a process; bin.ts runs it and maps errors to exit codes.
 import { readFileSync } from 'node:fs';
 import { Command, Help, Option } from 'commander';
@@ -49,8 +49,6 @@ export function createProgram(io: Io): Command {
     .version(versionLine, '-V, --version')
     // Settings made before .command() are inherited by every subcommand.
     .exitOverride()
-    // A usage error shows the command's help after it: `pdn compress` with no file prints its usage.
-    .showHelpAfterError()
     .configureHelp({
       showGlobalOptions: true,
       visibleGlobalOptions(command) {
@@ -108,5 +106,22 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerStatus(program, io);
   registerConfig(program, io);
   registerCompletion(program, io);
+  // A usage error prints the error, commander's "(Did you mean --level?)", and one line naming the
+  // command's --help (gh's habit): the whole help after it pushed the error off the screen.
+  for (const command of everyCommand(program))
+    command.showHelpAfterError(`Run '${commandPath(command)} --help' for usage.`);
   return program;
+}
+
+function* everyCommand(command: Command): Generator<Command> {
+  yield command;
+  for (const sub of command.commands) yield* everyCommand(sub);
+}
+
+/** `pdn config set`: the command's names from the root down. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current; current = current.parent)
+    names.unshift(current.name());
+  return names.join(' ');
 }

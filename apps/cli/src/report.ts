@@ -13,11 +13,12 @@ import { CliError } from './errors.js';
 export type ItemStatus = 'succeeded' | 'failed' | 'not_processed' | 'skipped';
 
 /**
- * Why an input was not sent (issue #19): its output exists and --skip-existing was given, or it is
- * named like one of pdn's own outputs and came with other inputs (see `own-outputs.ts`); or, with
- * --resume, the interrupted run already delivered it (issue #13).
+ * Why an input was not sent: its output exists and --skip-existing was given, or it is named like one
+ * of pdn's own outputs and came with other inputs (see `own-outputs.ts`); or, with --resume, the
+ * interrupted run already delivered it; or the server could not be reached, so it was never tried
+ * (`server_unreachable`, with the command's `error` saying why: unlike the others, not a success).
  */
-export type SkipReason = 'output_exists' | 'pdn_output' | 'collected';
+export type SkipReason = 'output_exists' | 'pdn_output' | 'collected' | 'server_unreachable';
 
 export type OutputReport =
   | { kind: 'file'; path: string; bytes: number }
@@ -118,7 +119,11 @@ export function itemReport(input: ItemReport['input'], outcome: Outcome<ItemSucc
   }
 }
 
-export function commandReport(command: string, results: ItemReport[]): CommandReport {
+export function commandReport(
+  command: string,
+  results: ItemReport[],
+  error: ErrorReport | null = null,
+): CommandReport {
   const count = (status: ItemStatus) => results.filter((item) => item.status === status).length;
   const summary = {
     total: results.length,
@@ -127,8 +132,10 @@ export function commandReport(command: string, results: ItemReport[]): CommandRe
     not_processed: count('not_processed'),
     skipped: count('skipped'),
   };
-  // A skipped input's work was done before (or is pdn's own output): nothing failed.
-  return { command, ok: summary.failed + summary.not_processed === 0, summary, results, error: null };
+  // A skipped input's work was done before (or is pdn's own output): nothing failed. An error of the
+  // command's own (the server could not be reached) fails it whatever its items.
+  const ok = summary.failed + summary.not_processed === 0 && error === null;
+  return { command, ok, summary, results, error };
 }
 
 export function errorReport(error: unknown): ErrorReport {

@@ -52,6 +52,8 @@ export class Reporter {
   #connection: ConnectionFacts | undefined;
   /** The unreachable server is explained once per batch, however many files were in flight. */
   #unreachableShown = false;
+  /** Inputs already said to be not done, so the report's end does not list them twice. */
+  readonly #saidNotDone = new Set<string>();
 
   constructor(options: ReporterOptions) {
     this.#options = options;
@@ -130,16 +132,21 @@ export class Reporter {
     for (const item of report.results) {
       if (item.status === 'succeeded' && view.essential === true) this.#printSucceeded(item, view);
       if (item.status === 'not_processed') this.#printItemError(item, report.command);
+      // Never tried, the server being unreachable: said as the failures that showed it were.
+      if (item.skip_reason === 'server_unreachable' && report.error !== null)
+        this.#printItemError({ ...item, error: report.error }, report.command);
     }
     if (!this.#options.quiet && report.results.length > 1) {
       const total = view.total?.(report, style);
       if (total !== undefined) this.#write(out, `${total}\n`);
     }
     const { succeeded, failed, not_processed, skipped } = report.summary;
+    const unsent = report.results.filter((item) => item.skip_reason === 'server_unreachable').length;
     if (report.summary.total > 1 && (!report.ok || (skipped > 0 && !this.#options.quiet))) {
       const parts = [`${succeeded} succeeded`, `${failed} failed`];
       if (not_processed > 0) parts.push(`${not_processed} not processed`);
-      if (skipped > 0) parts.push(`${skipped} skipped`);
+      if (unsent > 0) parts.push(`${unsent} not sent (the server could not be reached)`);
+      if (skipped > unsent) parts.push(`${skipped - unsent} skipped`);
       const err = this.#style(this.#options.stderr);
       const line = parts.join(', ');
       this.#write(this.#options.stderr, `${report.ok ? line : err.red(line)}\n`);
@@ -152,11 +159,14 @@ export class Reporter {
           this.#options.stderr,
           'Outputs that exist: --skip-existing leaves them, --force overwrites them.\n',
         );
-      else if (not_processed > 0)
+      else if (not_processed > 0 || (unsent > 0 && succeeded > 0))
         this.#write(
           this.#options.stderr,
           'Run the same command with --skip-existing to do only the files not done.\n',
         );
+    }
+    if (unsent > 0 && succeeded === 0 && !this.#options.quiet) {
+      this.#write(this.#options.stderr, 'Nothing was sent: run the same command once the server is up.\n');
     }
   }
 
@@ -204,6 +214,7 @@ export class Reporter {
       output_exists: `skipped, ${describeOutput(item.outputs[0])} exists (--skip-existing)`,
       pdn_output: "skipped, named like pdn's own output (name it alone, or pass --include-outputs)",
       collected: 'skipped, done by the interrupted run (--resume)',
+      server_unreachable: 'not done (the server could not be reached)',
     }[item.skip_reason ?? 'pdn_output'];
     this.#write(this.#options.stderr, `${style.dim('-')} ${describeInput(item.input)}: ${why}\n`);
   }
@@ -219,7 +230,10 @@ export class Reporter {
         this.#unreachableShown = true;
         this.#write(err, `${style.red('✖')} ${unreachableLine(error.message, this.#connection)}\n`);
       }
-      if (label !== '') this.#write(err, `${style.yellow('-')} ${label}: not done\n`);
+      if (label !== '' && !this.#saidNotDone.has(label)) {
+        this.#saidNotDone.add(label);
+        this.#write(err, `${style.yellow('-')} ${label}: not done\n`);
+      }
       return;
     }
     if (item.status === 'not_processed') {

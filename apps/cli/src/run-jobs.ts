@@ -1,4 +1,4 @@
-// The operations as jobs (issue #13). A batch submits every input first, then collects: once a
+// The operations as jobs. A batch submits every input first, then collects: once a
 // file is uploaded its work is the server's, so a dropped connection or a killed `pdn` loses no
 // upload, and the run-state file (run-state.ts) lets `--resume` collect the jobs of an interrupted
 // run instead of submitting them again. `--async` only submits, and reports the jobs.
@@ -13,13 +13,14 @@ import {
   type OperationResults,
   TooManyJobsError,
 } from '@pdn/sdk';
-import { type Outcome, runBatch } from './batch.js';
+import { failure, type Outcome, runBatch } from './batch.js';
 import type { Client, CommandContext } from './context.js';
 import { describeInput, formatJobProgress } from './format.js';
 import type { ItemSuccess, OutputReport } from './report.js';
 import type { HumanView } from './reporter.js';
 import { eachItem, type Operations, runOperations, stopsBatch } from './run-operations.js';
 import { RunState } from './run-state.js';
+import { isUnsent, markIfUnsent } from './unsent.js';
 
 /** What a command adds to the job machinery: its parameters and what it does with a result. */
 export interface JobSteps<I, O extends Operation> {
@@ -139,6 +140,8 @@ function submitThenCollect<I, O extends Operation>(
   return async (todo, hooks) => {
     const jobs = new Map<I, Job>();
     const unfinished: Job[] = [];
+    /** Inputs whose submission never connected: their kept keys may go, if nothing else was lost. */
+    const unsent: unknown[] = [];
 
     // Phase 1: every input becomes a job (or finds the one an interrupted run left).
     const submitted = await runBatch(
@@ -159,7 +162,10 @@ function submitThenCollect<I, O extends Operation>(
           unfinished.push(job);
           return job;
         } catch (error) {
-          hooks.settled(item, { status: 'failed', error });
+          ctx.noteFailure(error);
+          markIfUnsent(error);
+          if (isUnsent(error)) unsent.push(input(item));
+          hooks.settled(item, failure(error, signal));
           throw error;
         }
       },
@@ -200,7 +206,7 @@ function submitThenCollect<I, O extends Operation>(
             ended.add(item);
             await state.forget(input(item));
           }
-          hooks.settled(item, { status: 'failed', error });
+          hooks.settled(item, failure(error, signal));
           throw error;
         }
       },
@@ -208,6 +214,8 @@ function submitThenCollect<I, O extends Operation>(
     );
 
     const left = [...jobs].flatMap(([item, job]) => (ended.has(item) ? [] : [job]));
+    // A submission that never connected left nothing on the server to collect later.
+    if (!ctx.lostAnswers) for (const key of unsent) await state.forget(key);
     await closeState(ctx, client, state, signal, left);
     const byItem = new Map(waiting.map((item, index) => [item, collected[index]]));
     return todo.map((item, index) => byItem.get(item) ?? (submitted[index] as Outcome<ItemSuccess>));

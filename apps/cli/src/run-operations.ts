@@ -10,12 +10,13 @@ import {
   ServiceUnavailableError,
   TimeoutError,
 } from '@pdn/sdk';
-import { type Outcome, runBatch } from './batch.js';
+import { failure, type Outcome, runBatch } from './batch.js';
 import type { CommandContext } from './context.js';
 import { OperationsFailedError } from './errors.js';
 import { describeInput } from './format.js';
 import {
   commandReport,
+  errorReport,
   type ItemReport,
   type ItemSuccess,
   itemReport,
@@ -24,6 +25,7 @@ import {
   skippedReport,
 } from './report.js';
 import type { HumanView } from './reporter.js';
+import { isUnsent, markIfUnsent } from './unsent.js';
 
 /** An input left out before any request, and the existing output when that is why. */
 export interface Skip {
@@ -120,19 +122,36 @@ export async function runOperations<I>(ctx: CommandContext, operations: Operatio
     },
   };
   const outcomes = await operations.execute(todo, hooks);
+  // Inputs whose work never reached the server (it could not be reached) were not tried: skipped,
+  // and the command's own error says why; unless some answer was lost on the way (unsent.ts).
+  const unreached = ctx.lostAnswers
+    ? undefined
+    : outcomes.map(unsentError).find((error) => error !== undefined);
   let next = 0;
   const report = commandReport(
     command,
     results.map((skipped, index) => {
       if (skipped !== undefined) return skipped;
-      return itemReport(input(items[index] as I), outcomes[next++] as (typeof outcomes)[number]);
+      const outcome = outcomes[next++] as (typeof outcomes)[number];
+      const item = input(items[index] as I);
+      if (unreached !== undefined && unsentError(outcome) !== undefined)
+        return skippedReport(item, 'server_unreachable');
+      return itemReport(item, outcome);
     }),
+    unreached === undefined ? null : errorReport(unreached),
   );
   ctx.reporter.finish(report, view);
   if (!report.ok) {
     const failures = outcomes.flatMap((outcome) => (outcome.status === 'failed' ? [outcome.error] : []));
     throw new OperationsFailedError(failures, report.summary.not_processed);
   }
+}
+
+/** The failure that kept an item's work from the server, if that is how it ended. */
+function unsentError(outcome: Outcome<ItemSuccess>): unknown {
+  if (outcome.status === 'failed' && isUnsent(outcome.error)) return outcome.error;
+  if (outcome.status === 'not_processed' && isUnsent(outcome.reason)) return outcome.reason;
+  return undefined;
 }
 
 /**
@@ -152,7 +171,9 @@ export function eachItem<I>(
           hooks.settled(item, { status: 'succeeded', value });
           return value;
         } catch (error) {
-          hooks.settled(item, { status: 'failed', error });
+          ctx.noteFailure(error);
+          markIfUnsent(error);
+          hooks.settled(item, failure(error, ctx.io.signal));
           throw error;
         }
       },

@@ -5,6 +5,7 @@ import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { Download } from './api-types/index.js';
 import * as errors from './errors.js';
 import { ExpiredError, InvalidInputError } from './errors.js';
+import { callOf } from './internal/call.js';
 import { readEnv } from './internal/env.js';
 import { readEnvelope } from './internal/envelope.js';
 import { defaultLogger, type Logger, type LogLevel, levelled } from './internal/logger.js';
@@ -26,6 +27,7 @@ import {
   readBody,
   send,
   type Transport,
+  unreadSpec,
 } from './internal/request.js';
 import { detectRuntime } from './internal/runtime.js';
 import { resolveUrl } from './internal/url.js';
@@ -47,7 +49,7 @@ export interface PdnOptions {
   apiKey?: string | undefined;
   /** Defaults to PDN_BASE_URL, else the local server of `npm start`, http://127.0.0.1:3000. */
   baseUrl?: string | undefined;
-  /** Retries after the first attempt, on 429, 5xx and connection errors. Default 2. */
+  /** Retries after the first attempt, on 408, 429, 5xx and connection errors (README, "Retries"). Default 2. */
   maxRetries?: number | undefined;
   /** Milliseconds per attempt, including reading the answer. Default 600000 (10 minutes). */
   timeout?: number | undefined;
@@ -90,6 +92,7 @@ export class Pdn {
   static readonly InsufficientStorageError = errors.InsufficientStorageError;
   static readonly InternalServerError = errors.InternalServerError;
   static readonly ConnectionError = errors.ConnectionError;
+  static readonly CorsRefusalError = errors.CorsRefusalError;
   static readonly TimeoutError = errors.TimeoutError;
   static readonly AbortError = errors.AbortError;
   static readonly WebhookVerificationError = errors.WebhookVerificationError;
@@ -201,15 +204,19 @@ export class Pdn {
         callOptions,
       );
     }
-    return new ApiPromise(
-      (async (): Promise<WithResponse<string>> => {
+    return new ApiPromise({
+      parsed: async (): Promise<WithResponse<string>> => {
         const { assertAbsent, writeAtomically } = await import('./internal/download-to-path.js');
         const spec = downloadSpec(download, (r) => writeAtomically(bodyOf(r), path, overwrite));
         if (!overwrite) await assertAbsent(path);
         const { response } = await send(this.#transport, spec, callOptions);
         return { data: path, response };
-      })(),
-    );
+      },
+      // The answer unread, so nothing is written to `path`.
+      unread: async () =>
+        (await send(this.#transport, unreadSpec(downloadSpec(download, async () => undefined)), callOptions))
+          .data,
+    });
   }
 
   /** Fetches an output as a stream (e.g. for stdout). Retries apply until the answer starts. */
@@ -231,24 +238,22 @@ export class Pdn {
 
   /** One of the operations, answered when done (without `Prefer: respond-async`). */
   #run<O extends Operation>(operation: O, params: OperationParams[O]): ApiPromise<OperationResults[O]> {
-    return new ApiPromise(
-      (async () => {
-        const { url, form, options } = operationRequest(operation, params);
-        const spec: RequestSpec<OperationResults[O]> = {
-          method: 'POST',
-          url,
-          authenticated: true,
-          form: form(),
-          read: (r) => readEnvelope<OperationResults[O]>(r),
-        };
-        return send(this.#transport, spec, options);
-      })(),
-    );
+    return callOf(this.#transport, () => {
+      const { url, form, options } = operationRequest(operation, params);
+      const spec: RequestSpec<OperationResults[O]> = {
+        method: 'POST',
+        url,
+        authenticated: true,
+        form: form(),
+        read: (r) => readEnvelope<OperationResults[O]>(r),
+      };
+      return { spec, options };
+    });
   }
 
   /** Runs a call; `spec` may throw (validation), which rejects the returned promise. */
   #call<T>(spec: () => RequestSpec<T>, options: RequestOptions): ApiPromise<T> {
-    return new ApiPromise((async () => send(this.#transport, spec(), options))());
+    return callOf(this.#transport, () => ({ spec: spec(), options }));
   }
 }
 
@@ -268,6 +273,7 @@ export declare namespace Pdn {
   type InsufficientStorageError = errors.InsufficientStorageError;
   type InternalServerError = errors.InternalServerError;
   type ConnectionError = errors.ConnectionError;
+  type CorsRefusalError = errors.CorsRefusalError;
   type TimeoutError = errors.TimeoutError;
   type AbortError = errors.AbortError;
   type WebhookVerificationError = errors.WebhookVerificationError;

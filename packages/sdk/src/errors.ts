@@ -9,6 +9,7 @@ export type PdnErrorCode =
   | ErrorCode
   | 'invalid_response'
   | 'connection_error'
+  | 'cors_refused'
   | 'timeout'
   | 'aborted'
   | 'job_canceled';
@@ -158,9 +159,11 @@ export class ServiceUnavailableError extends ApiError {
 }
 
 /**
- * 503 `server_busy` (issue #18): the server already has as much synchronous work waiting as it
- * allows, and refused this call before reading it (not counted). A kind of ServiceUnavailableError,
- * retried the same way after its `retryAfter`; `code` tells it from a shutdown.
+ * 503 `server_busy`: the call would have waited longer for a job slot than the server allows (or
+ * waited that long and was withdrawn unrun), or its user already has as many synchronous calls in
+ * progress as its plan allows; not counted. Sending it as a job (`pdn.jobs.submit`) queues it
+ * instead. A kind of ServiceUnavailableError, retried the same way after its
+ * `retryAfter`; `code` tells it from a shutdown.
  */
 export class ServerBusyError extends ServiceUnavailableError {
   override name = 'ServerBusyError';
@@ -201,6 +204,29 @@ export class ConnectionError extends PdnError {
   override name = 'ConnectionError';
   constructor(message: string, options?: { cause?: unknown }, code: PdnErrorCode = 'connection_error') {
     super(code, message, options);
+  }
+}
+
+/**
+ * In a browser, the server answered but did not allow this page's origin (CORS), so the browser kept
+ * the answer from the page: a fetch that fails with no status and no body, which the SDK tells from a
+ * server that is down by asking again in `no-cors` mode. Not retried: the answer would be the same
+ * until the server allows the origin. A kind of ConnectionError, as the page got no answer it may read.
+ */
+export class CorsRefusalError extends ConnectionError {
+  override name = 'CorsRefusalError';
+  /** The page's origin, which the server must allow. */
+  readonly origin: string;
+
+  constructor(url: string, origin: string, options?: { cause?: unknown }) {
+    super(
+      `The browser blocked the call to ${url}: the server did not allow this page's origin ${origin} ` +
+        '(CORS). The server must allow it; on a pdn server its operator adds the origin to ' +
+        `PDN_CORS_ORIGINS (e.g. PDN_CORS_ORIGINS=${origin}) and restarts it.`,
+      options,
+      'cors_refused',
+    );
+    this.origin = origin;
   }
 }
 

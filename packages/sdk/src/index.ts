@@ -34,6 +34,7 @@ export {
   type ApiErrorInit,
   AuthenticationError,
   ConnectionError,
+  CorsRefusalError,
   ExpiredError,
   ForbiddenError,
   InsufficientStorageError,

@@ -5,11 +5,12 @@
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { CallbackUrl, Job as JobData, JobList as JobListData, JobStatus } from './api-types/index.js';
 import { ApiError, InvalidInputError, JobCanceledError } from './errors.js';
+import { callOf } from './internal/call.js';
 import { readEnvelope } from './internal/envelope.js';
 import { errorFromJobError } from './internal/error-from-response.js';
 import { type Operation, type OperationParams, operationRequest } from './internal/operations.js';
 import { pollDelayMs } from './internal/poll-interval.js';
-import { type CallOptions, type RequestSpec, send, type Transport } from './internal/request.js';
+import type { CallOptions, RequestSpec, Transport } from './internal/request.js';
 import { sleep } from './internal/sleep.js';
 import type { OperationResults, WithMeta } from './results.js';
 
@@ -200,12 +201,7 @@ export class Jobs {
 
   /** Runs a call; `build` may throw (validation), which rejects the returned promise. */
   #call<T>(build: () => { spec: RequestSpec<T>; options: CallOptions }): ApiPromise<T> {
-    return new ApiPromise(
-      (async () => {
-        const { spec, options } = build();
-        return send(this.#transport, spec, options);
-      })(),
-    );
+    return callOf(this.#transport, build);
   }
 }
 

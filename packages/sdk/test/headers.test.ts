@@ -1,6 +1,6 @@
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { VERSION } from '../src/index.js';
+import { InvalidInputError, VERSION } from '../src/index.js';
 import { apiKey, baseUrl, client, compressData, download, ok, sent, server, useMsw } from './msw.js';
 
 useMsw();
@@ -52,6 +52,18 @@ describe('headers', () => {
     server.use(http.post(`${baseUrl}/api/v1/compress`, () => ok(compressData)));
     await client().compress({ file: Buffer.from('%PDF-'), headers: { 'content-type': 'text/plain' } });
     expect(sent[0]?.headers.get('content-type')).toMatch(/^multipart\/form-data; boundary=/);
+  });
+
+  it.each<[string, { client?: Record<string, string>; call?: Record<string, string> }]>([
+    ['on the client', { client: { Expect: '100-continue' } }],
+    ['on the call', { call: { expect: '100-continue' } }],
+  ])('refuse an Expect header %s before sending anything', async (_name, { client: clientHeaders, call }) => {
+    const error = await client({ headers: clientHeaders })
+      .compress({ file: Buffer.from('%PDF-'), headers: call })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error).toMatchObject({ status: undefined, message: expect.stringMatching(/^An Expect header/) });
+    expect(sent).toHaveLength(0);
   });
 
   it('accept a Headers or a list of pairs', async () => {

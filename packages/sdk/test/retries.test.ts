@@ -2,6 +2,8 @@ import { HttpResponse, http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import {
   AbortError,
+  ConnectionError,
+  CorsRefusalError,
   InsufficientStorageError,
   InternalServerError,
   InvalidInputError,
@@ -70,6 +72,31 @@ describe('retry counts', () => {
       '400 is not retried',
       { responses: [() => fail(400, 'invalid_input')], calls: 1, want: InvalidInputError },
     ],
+    ['408, then success', { responses: [() => fail(408, 'request_timeout'), success], calls: 2, want: 'ok' }],
+    [
+      'x-should-retry: true retries what the status would not',
+      {
+        responses: [() => fail(400, 'invalid_input', { 'x-should-retry': 'true' }), success],
+        calls: 2,
+        want: 'ok',
+      },
+    ],
+    [
+      'x-should-retry: false is never retried, not even a 5xx',
+      {
+        responses: [() => fail(500, 'internal_error', { 'x-should-retry': 'false' })],
+        calls: 1,
+        want: InternalServerError,
+      },
+    ],
+    [
+      'x-should-retry: false on a 429',
+      {
+        responses: [() => fail(429, 'rate_limited', { 'x-should-retry': 'false', 'Retry-After': '1' })],
+        calls: 1,
+        want: RateLimitError,
+      },
+    ],
   ];
   it.each(table)('%s', async (_name, { responses, maxRetries, calls, want }) => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
@@ -105,6 +132,28 @@ describe('Retry-After', () => {
     await flush();
     expect(sent).toHaveLength(2);
     await expect(call).resolves.toMatchObject({ default: 'eng' });
+  });
+
+  it.each([
+    ['retry-after-ms alone', { 'retry-after-ms': '2500' }],
+    ['retry-after-ms before Retry-After', { 'retry-after-ms': '2500', 'Retry-After': '30' }],
+  ])('waits as long as %s asks, to the millisecond', async (_name, headers) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    answers(
+      () => fail(429, 'rate_limited', headers),
+      () => ok(languages),
+    );
+    const retries: RetryInfo[] = [];
+    const call = client({ onRetry: (info) => retries.push(info) }).languages();
+    await flush();
+    await vi.advanceTimersByTimeAsync(2_499);
+    await flush();
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await flush();
+    expect(sent).toHaveLength(2);
+    await expect(call).resolves.toMatchObject({ default: 'eng' });
+    expect(retries.map((retry) => retry.delayMs)).toEqual([2_500]);
   });
 
   it('beyond the cap, fails at once with RateLimitError telling when to retry', async () => {
@@ -295,5 +344,48 @@ describe('exponential backoff', () => {
     await flush();
     expect(await call).toBeInstanceOf(AbortError);
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe('a call the browser refused for CORS', () => {
+  const page = 'http://page.test';
+
+  it('is not retried, and says the server must allow the page origin, and how', async () => {
+    vi.stubGlobal('location', { origin: page });
+    try {
+      server.use(
+        http.get(`${baseUrl}/api/v1/languages`, () => HttpResponse.error()),
+        // The no-cors look: the server is there.
+        http.head(`${baseUrl}/api/v1/languages`, () => new HttpResponse(null, { status: 405 })),
+      );
+      const error = await client()
+        .languages()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorsRefusalError);
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).toMatchObject({ code: 'cors_refused', origin: page });
+      expect((error as Error).message).toMatch(/did not allow this page's origin http:\/\/page\.test/);
+      expect((error as Error).message).toContain(`PDN_CORS_ORIGINS=${page}`);
+      expect(sent.map((request) => request.method)).toEqual(['GET', 'HEAD']);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('a server that is down is still a ConnectionError, retried', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.stubGlobal('location', { origin: page });
+    try {
+      server.use(
+        http.get(`${baseUrl}/api/v1/languages`, () => HttpResponse.error()),
+        http.head(`${baseUrl}/api/v1/languages`, () => HttpResponse.error()),
+      );
+      const result = await settle(client().languages());
+      expect(result.status === 'rejected' && result.reason).toBeInstanceOf(ConnectionError);
+      expect(result.status === 'rejected' && result.reason).not.toBeInstanceOf(CorsRefusalError);
+      expect(sent.filter((request) => request.method === 'GET')).toHaveLength(3);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { ApiPromise, InvalidInputError, RateLimitError } from '../src/index.js';
+import { ApiPromise, InvalidInputError, NotFoundError, RateLimitError } from '../src/index.js';
 import {
   baseUrl,
   client,
@@ -53,6 +53,55 @@ describe('withResponse()', () => {
     const call = client().compress({ file: Buffer.from('%PDF-'), level: 'max' as 'high' });
     await expect(call.withResponse()).rejects.toBeInstanceOf(InvalidInputError);
     expect(sent).toHaveLength(0);
+  });
+});
+
+describe('asResponse()', () => {
+  it('gives the raw Response of the one request, its body not read', async () => {
+    server.use(http.post(`${baseUrl}/api/v1/compress`, () => ok(compressData)));
+    const response = await client()
+      .compress({ file: Buffer.from('%PDF-') })
+      .asResponse();
+    expect(response.status).toBe(200);
+    expect(response.bodyUsed).toBe(false);
+    expect(((await response.json()) as { data: unknown }).data).toEqual(compressData);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('streams a download as it comes, for the caller to read', async () => {
+    server.use(
+      http.get(`${baseUrl}/api/get-pdf.php`, () =>
+        HttpResponse.arrayBuffer(new TextEncoder().encode('%PDF-1.7').buffer, {
+          headers: { 'content-type': 'application/pdf' },
+        }),
+      ),
+    );
+    const response = await client().download(download(), '/nonexistent/never-written.pdf').asResponse();
+    expect(new TextDecoder().decode(await response.arrayBuffer())).toBe('%PDF-1.7');
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+  });
+
+  it('rejects an error answer with its typed error, after the usual retries', async () => {
+    server.use(http.get(`${baseUrl}/api/v1/jobs/job_x`, () => fail(404, 'not_found')));
+    await expect(client().jobs.get('job_x').asResponse()).rejects.toBeInstanceOf(NotFoundError);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('on a call already awaited, gives that Response, its body read; no second request', async () => {
+    server.use(http.get(`${baseUrl}/api/v1/languages`, () => ok({ default: 'eng', languages: [] })));
+    const call = client().languages();
+    await call;
+    const response = await call.asResponse();
+    expect(response.bodyUsed).toBe(true);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('leaves nothing to parse: awaiting the call after it is refused, not sent twice', async () => {
+    server.use(http.get(`${baseUrl}/api/v1/languages`, () => ok({ default: 'eng', languages: [] })));
+    const call = client().languages();
+    await call.asResponse();
+    await expect(call).rejects.toBeInstanceOf(InvalidInputError);
+    expect(sent).toHaveLength(1);
   });
 });
 

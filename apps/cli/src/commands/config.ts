@@ -1,7 +1,8 @@
-// `pdn config set|get|unset|path` (issue #5): the config file, after Stripe's CLI. A full API key is
+// `pdn config set|get|unset|path`: the config file, after Stripe's CLI. A full API key is
 // never printed, not even by `get`, so a shared terminal or CI log cannot leak it.
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
+import { closest } from '../closest.js';
 import {
   CONFIG_KEYS,
   type ConfigKey,
@@ -100,7 +101,11 @@ export function registerConfig(program: Command, io: Io): void {
 
 function configKey(key: string): ConfigKey {
   if (Object.hasOwn(CONFIG_KEYS, key)) return key as ConfigKey;
-  throw new UsageError(`unknown config key "${key}"; use one of: ${Object.keys(CONFIG_KEYS).join(', ')}`);
+  const keys = Object.keys(CONFIG_KEYS);
+  // `apikey`, `api_key`, `baseurl`: the keys as people type them.
+  const near = closest(key.replace(/_/g, '-'), keys);
+  const meant = near.length > 0 ? `; did you mean ${near.join(' or ')}?` : '.';
+  throw new UsageError(`unknown config key "${key}"${meant} The keys are: ${keys.join(', ')}.`);
 }
 
 function validate(key: ConfigKey, value: string): string {

@@ -1,5 +1,5 @@
-// `pdn jobs list|get|wait|cancel` (issue #13): the jobs of `--async` (or of any call: a
-// synchronous one is a job too), read, waited for and canceled through `/api/v1/jobs`. Reading,
+// `pdn jobs list|get|wait|cancel`: the jobs of `--async` (or of any call: a synchronous one is a job
+// too), read, waited for and canceled through `/api/v1/jobs`, each shown with the files it was for. Reading,
 // listing and canceling cost no call of the hourly limit (openapi.yaml, "Jobs").
 import { join } from 'node:path';
 import type { Download, Job, JobList, JobStatus, OperationResults } from '@pdn/sdk';
@@ -7,7 +7,7 @@ import type { ChalkInstance } from 'chalk';
 import { type Command, Option } from 'commander';
 import { type Client, CommandContext, type Io } from '../context.js';
 import { deliver } from '../deliver.js';
-import { describeOutput, formatJobProgress } from '../format.js';
+import { describeJobInputs, describeOutput, formatJobProgress } from '../format.js';
 import { examples } from '../help.js';
 import { parsePositiveInt } from '../options.js';
 import { writeOutput } from '../output-writer.js';
@@ -209,7 +209,9 @@ function jobLine(job: Job, style: ChalkInstance): string {
   const since = job.finished_at ? 'ended' : job.started_at ? 'started' : 'submitted';
   const expired = job.expired ? style.dim(' (outputs expired)') : '';
   const error = job.error ? `  ${style.red(job.error.message)}` : '';
-  return `${job.id}  ${job.operation.padEnd(8)}  ${colour(state.padEnd(14))}  ${style.dim(`${since} ${describeWhen(new Date(at), new Date())}`)}${expired}${error}`;
+  const inputs = describeJobInputs(job);
+  const what = inputs === '' ? '' : `${inputs}  `;
+  return `${job.id}  ${job.operation.padEnd(8)}  ${colour(state.padEnd(14))}  ${what}${style.dim(`${since} ${describeWhen(new Date(at), new Date())}`)}${expired}${error}`;
 }
 
 const listView: HumanView = {

@@ -2,8 +2,17 @@
 // signal, turn a non-2xx answer into a typed error, read the body. Failed attempts are retried by
 // the policy of retry.ts (issue #4 "Retries"), after an abortable sleep.
 import type { WithResponse } from '../api-promise.js';
-import { AbortError, AuthenticationError, ConnectionError, PdnError, TimeoutError } from '../errors.js';
+import {
+  AbortError,
+  AuthenticationError,
+  ConnectionError,
+  CorsRefusalError,
+  InvalidInputError,
+  PdnError,
+  TimeoutError,
+} from '../errors.js';
 import { VERSION } from '../version.js';
+import { corsRefusedOrigin } from './cors-refusal.js';
 import { errorFromResponse } from './error-from-response.js';
 import { type Logger, loggable } from './logger.js';
 import { encodeMultipart, type MultipartField } from './multipart.js';
@@ -152,6 +161,10 @@ async function attempt<T>(
       response = await transport.fetch(url, init);
     } catch (cause) {
       // Without the query: a download URL's signature is a credential and messages end up in logs.
+      const refused = controller.signal.aborted
+        ? undefined
+        : await corsRefusedOrigin(transport.fetch, url, cause);
+      if (refused !== undefined) throw new CorsRefusalError(loggable(url), refused, { cause });
       throw new ConnectionError(`Could not reach ${loggable(url)}: ${describe(cause)}`, { cause });
     }
     // A 2xx means the server read the whole body; an error may have been sent before it did (413).
@@ -167,12 +180,13 @@ async function attempt<T>(
       throw errorFromResponse(response.status, response.headers, body);
     }
     const result = await spec.read(response);
-    if (spec.streamsBody === true && result instanceof ReadableStream) {
+    if (spec.streamsBody === true && (result instanceof ReadableStream || result instanceof Response)) {
       // The caller's abort must still stop the body being read, and only until it is: a listener
       // left on a signal shared by many calls (the CLI's Ctrl-C) leaks, and Node warns past 10.
       keepSignal = true;
-      const data = releaseWhenDone(result, () => signal?.removeEventListener('abort', onAbort)) as T;
-      return { data, response };
+      const release = () => signal?.removeEventListener('abort', onAbort);
+      if (result instanceof ReadableStream) return { data: releaseWhenDone(result, release) as T, response };
+      return { data: releasingResponse(result, release) as T, response };
     }
     return { data: result, response };
   } catch (error) {
@@ -199,9 +213,22 @@ function headersOf(transport: Transport, spec: RequestSpec<unknown>, options: Ca
   for (const extra of [transport.headers, new Headers(options.headers), new Headers(spec.headers)]) {
     for (const [name, value] of extra) headers.set(name, value);
   }
+  if (headers.has('expect')) throw expectRefused();
   if (spec.authenticated) headers.set('authorization', `Bearer ${transport.apiKey}`);
   if (options.idempotencyKey !== undefined) headers.set('idempotency-key', options.idempotencyKey);
   return headers;
+}
+
+/**
+ * fetch cannot send `Expect`: Node's (undici) fails the request ("expect header not supported"), which
+ * would look like an unreachable server and be retried, and browsers drop it (a forbidden request
+ * header in the Fetch standard). The SDK gets what it is for another way (README, "Uploads").
+ */
+function expectRefused(): InvalidInputError {
+  return new InvalidInputError(
+    'An Expect header cannot be sent through fetch. The SDK sends a Content-Length instead, so the server ' +
+      'refuses an upload over your plan from its headers and the call fails at once (README, "Uploads").',
+  );
 }
 
 /** Progress where fetch cannot report it (a Blob body in a browser): 0 at the start, all once answered. */
@@ -270,6 +297,24 @@ async function openFields(form: readonly FormField[]): Promise<MultipartField[]>
     if (outcome.status === 'rejected') throw outcome.reason;
     return outcome.value;
   });
+}
+
+/**
+ * The request of `spec` with its answer handed over as it came, the body not read (ApiPromise's
+ * `asResponse()`): error answers still become typed errors and are retried as usual.
+ */
+export function unreadSpec(spec: RequestSpec<unknown>): RequestSpec<Response> {
+  return { ...spec, read: async (response) => response, streamsBody: true };
+}
+
+/** `response` with a body that calls `release` once read, failed or cancelled; a body-less one releases now. */
+function releasingResponse(response: Response, release: () => void): Response {
+  if (response.body === null) {
+    release();
+    return response;
+  }
+  const { status, statusText, headers } = response;
+  return new Response(releaseWhenDone(response.body, release), { status, statusText, headers });
 }
 
 /** Passes `stream` through, calling `release` once it is read to the end, fails or is cancelled. */

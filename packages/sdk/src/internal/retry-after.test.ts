@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from './retry-after.js';
+import { parseRetryAfter, parseRetryAfterMs } from './retry-after.js';
 
 const now = Date.UTC(2026, 10, 22, 6, 0, 0); // Sun, 22 Nov 2026 06:00:00 GMT
 
@@ -29,5 +29,19 @@ describe('parseRetryAfter (RFC 9110 section 10.2.3)', () => {
   it('reads a two-digit RFC 850 year more than 50 years ahead as last century', () => {
     // "99" from 2026 is 1999, not 2099: a date far in the past, so no wait.
     expect(parseRetryAfter('Friday, 31-Dec-99 23:59:59 GMT', now)).toBe(0);
+  });
+});
+
+describe('parseRetryAfterMs', () => {
+  const table: Array<[string, { given: string | null; want: number | undefined }]> = [
+    ['milliseconds', { given: '2500', want: 2500 }],
+    ['a fraction', { given: '12.5', want: 12.5 }],
+    ['zero', { given: '0', want: 0 }],
+    ['absent', { given: null, want: undefined }],
+    ['negative', { given: '-1', want: undefined }],
+    ['a date', { given: 'Sun, 22 Nov 2026 06:01:30 GMT', want: undefined }],
+  ];
+  it.each(table)('%s', (_name, { given, want }) => {
+    expect(parseRetryAfterMs(given)).toBe(want);
   });
 });

@@ -1,5 +1,6 @@
 // The Retry-After header, RFC 9110 section 10.2.3: `Retry-After = HTTP-date / delay-seconds`.
 // Our server sends delay-seconds (openapi.yaml `Retry-After`); proxies in between may send a date.
+// Also `retry-after-ms`, milliseconds, which servers in openai-node's family send and which is read first.
 
 const delaySeconds = /^\d+$/;
 const monthNames = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -61,4 +62,13 @@ function utc(
     at.getUTCMinutes() === minutes &&
     at.getUTCSeconds() === seconds;
   return valid ? at.getTime() : undefined;
+}
+
+/**
+ * Milliseconds asked by a `retry-after-ms` header (openai-node's: a number of milliseconds, fractions
+ * allowed); `undefined` when absent or not a non-negative number, and then Retry-After decides.
+ */
+export function parseRetryAfterMs(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(value)) return undefined;
+  return Number(value);
 }

@@ -1,33 +1,47 @@
 // Retry policy as small named functions (STYLE.md principle 6). The loop that applies them is in
-// request.ts. Issue #4: retry 429, 5xx and connection errors; honour Retry-After up to a cap and
-// fail at once beyond it; otherwise exponential backoff with jitter; never retry a caller's abort.
-// Issue #11: a 503 waits for the envelope's hint (`error.retry_after_seconds`) under the same cap; a
-// 507 (the server's disk is full) is not retried: that seldom clears within a retry's wait. Issue #14:
-// a 409 `idempotency_in_progress` is retried, after backoff, with the call's same key. Issue #18: a
-// 503 `server_busy` is a ServiceUnavailableError, retried after its hint like the others.
-import { ApiError, ConnectionError, RateLimitError, ServiceUnavailableError } from '../errors.js';
-import { parseRetryAfter } from './retry-after.js';
+// request.ts. Retried: 408, 429, 5xx and connection errors, and any answer the server marks
+// `x-should-retry: true`; never one it marks `false` (openai-node's rule). A 507 (the server's disk is
+// full) is not retried, as that seldom clears within a retry's wait; a 409 `idempotency_in_progress`
+// is, with the call's same key, since the first attempt's answer is then ready. The wait is what the
+// server asks (`retry-after-ms`, then Retry-After, then a 503's or 429's hint in the envelope) up to a
+// cap, failing at once beyond it; otherwise exponential backoff with jitter. A caller's abort, and a
+// browser's CORS refusal (cors-refusal.ts), are never retried.
+import {
+  ApiError,
+  ConnectionError,
+  CorsRefusalError,
+  RateLimitError,
+  ServiceUnavailableError,
+} from '../errors.js';
+import { parseRetryAfter, parseRetryAfterMs } from './retry-after.js';
 
 const initialBackoffMs = 500;
 const maxBackoffMs = 8_000;
 
 /** Whether another attempt could succeed. Timeouts are connection errors (TimeoutError extends it). */
 export function shouldRetry(error: unknown): boolean {
+  if (error instanceof CorsRefusalError) return false;
   if (error instanceof ConnectionError) return true;
   if (!(error instanceof ApiError) || error.status === undefined) return false;
+  // The server's own word wins over the status (x-should-retry, as openai-node's servers send it).
+  const told = error.headers.get('x-should-retry');
+  if (told === 'true') return true;
+  if (told === 'false') return false;
   // 409 idempotency_in_progress: the same call's first attempt still runs; the retry gets its answer.
   if (error.status === 409) return error.code === 'idempotency_in_progress';
-  return error.status === 429 || (error.status >= 500 && error.status !== 507);
+  return error.status === 408 || error.status === 429 || (error.status >= 500 && error.status !== 507);
 }
 
 /**
- * What the server asked to wait, in milliseconds: the Retry-After header (429, or a proxy's 503),
- * else the hint in the envelope (a 503's; a 429 `too_many_jobs` sent without the header, issue #13).
- * `undefined` when it asked nothing.
+ * What the server asked to wait, in milliseconds: `retry-after-ms` (finer than a whole second), else
+ * the Retry-After header (429, or a proxy's 503), else the hint in the envelope (a 503's; a 429
+ * `too_many_jobs` sent without the header). `undefined` when it asked nothing.
  */
 function askedDelayMs(error: unknown): number | undefined {
   if (!(error instanceof ApiError)) return undefined;
-  const header = parseRetryAfter(error.headers.get('retry-after'));
+  const header =
+    parseRetryAfterMs(error.headers.get('retry-after-ms')) ??
+    parseRetryAfter(error.headers.get('retry-after'));
   if (header !== undefined) return header;
   const hinted = error instanceof ServiceUnavailableError || error instanceof RateLimitError;
   if (hinted && error.retryAfter !== undefined) return error.retryAfter * 1000;

@@ -20,7 +20,7 @@ export async function encodeForm(form: FormData): Promise<EncodedForm> {
 }
 
 /**
- * How long a kept-alive connection may idle in the client: below the server's keepAliveTimeout (5 s,
+ * How long a kept-alive connection may idle in the client: below the server's keepAliveTimeout (65 s,
  * http/http-server.ts), so the client never sends on a connection the server is closing, which
  * resets it (a burst after a lull reaches for the pool's oldest connections).
  */

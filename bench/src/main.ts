@@ -1,6 +1,6 @@
-// `npm run bench` (issue #6): starts the real server on port 0 with a temp data folder and an
-// Enterprise key, generates the corpus, runs every scenario against its baselines in this one run and
-// writes bench/results.md and bench/results.json. `--quick` runs every scenario once on small inputs as
+// `npm run bench`: starts the real server on port 0 with a temp data folder and an Enterprise key,
+// generates the corpus, runs every scenario against its baselines in this one run and writes
+// bench/results.md and bench/results.json. `--quick` runs every scenario once on small inputs as
 // the CI smoke test and writes nothing. `--only <name>` runs the scenarios whose name contains <name>.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,17 +15,22 @@ import { buildCorpus } from './corpus.js';
 import { describeMachine } from './machine.js';
 import { FULL, QUICK } from './profile.js';
 import { type Results, toMarkdown, writeResults } from './report.js';
-import { backPressureScenario } from './scenarios/back-pressure.js';
 import { compressionScenarios } from './scenarios/compression.js';
 import { idempotencyScenario } from './scenarios/idempotency.js';
 import { jobsScenario } from './scenarios/jobs.js';
+import { killedServerScenario } from './scenarios/killed-server.js';
+import { lostAnswersScenario } from './scenarios/lost-answers.js';
 import { memoryScenario, ocrSoakScenario } from './scenarios/memory.js';
 import { mergeSplitScenario } from './scenarios/merge-split.js';
+import { observabilityScenario } from './scenarios/observability-cost.js';
 import { ocrScenario } from './scenarios/ocr.js';
 import { ocrPdfScenario } from './scenarios/ocr-pdf.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
 import { scaleOutScenario } from './scenarios/scale-out.js';
 import { sharedBackendsScenario } from './scenarios/shared-backends.js';
+import { sharingScenario } from './scenarios/sharing.js';
+import { signInFloodScenario } from './scenarios/sign-in-flood.js';
+import { webhookDelayScenario } from './scenarios/webhook-delay.js';
 
 const SCENARIOS: Scenario[] = [
   ...compressionScenarios,
@@ -39,7 +44,12 @@ const SCENARIOS: Scenario[] = [
   jobsScenario,
   idempotencyScenario,
   scaleOutScenario,
-  backPressureScenario,
+  sharingScenario,
+  observabilityScenario,
+  signInFloodScenario,
+  killedServerScenario,
+  webhookDelayScenario,
+  lostAnswersScenario,
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });

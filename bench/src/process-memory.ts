@@ -1,6 +1,7 @@
 // The memory of a process and everything it started (Linux /proc), for the scenarios that measure the
 // server's peak while its tools run (issues #6, #11, #17).
 import { readdir, readFile } from 'node:fs/promises';
+import { samplePeak } from './peak.js';
 
 /** Resident set size of a process now (Linux VmRSS), 0 once it is gone. */
 export async function rss(pid: number): Promise<number> {
@@ -34,23 +35,8 @@ export async function processTree(pid: number): Promise<number[]> {
 
 /** Samples the RSS of `pid`'s process tree every `everyMs` until `stop()`; answers the peak of the sum. */
 export function sampleTreePeak(pid: number, everyMs = 200): { stop(): Promise<number> } {
-  let peak = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const sizes = await Promise.all((await processTree(pid)).map((member) => rss(member)));
-      peak = Math.max(
-        peak,
-        sizes.reduce((sum, size) => sum + size, 0),
-      );
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return peak;
-    },
-  };
+  return samplePeak(async () => {
+    const sizes = await Promise.all((await processTree(pid)).map((member) => rss(member)));
+    return sizes.reduce((sum, size) => sum + size, 0);
+  }, everyMs);
 }

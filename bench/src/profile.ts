@@ -32,6 +32,18 @@ export interface Profile {
   scaleOutRounds: number;
   /** Small merges timed each way (job path, synchronous path) for the job overhead (issue #13). */
   jobRuns: number;
+  /**
+   * Sharing the server: seconds of the crowd (and of its 2-client baseline) and of the overload, the
+   * pages of each long OCR job of the hog, the other user's merges timed beside it.
+   */
+  sharing: { crowdSeconds: number; overloadSeconds: number; hogPages: number; hogMerges: number };
+  /** Another user's jobs whose webhooks are timed, idle and beside the stalled receivers. */
+  webhookJobs: number;
+  /**
+   * Early answers counted for network errors; outages of Redis and of PostgreSQL a synchronous
+   * compression of `photoPages` photo pages waits through.
+   */
+  lostAnswers: { earlyAnswers: number; outages: number; photoPages: number };
 }
 
 export const FULL: Profile = {
@@ -56,6 +68,9 @@ export const FULL: Profile = {
   scaleOutRounds: 4,
   // Enough for a p99 that is not the single worst run.
   jobRuns: 300,
+  sharing: { crowdSeconds: 60, overloadSeconds: 60, hogPages: 20, hogMerges: 10 },
+  webhookJobs: 10,
+  lostAnswers: { earlyAnswers: 1000, outages: 5, photoPages: 8 },
 };
 
 export const QUICK: Profile = {
@@ -78,4 +93,7 @@ export const QUICK: Profile = {
   shared: { decisionsPerClient: 5, merges: 2 },
   scaleOutRounds: 1,
   jobRuns: 3,
+  sharing: { crowdSeconds: 3, overloadSeconds: 3, hogPages: 2, hogMerges: 2 },
+  webhookJobs: 2,
+  lostAnswers: { earlyAnswers: 50, outages: 1, photoPages: 3 },
 };

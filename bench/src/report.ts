@@ -29,6 +29,20 @@ export interface Results {
   details: { title: string; markdown: string }[];
 }
 
+/** The row of a case that could not run on this machine, saying why (a service or tool missing). */
+export function skippedRow(scenario: string, caseName: string, why: string): Row {
+  return {
+    scenario,
+    case: caseName,
+    pdn: 'skipped',
+    baseline: '',
+    ratio: null,
+    target: '',
+    met: null,
+    note: why,
+  };
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes >= 2 ** 20) return `${(bytes / 2 ** 20).toFixed(2)} MiB`;
   if (bytes >= 2 ** 10) return `${(bytes / 2 ** 10).toFixed(1)} KiB`;

@@ -1,6 +1,7 @@
-// Batches and exit codes (issue #5 "Behaviour"): a batch goes on past a bad file and reports it;
+// Batches and exit codes: a batch goes on past a bad file and reports it;
 // 0 all succeeded, 1 some failed, 2 usage error, 3 authentication error, 4 rate limited after
 // retries, with the unprocessed files listed.
+import { readdir } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { labelledPdf, notAPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -140,7 +141,7 @@ describe('exit codes', () => {
     expect(run.stderr).toMatch(/^✖ Could not reach .*Is the pdn server running at/m);
   });
 
-  it('6 stops a batch at the first file the server could not be reached for: one line, the files not done', async () => {
+  it('6 when the server cannot be reached: one line, the files not done, nothing claimed or left behind', async () => {
     const files = await pdfs('down', 4);
     const url = `http://127.0.0.1:${await closedPort()}`;
     const run = await pdn(['compress', ...files, '--concurrency', '1', '--max-retries', '0'], {
@@ -155,15 +156,21 @@ describe('exit codes', () => {
         ),
       ),
     ]);
-    for (const file of files) expect(lines).toContain(`- ${file}: not done`);
-    expect(run.stderr).toContain('Run the same command with --skip-existing');
+    for (const file of files) expect(lines.filter((line) => line === `- ${file}: not done`)).toHaveLength(1);
+    // Nothing reached the server: nothing goes on there, and no run-state file is left to --resume.
+    expect(run.stderr).not.toMatch(/go on on the server|--resume/);
+    expect(run.stderr).toContain('Nothing was sent: run the same command once the server is up.');
+    expect((await readdir(ws.path('down'))).filter((name) => name.startsWith('.pdn-run-'))).toEqual([]);
+    expect((await readdir(ws.dir)).filter((name) => name.startsWith('.pdn-run-'))).toEqual([]);
 
-    const json = jsonOf(
-      await pdn(['compress', ...files, '-c', '1', '--max-retries', '0', '--json', '--base-url', url]),
-    );
-    expect(json.summary).toEqual({ total: 4, succeeded: 0, failed: 1, not_processed: 3, skipped: 0 });
-    expect(json.results[0]?.error).toMatchObject({ code: 'connection_error', status: null });
-    expect(json.results[3]?.error).toMatchObject({ code: 'connection_error' });
+    // --json, four at once: each input never tried is skipped, and the command's error says why.
+    const json = jsonOf(await pdn(['compress', ...files, '--max-retries', '0', '--json', '--base-url', url]));
+    expect(json.summary).toEqual({ total: 4, succeeded: 0, failed: 0, not_processed: 0, skipped: 4 });
+    expect(json.ok).toBe(false);
+    expect(json.error).toMatchObject({ code: 'connection_error' });
+    for (const item of json.results)
+      expect(item).toMatchObject({ status: 'skipped', skip_reason: 'server_unreachable', error: null });
+    expect((await readdir(ws.dir)).filter((name) => name.startsWith('.pdn-run-'))).toEqual([]);
   });
 
   it('3 when no key is given anywhere, with a message saying where to put one', async () => {

@@ -172,6 +172,17 @@ describe('pdn ocr --language', () => {
     expect(run.stderr).toMatch(/unknown OCR language "engl"; did you mean eng\b/);
     expect(run.stderr).not.toContain('"deu"');
     expect(run.stderr).toMatch(/`pdn languages` lists the \d+ codes this server accepts/);
+    expect(run.stderr).toContain("Run 'pdn ocr --help' for usage.");
+  });
+
+  it('a language by its name is answered with its code, before any upload', async () => {
+    const image = await ws.ocrImage('o/named.png');
+    const before = (await ctx.call<{ data: { used: number } }>('/api/v1/account', { key })).json.data.used;
+    const run = await pdn(['ocr', image, '--language', 'german']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown OCR language "german"; did you mean deu \(German\)\?/);
+    const after = (await ctx.call<{ data: { used: number } }>('/api/v1/account', { key })).json.data.used;
+    expect(after).toBe(before);
   });
 });
 

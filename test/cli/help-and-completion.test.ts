@@ -1,5 +1,5 @@
-// What a new user meets before any request (issue #19): `--version` for a bug report, a command's
-// usage when its file is missing, each command's --help listing only the options it uses, and a
+// What a new user meets before any request: `--version` for a bug report, a usage error said in three
+// lines at most (with a "did you mean" and the way to --help), each command's --help listing only the options it uses, and a
 // bash completion that completes in a real bash.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -20,13 +20,46 @@ describe('help and version', () => {
     expect(run.text.trim()).toBe(`pdn 1.0.0 (node ${process.version}, ${process.platform}-${process.arch})`);
   });
 
-  it('`pdn compress` with no file prints its usage on stderr, exit 2', async () => {
-    const run = await runPdn(['compress']);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain("missing required argument 'files'");
-    expect(run.stderr).toContain('Usage: pdn compress [options] <files...>');
-    expect(run.stderr).toContain('--skip-existing');
-  });
+  // gh's habit: the error, a "did you mean", and one line naming --help; the whole help after it
+  // pushed the error off the screen.
+  it.each<[string, string[], string[]]>([
+    [
+      'no file',
+      ['compress'],
+      ["error: missing required argument 'files'", "Run 'pdn compress --help' for usage."],
+    ],
+    [
+      'a mistyped option',
+      ['compress', 'a.pdf', '--levl', 'high'],
+      ["error: unknown option '--levl'", '(Did you mean --level?)', "Run 'pdn compress --help' for usage."],
+    ],
+    [
+      'a mistyped command',
+      ['compres', 'a.pdf'],
+      ["error: unknown command 'compres'", '(Did you mean compress?)', "Run 'pdn --help' for usage."],
+    ],
+    [
+      'a mistyped subcommand',
+      ['jobs', 'lst'],
+      ["error: unknown command 'lst'", '(Did you mean list?)', "Run 'pdn jobs --help' for usage."],
+    ],
+    [
+      'a config key as people type it',
+      ['config', 'set', 'apikey', 'pdn_test_0123456789abcdef0123456789abcdef'],
+      [
+        'Error: unknown config key "apikey"; did you mean api-key? The keys are: api-key, base-url.',
+        "Run 'pdn config set --help' for usage.",
+      ],
+    ],
+  ])(
+    'a usage error (%s): the error, a suggestion, one line to --help; exit 2',
+    async (_name, args, lines) => {
+      const run = await runPdn(args);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trimEnd().split('\n')).toEqual(lines);
+      expect(run.text).toBe('');
+    },
+  );
 
   const applies: [string, { command: string[]; shows: string[]; hides: string[] }][] = [
     [

@@ -1,8 +1,8 @@
-// The CLI on jobs (issue #13): `--async` prints job ids and collects nothing, `pdn jobs
-// list|get|wait|cancel` finds them again, a batch leaves no run-state file once done, and a batch
-// cut short after submitting, by a SIGKILL of pdn or of the server, is collected by `--resume`
-// without a job submitted twice, counted in the server's own jobs list; also when pdn is killed after
-// sending, before any answer reached it (the Idempotency-Keys it kept are sent again).
+// The CLI on jobs: `--async` prints job ids and collects nothing, `pdn jobs list|get|wait|cancel` finds
+// them again, each with the files it was for, a batch leaves no run-state file once done, and a batch
+// cut short after submitting, by a SIGKILL of pdn or of the server, is collected by `--resume` without
+// a job submitted twice, counted in the server's own jobs list; also when pdn is killed after sending,
+// before any answer reached it (the Idempotency-Keys it kept are sent again).
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { labelledPdf } from '@pdn/fixtures';
@@ -76,6 +76,23 @@ describe('--async and pdn jobs', () => {
     const human = await pdn(['jobs', 'get', ids[0] ?? '']);
     expect(human.code, human.stderr).toBe(0);
     expect(human.text).toMatch(new RegExp(`^${ids[0]}\\s+compress\\s+succeeded`));
+  });
+
+  it('pdn jobs list says what each job was for: its files, by name', async () => {
+    const merged = await pdn(['merge', 'async/doc0.pdf', 'async/doc1.pdf', '-o', 'for-list.pdf', '--json']);
+    expect(merged.code, merged.stderr).toBe(0);
+    const id = (jsonOf(merged).results[0] as { job_id?: string }).job_id ?? '';
+    const listed = await pdn(['jobs', 'list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const line = listed.text.split('\n').find((text) => text.startsWith(id)) ?? '';
+    expect(line).toMatch(new RegExp(`^${id}\\s+merge\\s+succeeded\\s+doc0\\.pdf, doc1\\.pdf\\s+ended `));
+    const json = jsonOf(await pdn(['jobs', 'get', id, '--json']));
+    expect(json.results[0]?.data).toMatchObject({
+      inputs: [
+        { name: 'doc0.pdf', size: expect.any(Number) },
+        { name: 'doc1.pdf', size: expect.any(Number) },
+      ],
+    });
   });
 
   it('pdn jobs list shows them; cancel of an ended job changes nothing; an unknown id fails (exit 1)', async () => {

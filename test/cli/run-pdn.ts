@@ -66,7 +66,7 @@ export interface CliReport {
     input: string | string[] | null;
     status: 'succeeded' | 'failed' | 'not_processed' | 'skipped';
     /** Only on `skipped` items. */
-    skip_reason?: 'output_exists' | 'pdn_output';
+    skip_reason?: 'output_exists' | 'pdn_output' | 'collected' | 'server_unreachable';
     request_id: string | null;
     data: Record<string, unknown> | null;
     outputs: (

@@ -1,9 +1,11 @@
-// `pdn` at a real terminal (issue #19), under a pseudo-terminal that `script` owns: Ctrl-C in the
-// middle of a batch, with the spinner running, still prints the report and exits 130; `-o -` will
-// not pour a PDF onto the screen unless forced.
+// `pdn` at a real terminal, under a pseudo-terminal that `script` owns: Ctrl-C in the middle of a
+// batch, with the spinner running, still prints the report and exits 130, and an upload in flight
+// then is reported interrupted, not failed; a usage error is three lines, not the help that pushed
+// it off the screen; `-o -` will not pour a PDF onto the screen unless forced.
 import { readdir } from 'node:fs/promises';
 import { labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TcpProxy } from '../src/harness/tcp-proxy.js';
 import { useServer } from '../src/harness/use-server.js';
 import { hasScript, pdnInTerminal } from './run-in-terminal.js';
 import { useWorkspace } from './workspace.js';
@@ -52,7 +54,45 @@ describe.runIf(hasScript)('at a terminal', () => {
     expect((await readdir(ws.path('ctrl-c-out'))).sort()).toEqual(done.sort());
   });
 
-  it("waiting for jobs, the spinner shows each job's state (issue #13)", async () => {
+  it('Ctrl-C during an upload reports it interrupted, not failed', async () => {
+    // Through a proxy that stops passing on the upload: it stays in flight until Ctrl-C.
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(ctx.server.baseUrl).port) });
+    try {
+      proxy.hold();
+      await ws.file(
+        'stalled/big.pdf',
+        Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(64 * 2 ** 20)]),
+      );
+      const terminal = pdnInTerminal(['compress', 'stalled/big.pdf', '-o', 'stalled-out'], {
+        cwd: ws.dir,
+        env: { ...env(), PDN_BASE_URL: `http://127.0.0.1:${proxy.port}` },
+      });
+      await terminal.waitFor(/uploading/);
+      terminal.type('\x03');
+      const { code, screen } = await terminal.done;
+      expect(code, screen).toBe(130);
+      expect(screen).toMatch(/- stalled\/big\.pdf: not processed \(interrupted\)/);
+      expect(screen).not.toMatch(/✖ stalled\/big\.pdf/);
+      expect(screen).not.toMatch(/Request was aborted/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a usage error is the error, a suggestion and one line to --help', async () => {
+    const { code, screen } = await pdnInTerminal(['compress', 'a.pdf', '--levl', 'high'], {
+      cwd: ws.dir,
+      env: env(),
+    }).done;
+    expect(code).toBe(2);
+    expect(screen.trim().split('\n')).toEqual([
+      "error: unknown option '--levl'",
+      '(Did you mean --level?)',
+      "Run 'pdn compress --help' for usage.",
+    ]);
+  });
+
+  it("waiting for jobs, the spinner shows each job's state", async () => {
     // Long enough that the first look finds the first job unfinished, and the spinner shows it
     // until the next look (a second at least: the server's poll_after_seconds).
     const files: string[] = [];

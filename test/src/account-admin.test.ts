@@ -1,7 +1,8 @@
-// The account area's admin commands (issue #12): `users create --email` and `users reset-password`
-// print one-time links to choose a password (no mail server assumed), a user made by `keys create`
-// before issue #12 (a name, no email) is given an email and signs in to find its keys, and the
-// operator changes plans and lists users. Driven through the built `pdn-server` and the pages.
+// The account area's admin commands: `users create --email` and `users reset-password` print one-time
+// links to choose a password (no mail server assumed), to where the server is (what it recorded when
+// it started, whatever PORT the admin's shell has), a user made by `keys create` before the account
+// area (a name, no email) is given an email and signs in to find its keys, and the operator changes
+// plans and lists users. Driven through the built `pdn-server` and the pages.
 import { describe, expect, it } from 'vitest';
 import { AccountVisitor } from './harness/account-visitor.js';
 import { useServer } from './harness/use-server.js';
@@ -27,7 +28,8 @@ async function choosePassword(link: string, password = PASSWORD) {
 }
 
 describe('pdn-server users create --email', () => {
-  it('prints a one-time link that lets the user choose a password and sign in, once', async () => {
+  it('prints a one-time link to the running server that lets the user choose a password and sign in, once', async () => {
+    // The admin's shell says PORT=3000, the server listens elsewhere (its own PORT=0).
     const run = await ctx.server.admin(
       ['users', 'create', '--email', 'Olga@Example.com', '--plan', 'business'],
       {
@@ -36,7 +38,9 @@ describe('pdn-server users create --email', () => {
     );
     expect(run.stdout).toMatch(/Created user olga@example\.com on the business plan/);
     const link = LINK.exec(run.stdout.trim().split('\n').at(-1) ?? '')?.[1] ?? '';
-    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:3000\/account\/welcome\?token=/);
+    expect(new URL(ctx.server.baseUrl).port).not.toBe('3000');
+    expect(link.startsWith(`${ctx.server.baseUrl}/account/welcome?token=`), link).toBe(true);
+    expect(run.stderr).not.toMatch(/PDN_PUBLIC_URL|assumes/);
 
     const { visitor, page, saved, path } = await choosePassword(link);
     expect(page.status).toBe(200);
@@ -53,13 +57,7 @@ describe('pdn-server users create --email', () => {
     expect(listed.stdout).toMatch(/^\d+\s+-\s+olga@example\.com\s+business\s+yes\s/m);
   });
 
-  it('prints a path alone, and says why, when the server picks its own port (PORT=0)', async () => {
-    const run = await admin('users', 'create', '--email', 'portless@example.com');
-    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^\/account\/welcome\?token=[\w-]+$/);
-    expect(run.stderr).toMatch(/PORT=0: .* set PDN_PUBLIC_URL/);
-  });
-
-  it('starts links with PDN_PUBLIC_URL when set', async () => {
+  it('starts links with PDN_PUBLIC_URL when the admin sets it', async () => {
     const run = await ctx.server.admin(['users', 'create', '--email', 'pia@example.com'], {
       env: { PDN_PUBLIC_URL: 'https://pdn.example.com/' },
     });
@@ -132,5 +130,32 @@ describe('pdn-server keys create --name', () => {
     expect(made.stdout.trim().split('\n').at(-1)).toMatch(/^pdn_test_[0-9a-f]{32}$/);
     const listed = await admin('keys', 'list', '--user', 'named@example.com');
     expect(listed.stdout).toMatch(/named@example\.com\s+nightly job\s+test/);
+  });
+});
+
+describe('a server behind a proxy (PDN_PUBLIC_URL set for the server only)', () => {
+  const proxied = useServer({ env: { PDN_PUBLIC_URL: 'https://pdn.example.com' } });
+
+  it("starts the admin's links with the server's public URL", async () => {
+    const run = await proxied.server.admin(['users', 'create', '--email', 'remote@example.com'], {
+      env: { PDN_PUBLIC_URL: '', PORT: '3000' },
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(
+      /^https:\/\/pdn\.example\.com\/account\/welcome\?token=/,
+    );
+  });
+});
+
+describe('after a restart on another port', () => {
+  it('links follow the server to its new port', async () => {
+    await ctx.server.admin(['users', 'create', '--email', 'moved@example.com']);
+    const before = ctx.server.baseUrl;
+    await ctx.server.restart();
+    expect(ctx.server.baseUrl).not.toBe(before);
+    const run = await admin('users', 'reset-password', 'moved@example.com');
+    const link = run.stdout.trim().split('\n').at(-1) ?? '';
+    expect(link.startsWith(`${ctx.server.baseUrl}/account/welcome?token=`), link).toBe(true);
+    expect((await choosePassword(link)).saved.status).toBe(303);
   });
 });

@@ -1,14 +1,17 @@
-// The account area in a real browser (issue #12, "Tests, in a real browser"): Debian's Chromium driven
-// by playwright-core walks what a new user does: sign up, sign out and in, create a test key, copy
-// it, merge two PDFs with it, see the usage go up, revoke it and get 401, sign out, choose a password
-// from a one-time link as an invited user, and meet a server with sign-up turned off. axe-core checks every page, at phone and desktop widths, for serious or
-// critical accessibility violations, and each page is saved as a screenshot to look at.
+// The account area in a real browser: Debian's Chromium driven by playwright-core walks what a new
+// user does: sign up, sign out and in, create a test key, copy it and run its "Try it" lines in a
+// terminal, merge two PDFs with it, see the usage go up, revoke it and get 401, sign out, choose a
+// password from a one-time link as an invited user, and meet a server with sign-up turned off.
+// axe-core checks every page, at phone and desktop widths, for serious or critical accessibility
+// violations, and each page is saved as a screenshot to look at.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { labelledPdf } from '@pdn/fixtures';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PDN_BIN } from '../cli/run-pdn.js';
 import { browserMissing, launchBrowser } from './harness/browser.js';
 import { file, form } from './harness/form.js';
 import { startServer } from './harness/server.js';
@@ -118,6 +121,19 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     expect(await page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
     await look(page, '05-key-created');
+    // "Try it", pasted into a new terminal (no PDN_* of its own): it names this server, not the
+    // CLI's default address, and works as shown.
+    const snippet = (await page.locator('pre code').innerText()).trim();
+    expect(snippet).toBe(`export PDN_API_KEY=${key}\nexport PDN_BASE_URL=${ctx.server.baseUrl}\npdn status`);
+    const terminal = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('PDN_')),
+    );
+    const tried = spawnSync('bash', ['-c', snippet.replace(/^pdn /m, `node ${PDN_BIN} `)], {
+      env: terminal,
+      encoding: 'utf8',
+    });
+    expect(tried.status, tried.stderr).toBe(0);
+    expect(tried.stdout).toMatch(/Free/);
     await page.getByRole('link', { name: /back to your keys/ }).click();
     expect(await page.content()).not.toContain(key);
     expect(await text('table.keys')).toContain(`${key.slice(0, 13)}…`);

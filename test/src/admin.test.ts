@@ -94,17 +94,16 @@ describe('the default data folder, from any folder (issue #10)', () => {
   it("the first-start banner's command makes a working key as printed, from the repository's root", async () => {
     const { output, env, baseUrl } = running();
     expect(output).toContain(`Users and keys live in the data folder ${join(home, 'pdn')}.`);
-    const printed = /^ {2}(npx pdn-server keys create .*)$/m.exec(output)?.[1] ?? '';
-    expect(printed).toMatch(/^npx pdn-server keys create --user NAME/);
+    // The data folder is not the one a shell without XDG_DATA_HOME finds: the command names it.
+    const printed = /^ {2}((?:PDN_DATA_DIR=\S+ )?npx pdn-server keys create .*)$/m.exec(output)?.[1] ?? '';
+    expect(printed).toMatch(/^PDN_DATA_DIR=\S+ npx pdn-server keys create --user NAME/);
     // Filled in as a person would: a name for NAME, and the optional [parts] left out.
-    const [file = '', ...args] = printed
-      .replace('NAME', 'banner-bea')
-      .replace(/ \[.*$/, '')
-      .split(' ');
-    const { stdout } = await execFileAsync(file, args, {
+    const command = printed.replace('NAME', 'banner-bea').replace(/ \[.*$/, '');
+    const { XDG_DATA_HOME: _, ...shellEnv } = env;
+    const { stdout } = await execFileAsync('sh', ['-c', command], {
       cwd: REPO_ROOT,
-      // The bin is the repository's own; npx must not look for one elsewhere.
-      env: { ...env, npm_config_offline: 'true' },
+      // A fresh shell: no XDG_DATA_HOME, and npx must not look for the bin elsewhere.
+      env: { ...shellEnv, npm_config_offline: 'true' },
       timeout: 60_000,
     });
     const key = stdout.trim().split('\n').at(-1) ?? '';

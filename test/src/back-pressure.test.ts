@@ -1,13 +1,12 @@
-// Back-pressure with one admission order (issue #18; openapi.yaml, "Admission order and
-// back-pressure"): with every place for synchronous calls taken (PDN_JOB_CONCURRENCY running plus
-// PDN_MAX_QUEUE waiting), a synchronous call is answered `503 server_busy` at once, before its body
-// is read and without `100 Continue` (over node:http, a raw socket and curl, which then sends none of
-// its body), uncounted, and on a connection it keeps when the call's small body came with its head;
-// an asynchronous one is accepted as a queued job; a call without a valid key hears 401 first, and a
-// user whose hour is spent 429. The places are taken by calls still uploading, which the
-// contract counts as admitted synchronous work (a call holds its place while its body arrives), held
+// Back-pressure with one admission order (openapi.yaml, "Admission order and back-pressure"): with as
+// many synchronous calls in progress as its plan allows, a user's next synchronous call is answered
+// `503 server_busy` at once, before its body is read and without `100 Continue` (over node:http, a raw
+// socket and curl, which then sends none of its body), uncounted, and on a connection it keeps when
+// the call's small body came with its head; its asynchronous one is accepted as a queued job; a call
+// without a valid key hears 401 first, and a user whose hour is spent 429. The calls in progress are
+// calls still uploading (a call is in progress from admission to answer, its upload included), held
 // for as long as the test needs without loading the machine. A body that stops keeping the minimum
-// upload pace (openapi.yaml, "Upload limits") is cut `408 request_timeout` and its place freed.
+// upload pace (openapi.yaml, "Upload limits") is cut `408 request_timeout`, freeing its place.
 import { execFile } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -28,9 +27,10 @@ import { useServer } from './harness/use-server.js';
 
 const execFileAsync = promisify(execFile);
 
-/** One job running and one call waiting: two places. */
-const twoPlaces = { PDN_PDF_ENGINE: 'pdf-lib', PDN_JOB_CONCURRENCY: '1', PDN_MAX_QUEUE: '1' };
-const ctx = useServer({ env: { ...twoPlaces, ...HOLDING_ENV } });
+/** A Premium user's synchronous calls in progress at once (plans.ts). */
+const PREMIUM_CALLS = 20;
+const engines = { PDN_PDF_ENGINE: 'pdf-lib' };
+const ctx = useServer({ env: { ...engines, ...HOLDING_ENV } });
 const holders: Socket[] = [];
 let key: string;
 
@@ -41,7 +41,7 @@ async function twoPdfs(): Promise<FormData> {
 describe('a body slower than the minimum upload pace', () => {
   // 2 KiB in each 2-second window.
   const paced = useServer({
-    env: { ...twoPlaces, PDN_UPLOAD_WINDOW_SECONDS: '2', PDN_MIN_UPLOAD_BYTES_PER_SECOND: '1024' },
+    env: { ...engines, PDN_UPLOAD_WINDOW_SECONDS: '2', PDN_MIN_UPLOAD_BYTES_PER_SECOND: '1024' },
   });
 
   it('is cut 408 request_timeout, trickled or never sent after 100 Continue, and frees its place', async () => {
@@ -64,24 +64,24 @@ describe('a body slower than the minimum upload pace', () => {
 
 beforeAll(async () => {
   key = await ctx.server.createKey({ user: 'caller', plan: 'premium' });
-  const holderKey = await ctx.server.createKey({ user: 'holder', plan: 'premium' });
-  for (let i = 0; i < 2; i += 1) holders.push(await holdAPlace(ctx.server.baseUrl, holderKey));
+  for (let i = 0; i < PREMIUM_CALLS; i += 1) holders.push(await holdAPlace(ctx.server.baseUrl, key));
 });
 
 afterAll(() => {
   for (const socket of holders) socket.destroy();
 });
 
-describe('with every place for synchronous calls taken', () => {
+describe("with as many of a user's synchronous calls in progress as the plan allows", () => {
   it('answers a synchronous call 503 server_busy with the retry hint, and does not count it', async () => {
     const before = await ctx.call('/api/v1/account', { key });
     const remaining = before.headers.get('x-ratelimit-remaining');
-    const res = await ctx.call<{ error: { code: string; retry_after_seconds?: number } }>('/api/v1/merge', {
-      key,
-      body: await twoPdfs(),
-    });
+    const res = await ctx.call<{ error: { code: string; message: string; retry_after_seconds?: number } }>(
+      '/api/v1/merge',
+      { key, body: await twoPdfs() },
+    );
     expect(res.status).toBe(503);
     expect(res.json.error.code).toBe('server_busy');
+    expect(res.json.error.message).toMatch(/20 synchronous calls in progress.*Prefer: respond-async/);
     expect(res.json.error.retry_after_seconds).toBeGreaterThan(0);
     expect(res.headers.get('retry-after')).toBeNull();
     expect(res.headers.get('x-ratelimit-remaining')).toBe(remaining);
@@ -218,6 +218,11 @@ describe('with every place for synchronous calls taken', () => {
     expect(res.json.error.code).toBe('unauthorized');
   });
 
+  it("serves another user's synchronous call meanwhile", async () => {
+    const other = await ctx.server.createKey({ user: 'other', plan: 'free' });
+    expect((await ctx.call('/api/v1/merge', { key: other, body: await twoPdfs() })).status).toBe(200);
+  });
+
   it('accepts an asynchronous submission as a queued job', async () => {
     const res = await ctx.call<{ data: { id: string } }>('/api/v1/merge', {
       key,
@@ -231,7 +236,7 @@ describe('with every place for synchronous calls taken', () => {
 
   it('tells a user whose hour is spent 429 rate_limited first', async () => {
     const free = await ctx.server.createKey({ user: 'spent', plan: 'free' });
-    // Asynchronous submissions pass the bound, and a refused one (400: no files) still counts.
+    // A refused call (400: no files) still counts.
     for (let i = 0; i < 10; i += 1) {
       const spent = await ctx.call('/api/v1/merge', {
         key: free,
@@ -250,7 +255,9 @@ describe('with every place for synchronous calls taken', () => {
 
   it('counts the refusals for GET /metrics', async () => {
     const res = await ctx.call('/metrics');
-    expect(res.bytes.toString('utf8')).toMatch(/^pdn_admission_refusals_total\{code="server_busy"\} [1-9]/m);
+    expect(res.bytes.toString('utf8')).toMatch(
+      /^pdn_admission_refusals_total\{code="server_busy",reason="calls"\} [1-9]/m,
+    );
   });
 
   it('admits synchronous calls again once the places free', async () => {

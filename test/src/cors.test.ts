@@ -1,4 +1,4 @@
-// CORS over real HTTP (issue #20): a server started with PDN_CORS_ORIGINS answers an allowed page's
+// CORS over real HTTP: a server started with PDN_CORS_ORIGINS answers an allowed page's
 // preflights and lets it read the ids and rate-limit headers of its answers, errors included; a server
 // without it, and any origin not listed, get what they got before. Every exchange is validated against
 // the contract (openapi.yaml "Browsers (CORS)" and the `options` operations).
@@ -65,9 +65,10 @@ describe('with PDN_CORS_ORIGINS', () => {
     expect(res.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
   });
 
-  it('says nothing to an origin it does not list', async () => {
+  it('says nothing to an origin it does not list: 204 with Allow, which browsers read as a refusal', async () => {
     const res = await ctx.call('/api/v1/compress', preflight('POST', 'http://evil.example'));
-    expect(res.status).toBe(405);
+    expect(res.status).toBe(204);
+    expect(res.headers.get('allow')).toBe('POST');
     expect(res.headers.has('access-control-allow-origin')).toBe(false);
   });
 
@@ -80,10 +81,19 @@ describe('with PDN_CORS_ORIGINS', () => {
 });
 
 describe('without PDN_CORS_ORIGINS (the default)', () => {
-  it('a preflight is the 405 any unoffered method gets, with no Access-Control header', async () => {
-    const res = await call(plain.server.baseUrl, '/api/v1/compress', preflight('POST'));
-    expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST');
+  it.each([
+    ['/api/v1/compress', 'POST'],
+    ['/api/v1/languages', 'HEAD, GET'],
+  ])('a preflight of %s is 204 with Allow and no Access-Control header, not a 405', async (path, allow) => {
+    const res = await call(plain.server.baseUrl, path, preflight('POST'));
+    expect(res.status).toBe(204);
+    expect(res.headers.get('allow')).toBe(allow);
     expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    expect(res.headers.has('x-ratelimit-limit')).toBe(false);
+  });
+
+  it('a path it does not list is still 404, and another method 405', async () => {
+    expect((await call(plain.server.baseUrl, '/api/v1/nothing', preflight('POST'))).status).toBe(404);
+    expect((await call(plain.server.baseUrl, '/api/v1/compress', { method: 'PUT' })).status).toBe(405);
   });
 });

@@ -1,15 +1,15 @@
-// A full data folder is the server's problem, not the client's (issue #11, item 7): merge used to say
+// A full data folder is the server's problem, not the client's: merge used to say
 // "file 1 is empty (0 bytes)", compress "damaged or truncated", split "has no pages", and /healthz "ok"
 // while every call failed with SQLITE_FULL. On a real, small file system filled to the brim (and
 // nearly so: room for the upload, not for the output), every operation is `507 insufficient_storage`
 // with a retry hint, /healthz says so, no work folder is left, and once space is freed the same
 // requests succeed. The engines are whatever is installed: qpdf and Ghostscript when present.
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { labelledPdf } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallResult, call } from './contract/checked-fetch.js';
 import { field, file, form } from './harness/form.js';
+import { requestFolders } from './harness/leftovers.js';
 import { startServer, type TestServer } from './harness/server.js';
 import { mountSmallDisk } from './harness/small-disk.js';
 
@@ -53,8 +53,8 @@ describe.skipIf(disk === undefined)('a full data folder', () => {
     expect(res.json.error.retry_after_seconds).toBeGreaterThan(0);
   }
 
-  async function workFolders(): Promise<string[]> {
-    return readdir(join(dataDir, 'tmp'));
+  function workFolders(): Promise<string[]> {
+    return requestFolders(dataDir);
   }
 
   describe('filled to the brim', () => {
@@ -66,7 +66,7 @@ describe.skipIf(disk === undefined)('a full data folder', () => {
     });
 
     // The rate limit records the call before the body is read; listing languages no longer writes
-    // anything (it is not counted, issue #19).
+    // anything (it is not counted).
     it('a call that fails at its first database write (the rate limit of a merge) is 507 too', async () => {
       expectInsufficientStorage(await api('/api/v1/merge', form(field('unexpected', 'x'))));
     });
@@ -75,7 +75,7 @@ describe.skipIf(disk === undefined)('a full data folder', () => {
       expectInsufficientStorage(await call<ErrorBody>(server.baseUrl, '/healthz'));
     });
 
-    it('/readyz is 503 naming the data folder (issue #18)', async () => {
+    it('/readyz is 503 naming the data folder', async () => {
       const ready = await call<ErrorBody>(server.baseUrl, '/readyz');
       expect(ready.status).toBe(503);
       expect(ready.json.error).toMatchObject({

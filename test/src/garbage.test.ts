@@ -11,7 +11,7 @@ import { filesLeftSince, listFiles } from './harness/leftovers.js';
 import { useServer } from './harness/use-server.js';
 
 // Simultaneous synchronous calls, never refused as busy (back-pressure.test.ts): the answers are the inputs'.
-const ctx = useServer({ env: { PDN_MAX_QUEUE: '64' } });
+const ctx = useServer();
 const ENDPOINTS = ['/api/v1/compress', '/api/v1/merge', '/api/v1/split', '/api/v1/ocr'];
 const PART_NAMES = ['file', 'files[]', 'image', 'ranges', 'level', 'language', 'x'];
 let key: string;

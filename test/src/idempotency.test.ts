@@ -257,3 +257,49 @@ describe('Idempotency-Key while the first call runs', () => {
     expect(again.status).toBe(200);
   });
 });
+
+describe('Idempotency-Key repeats go through admission', () => {
+  // Duplicates wait for the first call as long as it runs: what refuses them here is admission.
+  const ctx = useServer({ env: { PDN_IDEMPOTENCY_WAIT_SECONDS: '120', PDN_JOB_CONCURRENCY: '1' } });
+
+  it("answers a repeat 429 once its user's hour is spent, before its body, not counted", async () => {
+    const key = await ctx.server.createKey({ user: 'spent', plan: 'free' });
+    const idem = randomUUID();
+    const headers = { 'Idempotency-Key': idem };
+    const first = await ctx.call('/api/v1/merge', { key, body: await mergeForm('S'), headers });
+    expect(first.status).toBe(200);
+    for (let i = 1; i < 10; i += 1)
+      expect((await ctx.call('/api/v1/merge', { key, body: await mergeForm(`S${i}`) })).status).toBe(200);
+    const repeat = await ctx.call('/api/v1/merge', { key, body: await mergeForm('S'), headers });
+    expect(repeat.status).toBe(429);
+    expect(repeat.json).toMatchObject({ error: { code: 'rate_limited' } });
+    expect(Number(repeat.headers.get('retry-after'))).toBeGreaterThan(1);
+    expect(await used(ctx, key)).toBe(10);
+  });
+
+  it.skipIf(missing('ghostscript', 'the bound on waiting repeats'))(
+    "holds a user's waiting repeats to its calls in progress, and answers each one admitted the first answer",
+    async () => {
+      const key = await ctx.server.createKey({ user: 'repeater', plan: 'free' });
+      const headers = { 'Idempotency-Key': randomUUID() };
+      const body = form(file('file', await embeddedFontPdf({ pages: 60 }), 'fonts.pdf'));
+      const first = ctx.call('/api/v1/compress', { key, body, headers });
+      for (;;) {
+        const list = (await ctx.call<JobListResponse>('/api/v1/jobs?status=running', { key })).json.data.jobs;
+        if (list[0]) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // Free: 10 calls in progress. The first holds one; 9 repeats wait, 3 are refused at once.
+      const repeats = await Promise.all(
+        Array.from({ length: 12 }, () => ctx.call('/api/v1/compress', { key, body, headers })),
+      );
+      const answer = await first;
+      expect(answer.status).toBe(200);
+      const statuses = repeats.map((repeat) => repeat.status).sort();
+      expect(statuses).toEqual([...Array(9).fill(200), 503, 503, 503]);
+      for (const refused of repeats.filter((repeat) => repeat.status === 503))
+        expect(refused.json).toMatchObject({ error: { code: 'server_busy' } });
+      expect(await used(ctx, key)).toBe(1);
+    },
+  );
+});

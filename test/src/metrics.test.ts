@@ -1,6 +1,5 @@
 // GET /metrics and GET /readyz (issue #18): Prometheus text after real requests, behind PDN_METRICS_TOKEN, never
 // counted against a quota and without rate-limit headers.
-import { availableParallelism } from 'node:os';
 import { labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { field, file, form } from './harness/form.js';
@@ -34,15 +33,16 @@ async function scrape(): Promise<Map<string, number>> {
 }
 
 /** The request log line of `requestId`, once the server has written it (after its answer went out). */
-async function logLine(requestId: string): Promise<Record<string, unknown>> {
+/** The log line `msg` (the request's own, or its job's end) of request `requestId`. */
+async function logLine(requestId: string, msg = 'request'): Promise<Record<string, unknown>> {
   for (let tries = 0; tries < 100; tries += 1) {
     const line = ctx.server.output
       .split('\n')
-      .find((text) => text.includes(`"request_id":"${requestId}"`) && text.includes('"msg":"request"'));
+      .find((text) => text.includes(`"request_id":"${requestId}"`) && text.includes(`"msg":"${msg}"`));
     if (line !== undefined) return JSON.parse(line) as Record<string, unknown>;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`no request line for ${requestId} in the server's log`);
+  throw new Error(`no ${msg} line for ${requestId} in the server's log`);
 }
 
 beforeAll(async () => {
@@ -63,10 +63,12 @@ describe('GET /metrics', () => {
       body: form(file('files[]', await labelledPdf('A', 1)), file('files[]', await labelledPdf('B', 2))),
     });
     expect(merged.status).toBe(200);
-    // Its log line says where the time went: waiting for a slot, in the engine, in each tool.
-    expect(await logLine('timed-merge-0001')).toMatchObject({
-      route: '/api/v1/merge',
-      job_id: expect.stringMatching(/^job_/),
+    // Its log line names its job, whose own line, with the request's id, says where the time went:
+    // waiting for a slot, in the engine, in each tool.
+    const request = await logLine('timed-merge-0001');
+    expect(request).toMatchObject({ route: '/api/v1/merge', job_id: expect.stringMatching(/^job_/) });
+    expect(await logLine('timed-merge-0001', 'job ended')).toMatchObject({
+      job_id: request.job_id,
       queue_ms: expect.any(Number),
       engine_ms: expect.any(Number),
       tools: tools.qpdf ? { qpdf: { runs: expect.any(Number), ms: expect.any(Number) } } : {},
@@ -86,9 +88,9 @@ describe('GET /metrics', () => {
     expect(got.get('pdn_rate_limit_decision_seconds_count')).toBe(1);
     if (tools.qpdf) expect(got.get('pdn_tool_runs_total{tool="qpdf",result="ok"}')).toBeGreaterThan(0);
     expect(got.get('pdn_data_folder_free_bytes')).toBeGreaterThan(0);
-    // The default places for synchronous calls: one per slot, none to wait in (back-pressure.ts).
-    expect(got.get('pdn_sync_call_places')).toBe(availableParallelism());
-    expect(got.get('pdn_sync_calls_admitted')).toBe(0);
+    // The merge was answered: no synchronous call is in progress, and admission expected it no wait.
+    expect(got.get('pdn_sync_calls_in_progress')).toBe(0);
+    expect(got.get('pdn_sync_call_expected_wait_seconds_count')).toBe(1);
     expect(got.get('pdn_process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 

@@ -1,7 +1,8 @@
-// The work budget of issue #11.8: a Free user's split of a 5000-page file into 100 ranges of `1-5000`
-// ran 367 s and stored 92 MB. Merge and split may write at most the plan's pages per request
-// (openapi.yaml, "Pages written per request"; Free 2,000), refused with a 400 that says so before
-// anything is written, and no file is left behind.
+// Work budgets per request, so that no call holds a job slot for long: a Free user's split of a
+// 5000-page file into 100 ranges of `1-5000` once ran 367 s and stored 92 MB, and one Free request to
+// OCR 5,000 pages held both cores for hours. Merge and split may write at most the plan's pages per
+// request (Free 2,000), a compression read at most Free 100, OCR of documents Free 50 (openapi.yaml,
+// "Pages per request"): refused with a 400 that names the budget before any work, no file left behind.
 import { labelledPdf, manyPagesPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult } from './contract/checked-fetch.js';
@@ -58,6 +59,29 @@ describe('pages written per request (Free plan)', () => {
       file('file', manyPagesPdf(1000)),
       field('ranges', '1-1000,1-1000'),
     );
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+  });
+
+  it.each([
+    ['/api/v1/compress', 'to compress', 101, 100, []],
+    ['/api/v1/ocr/pdf', 'to read', 51, 50, []],
+    ['/api/v1/ocr/pdf', 'to read', 51, 50, [field('pages', '1-51')]],
+  ] as const)(
+    'refuses %s of more pages than it may read, naming the budget',
+    async (path, what, pages, allowed, extra) => {
+      const before = await listFiles(ctx.server);
+      const res = await answer(path, file('file', manyPagesPdf(pages)), ...extra);
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe('invalid_input');
+      expect(res.json.error.message).toMatch(
+        new RegExp(`asks ${what} ${pages} pages; the Free plan allows at most ${allowed} pages per request`),
+      );
+      expect(await filesLeftSince(ctx.server, before)).toEqual([]);
+    },
+  );
+
+  it('reads only the pages asked for: OCR of the budget out of a longer document is taken', async () => {
+    const res = await answer('/api/v1/ocr/pdf', file('file', manyPagesPdf(60)), field('pages', '1-2'));
     expect(res.status, JSON.stringify(res.json)).toBe(200);
   });
 });

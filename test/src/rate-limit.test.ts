@@ -11,7 +11,7 @@ import { useServer } from './harness/use-server.js';
 
 // 50 simultaneous synchronous calls, all of them admitted past the bound on waiting work (issue
 // #18, back-pressure.test.ts), so that only the hourly limit decides.
-const ctx = useServer({ env: { PDN_MAX_QUEUE: '64' } });
+const ctx = useServer();
 const HOUR = 3600;
 
 let onePage: Promise<Uint8Array> | undefined;
@@ -155,14 +155,15 @@ describe('other plans', () => {
 });
 
 describe('calls that do no document work (issue #19)', () => {
-  it('listing languages is not counted: a Free key with its hour spent still gets 200, without rate-limit headers', async () => {
+  it('listing languages is not counted: a Free key with its hour spent still gets 200, its window shown as spent', async () => {
     const key = await ctx.server.createKey({ user: 'free-spent-languages', plan: 'free' });
     for (let i = 0; i < 10; i += 1) expect((await counted(key)).status).toBe(200);
     expect((await counted(key)).status).toBe(429);
     for (let i = 0; i < 3; i += 1) {
       const res = await ctx.call('/api/v1/languages', { key });
       expect(res.status).toBe(200);
-      expect(res.headers.get('x-ratelimit-remaining')).toBeNull();
+      expect(res.headers.get('x-ratelimit-limit')).toBe('10');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     }
     expect((await counted(key)).status).toBe(429);
   });
@@ -171,5 +172,20 @@ describe('calls that do no document work (issue #19)', () => {
     const key = await ctx.server.createKey({ user: 'free-languages-first', plan: 'free' });
     for (let i = 0; i < 12; i += 1) expect((await ctx.call('/api/v1/languages', { key })).status).toBe(200);
     expect((await counted(key)).headers.get('x-ratelimit-remaining')).toBe('9');
+  });
+
+  it('reading and cancelling jobs show the window as it stands, their refusals too, spending nothing', async () => {
+    const key = await ctx.server.createKey({ user: 'free-jobs-window', plan: 'free' });
+    expect((await counted(key)).status).toBe(200);
+    for (const [path, method] of [
+      ['/api/v1/jobs', 'GET'],
+      ['/api/v1/jobs?limit=0', 'GET'],
+      ['/api/v1/jobs/job_nonesuch', 'GET'],
+      ['/api/v1/jobs/job_nonesuch', 'DELETE'],
+    ] as const) {
+      const res = await ctx.call(path, { key, method });
+      expect(res.headers.get('x-ratelimit-remaining'), `${method} ${path}`).toBe('9');
+    }
+    expect((await counted(key)).headers.get('x-ratelimit-remaining')).toBe('8');
   });
 });

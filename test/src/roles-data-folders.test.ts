@@ -1,12 +1,15 @@
-// API processes and workers on data folders of their own (issue #15: inputs in the bucket; issue
-// #16: workers on other machines): one API process and two workers, each with its own PDN_DATA_DIR, on
-// the shared PostgreSQL, Redis and bucket. Uploads go to the bucket at submission, each worker fetches
+// API processes and workers on data folders of their own (inputs in the bucket; workers may be on other
+// machines): one API process and two workers, each with its own PDN_DATA_DIR, on the shared
+// PostgreSQL, Redis and bucket. Uploads go to the bucket at submission, each worker fetches
 // a job's inputs into a folder of its own for the attempt, and nothing stays behind in any data folder,
 // nor in the bucket's inputs, once the jobs have ended. All share one BullMQ queue, so a job
 // interrupted on one worker is run by the other: at once when the worker stopped, through BullMQ's
-// stalled-job check when it was killed. Skips without PostgreSQL or Redis.
+// stalled-job check when it was killed; the killed one's tools die with it, and the other reclaims its
+// work area though it works on another data folder (the workers share a temp folder, as processes of
+// one machine do). Skips without PostgreSQL or Redis.
 import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MergeResult, SplitResult } from '@pdn/api-types';
@@ -17,7 +20,7 @@ import { pageCount } from './harness/download.js';
 import { field, file, form } from './harness/form.js';
 import { type Caller, FINAL, getJob, submitJob, waitForJob } from './harness/jobs.js';
 import { filesLeftSince, listFiles } from './harness/leftovers.js';
-import { processesMentioning } from './harness/processes.js';
+import { processesMentioning, processesUnder } from './harness/processes.js';
 import { startServer, type TestServer } from './harness/server.js';
 import {
   type SharedServices,
@@ -35,6 +38,8 @@ describe.skipIf(missing !== undefined)(
     let api: TestServer;
     let workers: TestServer[] = [];
     let key = '';
+    /** The workers' TMPDIR, where each process registers its work area. */
+    let sharedTemp = '';
     /** Each process's files once started: what must be all that is left once the jobs have ended. */
     const before = new Map<TestServer, Set<string>>();
 
@@ -42,8 +47,9 @@ describe.skipIf(missing !== undefined)(
       services = await startSharedServices();
       const env = { ...services.env, PDN_SIGNING_SECRET: randomBytes(32).toString('hex') };
       api = await startServer({ env, role: 'api' });
+      sharedTemp = await mkdtemp(join(tmpdir(), 'pdn-e2e-workers-tmp-'));
       // A stopping worker interrupts its running jobs at once, for the other one (no grace to finish).
-      const workerEnv = { ...env, PDN_SHUTDOWN_GRACE_MS: '0' };
+      const workerEnv = { ...env, PDN_SHUTDOWN_GRACE_MS: '0', TMPDIR: sharedTemp };
       workers = [
         await startServer({ env: workerEnv, role: 'worker' }),
         await startServer({ env: workerEnv, role: 'worker' }),
@@ -55,6 +61,7 @@ describe.skipIf(missing !== undefined)(
     afterAll(async () => {
       for (const server of [...workers, api].reverse()) await server?.stop();
       await services?.stop();
+      if (sharedTemp !== '') await rm(sharedTemp, { recursive: true, force: true });
     });
 
     const caller: Caller = { call: (path, options) => call(api.baseUrl, path, options) };
@@ -131,12 +138,19 @@ describe.skipIf(missing !== undefined)(
           await w1().restart();
         });
 
-        it('is run by the other worker when the first is killed (kill -9), its folder never back', async () => {
+        it('is run by the other worker when the first is killed (kill -9), which takes its tools and folder', async () => {
           const id = await runningOnW1();
           await w1().signal('SIGKILL');
           await w2().restart();
+          // w1's tools died with it; w2's start reclaimed w1's work area, on another data folder.
+          let left = await processesUnder(w1().dataDir);
+          for (let tries = 0; left.length > 0 && tries < 100; tries += 1) {
+            await sleep(50);
+            left = await processesUnder(w1().dataDir);
+          }
+          expect(left).toEqual([]);
+          expect(await readdir(join(w1().dataDir, 'tmp-processes'))).toEqual([]);
           expect(await waitForJob(caller, key, id)).toMatchObject({ status: 'succeeded', attempts: 2 });
-          // Only now, for the leftovers' check: its start removes the dead process's work area.
           await w1().restart();
         });
       },
@@ -145,11 +159,7 @@ describe.skipIf(missing !== undefined)(
     it('leaves nothing in any data folder, nor any input in the bucket, once the jobs have ended', async () => {
       for (const server of [api, ...workers]) {
         const started = before.get(server) ?? new Set();
-        // A restarted worker has a work area of its new process id: only the folder, empty.
-        const left = (await filesLeftSince(server, started)).filter(
-          (path) => !/tmp-processes\/\d+\/$/.test(path),
-        );
-        expect(left, server.dataDir).toEqual([]);
+        expect(await filesLeftSince(server, started), server.dataDir).toEqual([]);
       }
       const inputs = await readdir(join(services.bucketDir, 'inputs')).catch(() => []);
       expect(inputs).toEqual([]);

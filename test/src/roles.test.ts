@@ -1,8 +1,8 @@
-// `pdn-server start --role api|worker` (issue #16, first slice): two API processes and a worker on the
+// `pdn-server start --role api|worker` : two API processes and a worker on the
 // shared backends and one data folder. Jobs submitted through either API process run in the worker;
 // synchronous calls (a split, an OCR) are answered by the API process that took them, asynchronous
-// jobs are read through either; an API process bounds the synchronous calls it holds by
-// PDN_MAX_QUEUE alone (issue #18). The worker serves /healthz, /readyz and /metrics on its own port, and nothing else.
+// jobs are read through either; each API process holds a user's synchronous calls in progress to the
+// plan's number. The worker serves /healthz, /readyz and /metrics on its own port, and nothing else.
 // Skips, saying why, without PostgreSQL or Redis (.ci/run installs and starts both).
 import { randomBytes } from 'node:crypto';
 import type { MergeResult, OcrResponse, SplitResult } from '@pdn/api-types';
@@ -161,31 +161,33 @@ describe.skipIf(missing !== undefined)('API processes and a worker (--role)', ()
     }
   });
 
-  it('bounds its synchronous calls by PDN_MAX_QUEUE alone, running no job itself', async () => {
-    // Four slots of its own would have made five places; an `api` process has none (back-pressure.ts).
-    const bounded = await startServer({
-      env: { ...env, ...HOLDING_ENV, PDN_JOB_CONCURRENCY: '4', PDN_MAX_QUEUE: '1' },
-      role: 'api',
-      dataDir: a().dataDir,
-    });
+  it("holds a user's synchronous calls in progress to the plan's number in each API process", async () => {
+    const bounded = await startServer({ env: { ...env, ...HOLDING_ENV }, role: 'api', dataDir: a().dataDir });
     processes.push(bounded);
     const key = await a().createKey({ user: 'bounded', plan: 'premium' });
-    const holder = await holdAPlace(bounded.baseUrl, key);
+    // Premium: 20 calls in progress at once (plans.ts), each holding its upload half sent.
+    const holders = [];
+    for (let i = 0; i < 20; i += 1) holders.push(await holdAPlace(bounded.baseUrl, key));
     try {
-      const busy = await call<{ error: { code: string } }>(bounded.baseUrl, '/api/v1/split', {
-        key,
-        body: form(file('file', await labelledPdf('p', 2)), field('ranges', '1')),
-      });
+      const busy = await call<{ error: { code: string; message: string } }>(
+        bounded.baseUrl,
+        '/api/v1/split',
+        {
+          key,
+          body: form(file('file', await labelledPdf('p', 2)), field('ranges', '1')),
+        },
+      );
       expect(busy.status).toBe(503);
       expect(busy.json.error.code).toBe('server_busy');
-      // The other API processes keep their own places.
+      expect(busy.json.error.message).toMatch(/20 synchronous calls in progress; the Premium plan allows 20/);
+      // Another API process counts its own.
       const split = await call(b().baseUrl, '/api/v1/split', {
         key,
         body: form(file('file', await labelledPdf('p', 2)), field('ranges', '1')),
       });
       expect(split.status).toBe(200);
     } finally {
-      holder.destroy();
+      for (const holder of holders) holder.destroy();
     }
   });
 

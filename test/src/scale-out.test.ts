@@ -1,6 +1,6 @@
-// Scaled out over BullMQ (issue #16): two API processes and two workers on the shared backends and one
-// data folder. A cancel through one API process stops the job a worker runs for the other; one
-// Idempotency-Key sent to both at once does the work once; a user with many jobs does not starve
+// Scaled out over BullMQ: two API processes and two workers on the shared backends and one data
+// folder. A Free user's burst over both is exactly its hour. A cancel through one API process stops
+// the job a worker runs for the other; one Idempotency-Key sent to both at once does the work once; a user with many jobs does not starve
 // another; a worker killed mid-job (kill -9) leaves its job to the other, and the synchronous caller
 // still gets its 200, the job's two starts counted. A worker stopped by SIGTERM finishes its job
 // within its grace while the other takes the next; past a short grace, the other runs it again; a job
@@ -117,6 +117,22 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
     });
     return parents;
   }
+
+  it("answers a Free user's 50 simultaneous calls over both API processes with exactly its hour: 10 x 200, 40 x 429", async () => {
+    const key = await api(0).createKey({ user: 'burst', plan: 'free' });
+    const onePage = await labelledPdf('p', 1);
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        call(api(i % 2).baseUrl, '/api/v1/merge', {
+          key,
+          body: form(file('files[]', onePage, 'a.pdf'), file('files[]', onePage, 'b.pdf')),
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(40);
+  });
 
   it('stops, through API A, the job a worker runs for API B', async () => {
     const key = await api(0).createKey({ user: 'canceler', plan: 'premium' });

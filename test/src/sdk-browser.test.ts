@@ -1,8 +1,10 @@
-// The SDK in a browser (issue #20, "It runs in a browser"): a page served from one origin bundles
-// @pdn/sdk with esbuild, takes a PDF from the real-world corpus through <input type=file>, compresses
-// it against the API server on another origin (allowed by PDN_CORS_ORIGINS) and downloads the result
-// as a browser download. Real Chromium, real server, real CORS: the page must be able to read the
-// rate-limit headers and the request id, and get a PDF.
+// The SDK in a browser: a page served from one origin bundles @pdn/sdk with esbuild, takes a PDF from
+// the real-world corpus through <input type=file>, compresses it against the API server on another
+// origin (allowed by PDN_CORS_ORIGINS) and downloads the result as a browser download. Real Chromium,
+// real server, real CORS: the page must be able to read the rate-limit headers and the request id, and
+// get a PDF. On a server that does not allow the page's origin, the call fails at once, not retried,
+// with an error that says the server must allow the origin and how; a server that is down is still a
+// connection error, retried.
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +25,19 @@ const CORPUS_PDF = fileURLToPath(
 const PAGE_SCRIPT = `
 import { Pdn } from '@pdn/sdk';
 const params = new URLSearchParams(location.search);
-const pdn = new Pdn({ apiKey: params.get('key'), baseUrl: params.get('api'), maxRetries: 0 });
+const retries = [];
+const pdn = new Pdn({
+  apiKey: params.get('key'),
+  baseUrl: params.get('api'),
+  maxRetries: Number(params.get('retries') ?? 0),
+  onRetry: () => retries.push(1),
+});
+if (params.get('call') === 'languages') {
+  pdn.languages().then(
+    () => { window.outcome = { ok: true }; },
+    (error) => { window.outcome = { name: error.name, code: error.code, message: error.message, retries: retries.length }; },
+  );
+}
 document.querySelector('#file').addEventListener('change', async (event) => {
   const file = event.target.files[0];
   const progress = [];
@@ -143,5 +157,61 @@ describe.skipIf(browserMissing !== undefined)('the SDK bundled in a page, in Chr
     const progress = outcome.progress as { loaded: number; total: number }[];
     expect(progress.map((p) => p.loaded)).toEqual([0, progress[0]?.total]);
     expect(progress[0]?.total).toBeGreaterThan(total);
+  });
+});
+
+describe.skipIf(browserMissing !== undefined)('the SDK in a page the server does not allow', () => {
+  let pageServer: Server;
+  let pageOrigin: string;
+  let api: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    pageServer = await servePage(await bundle());
+    pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
+    // CORS off, as a server is by default.
+    api = await startServer();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await api?.stop();
+    await new Promise((resolve) => pageServer?.close(resolve));
+  });
+
+  async function languagesFrom(
+    baseUrl: string,
+    key: string,
+  ): Promise<{ outcome: Record<string, unknown>; sent: string[] }> {
+    const page = await browser.newPage();
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(baseUrl)) sent.push(request.method());
+    });
+    const query = new URLSearchParams({ key, api: baseUrl, retries: '2', call: 'languages' });
+    await page.goto(`${pageOrigin}/?${query}`);
+    await page.waitForFunction('"outcome" in window', undefined, { timeout: 60_000 });
+    const outcome = (await page.evaluate('window.outcome')) as Record<string, unknown>;
+    await page.close();
+    return { outcome, sent };
+  }
+
+  it('fails at once with a CorsRefusalError naming the origin and PDN_CORS_ORIGINS', async () => {
+    const key = await api.createKey({ user: 'refused-page', plan: 'free' });
+    const { outcome, sent } = await languagesFrom(api.baseUrl, key);
+    expect(outcome).toMatchObject({ name: 'CorsRefusalError', code: 'cors_refused', retries: 0 });
+    expect(outcome.message).toContain(`did not allow this page's origin ${pageOrigin}`);
+    expect(outcome.message).toContain(`PDN_CORS_ORIGINS=${pageOrigin}`);
+    // The call once (its preflight, refused, is the browser's own), then the SDK's no-cors look: no retry.
+    expect(sent).toEqual(['GET', 'HEAD']);
+  });
+
+  it('a server that is down is a ConnectionError, retried', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const down = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const { outcome } = await languagesFrom(down, 'pdn_test_0123456789abcdef0123456789abcdef');
+    expect(outcome).toMatchObject({ name: 'ConnectionError', code: 'connection_error', retries: 2 });
   });
 });

@@ -2,12 +2,13 @@
 // the error family as the server really triggers it. The SDK gets a fetch that contract-checks every
 // response it receives, so these tests also validate what the SDK saw.
 import { createReadStream } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { characterErrorRate, labelledPdf, notAPdf, ocrSample, pageLabels } from '@pdn/fixtures';
 import {
   AuthenticationError,
+  type Download,
   ExpiredError,
   ForbiddenError,
   fromPath,
@@ -116,6 +117,27 @@ describe('operations', () => {
   });
 });
 
+describe('asResponse()', () => {
+  it('hands over the raw answer of a compress, its body not read, and of its download as it streams', async () => {
+    const pdn = client(premiumKey);
+    const response = await pdn.compress({ file: await labelledPdf('raw', 2) }).asResponse();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(response.bodyUsed).toBe(false);
+    const { data } = (await response.json()) as { data: { download: Download; page_count: number } };
+    expect(data.page_count).toBe(2);
+    const pdf = await pdn.downloadStream(data.download).asResponse();
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(await pageCount(new Uint8Array(await pdf.arrayBuffer()))).toBe(2);
+  });
+
+  it('still rejects an error answer with its typed error', async () => {
+    await expect(
+      client('pdn_live_0123456789abcdef0123456789abcdef').languages().asResponse(),
+    ).rejects.toBeInstanceOf(AuthenticationError);
+  });
+});
+
 describe('errors', () => {
   it('AuthenticationError for an unknown key, with status and request id', async () => {
     const error = await client(`pdn_live_${'0'.repeat(32)}`)
@@ -164,6 +186,22 @@ describe('errors', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PayloadTooLargeError);
     expect(error).toMatchObject({ status: 413, code: 'payload_too_large' });
+  });
+
+  it('PayloadTooLargeError at once for a file past the server drain, little of it sent', async () => {
+    // Past the 64 MiB the server reads after an early answer (openapi.yaml, "Connections"), a client
+    // sending its whole body before reading would see a broken connection. The SDK sends the file's
+    // Content-Length, the server refuses from the headers, and fetch reads that while it sends.
+    const key = await ctx.server.createKey({ user: 'sdk-past-drain', plan: 'free' });
+    const path = join(workDir, 'past-drain.pdf');
+    await writeFile(path, '');
+    await truncate(path, 96 * MiB);
+    let loaded = 0;
+    const error = await client(key, { maxRetries: 0 })
+      .compress({ file: fromPath(path), onUploadProgress: (progress) => (loaded = progress.loaded) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect(loaded).toBeLessThan(32 * MiB);
   });
 
   it('RateLimitError with retryAfter on an exhausted Free key, without waiting an hour', async () => {

@@ -1,21 +1,20 @@
-// SIGTERM (issue #11, item 9): it used to cut requests in flight after 5 s with a dropped connection.
+// SIGTERM: it used to cut requests in flight after 5 s with a dropped connection.
 // The real binary gets a real signal while an upload is under way: it stops accepting connections at
 // once, finishes the request when the rest of the body comes within the grace period
 // (PDN_SHUTDOWN_GRACE_MS), answers `503 service_unavailable` when it does not, and exits 0 either way,
 // leaving no work folder; a job whose tools run past the grace period is answered 503 and its tools
-// stopped. Issue #18: readiness is false from the signal on, while work in flight
-// finishes, and queued asynchronous jobs stay queued for the next process, which runs them. With a
-// drain delay (PDN_DRAIN_DELAY_MS) readiness is false while requests are still served, for a balancer
-// to notice, before connections are refused.
+// stopped. Readiness is false from the signal on, while work in flight finishes, and queued
+// asynchronous jobs stay queued for the next process, which runs them. With a drain delay
+// (PDN_DRAIN_DELAY_MS) readiness is false while requests are still served, for a balancer to notice,
+// before connections are refused.
 
-import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { embeddedFontPdf, labelledPdf } from '@pdn/fixtures';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertExchange } from './contract/checked-fetch.js';
 import { file, form } from './harness/form.js';
+import { requestFolders } from './harness/leftovers.js';
 import { processesMentioning } from './harness/processes.js';
 import { multipartBody, openSocket, parseResponses } from './harness/raw-request.js';
 import { startServer, type TestServer } from './harness/server.js';
@@ -104,8 +103,8 @@ async function refusesConnections(baseUrl: string): Promise<void> {
   throw new Error('the stopping server still accepts connections');
 }
 
-async function workFolders(target: TestServer): Promise<string[]> {
-  return readdir(join(target.dataDir, 'tmp'));
+function workFolders(target: TestServer): Promise<string[]> {
+  return requestFolders(target.dataDir);
 }
 
 describe('SIGTERM', () => {
@@ -182,7 +181,7 @@ describe.skipIf(missing('ghostscript', 'a running job cut off by the grace perio
   },
 );
 
-describe('SIGTERM, as a balancer and the job queue see it (issue #18)', () => {
+describe('SIGTERM, as a balancer and the job queue see it', () => {
   it('answers /readyz 503 from the signal on, while a request in flight finishes', async () => {
     server = await startServer({ env: { PDN_SHUTDOWN_GRACE_MS: '60000', PDN_COMPRESS_ENGINE: 'pdf-lib' } });
     const upload = await uploadInFlight(server, await server.createKey({ user: 'probed' }));

@@ -1,7 +1,9 @@
-// How parts are read and names given back (issue #11): a file part with a filename but no
-// Content-Type, Python requests' default, is a file (item 11); names with bidi and other format
-// characters come back without them, in the JSON and in the download's Content-Disposition (item 12).
-import type { CompressResponse, SplitResponse } from '@pdn/api-types';
+// How parts are read and names given back: a file part with a filename but no Content-Type, Python
+// requests' default, is a file; names with bidi and other format characters come back without them,
+// in the JSON and in the download's Content-Disposition; a text field sent empty, as HTML forms and
+// Swagger UI's "Try it out" send the fields left blank, reads as not sent (openapi.yaml, "Upload
+// limits"), for the operation and for the Idempotency-Key alike.
+import type { AccountResponse, CompressResponse, SplitResponse } from '@pdn/api-types';
 import { labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { download } from './harness/download.js';
@@ -48,7 +50,7 @@ describe('file parts', () => {
 });
 
 describe('names with controls', () => {
-  // U+202E (right-to-left override) shows `invoice\u202Efdp.exe.pdf` as "invoiceexe.pdf" (item 12).
+  // U+202E (right-to-left override) shows `invoice\u202Efdp.exe.pdf` as "invoiceexe.pdf".
   const spoof = 'invoice\u202Efdp.exe\u2066.pdf';
 
   it('compress names its output without them, in the answer and in the download', async () => {
@@ -69,5 +71,47 @@ describe('names with controls', () => {
     });
     expect(res.status, res.bytes.toString()).toBe(200);
     expect(res.json.data.parts[0]?.filename).toBe('abc.pages-1.pdf');
+  });
+});
+
+describe('text fields sent empty', () => {
+  const used = async () => (await ctx.call<AccountResponse>('/api/v1/account', { key })).json.data.used;
+
+  it('read as not sent: the default level, no callback, on a synchronous call', async () => {
+    const res = await ctx.call<CompressResponse>('/api/v1/compress', {
+      key,
+      body: form(file('file', pdf, 'empty-fields.pdf'), field('level', ''), field('callback_url', '')),
+    });
+    expect(res.status, res.bytes.toString()).toBe(200);
+    expect(res.json.data.level).toBe('medium');
+  });
+
+  it('leave a required field missing: `ranges=` is 400 invalid_input', async () => {
+    const res = await ctx.call<{ error: { code: string; message: string } }>('/api/v1/split', {
+      key,
+      body: form(file('file', pdf), field('ranges', '')),
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('invalid_input');
+    expect(res.json.error.message).toMatch(/`ranges`.*sent empty counts as not sent/);
+  });
+
+  it('make the same request as fields left out, for the Idempotency-Key', async () => {
+    const before = await used();
+    const headers = { 'Idempotency-Key': 'empty-fields-are-absent' };
+    const sent = await ctx.call<CompressResponse>('/api/v1/compress', {
+      key,
+      headers,
+      body: form(file('file', pdf, 'same.pdf'), field('level', ''), field('callback_url', '')),
+    });
+    const again = await ctx.call<CompressResponse>('/api/v1/compress', {
+      key,
+      headers,
+      body: form(file('file', pdf, 'same.pdf')),
+    });
+    expect(sent.status).toBe(200);
+    expect(again.status, again.bytes.toString()).toBe(200);
+    expect(again.json.data.compressed_size).toBe(sent.json.data.compressed_size);
+    expect(await used()).toBe(before + 1);
   });
 });

@@ -1,12 +1,15 @@
-// Webhooks (issue #14; openapi.yaml, "Webhooks") on the real server: an asynchronous submission with a
+// Webhooks (openapi.yaml, "Webhooks") on the real server: an asynchronous submission with a
 // callback_url (raw, or the SDK's jobs.submit callbackUrl) gets one signed event at a real HTTP
-// receiver on loopback (allowed by the documented switch, PDN_WEBHOOK_ALLOW_PRIVATE=1) when its job
+// receiver on loopback (allowed by the operator's allow-list, PDN_WEBHOOK_ALLOW_CIDRS) when its job
 // ends; the event matches the contract, and the job it names gives its outputs with URLs signed afresh
 // ("Fresh download URLs"); the SDK's verifyWebhook accepts it with the secret the admin command prints,
 // and refuses it tampered, stale or under another secret; a rotated secret signs beside the old one.
-// Without the switch a loopback callback is refused at submission. (Retries, their order and backoff
-// run on an injected clock in apps/server/src/webhooks/deliverer.test.ts.)
+// Outside the allow-list, loopback, documentation and IPv4-compatible addresses and the host's own are
+// refused at submission, beside a working delivery to an allowed one, and a redirect to a refused
+// address is not followed. (Retries, their order and backoff run on an injected clock in
+// apps/server/src/webhooks/deliverer.test.ts.)
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import type { Download, JobResponse, WebhookEvent } from '@pdn/api-types';
 import { labelledPdf } from '@pdn/fixtures';
 import { Pdn, verifyWebhook, WebhookVerificationError } from '@pdn/sdk';
@@ -23,16 +26,33 @@ interface Received {
   body: string;
 }
 
-/** A loopback receiver that answers 200 and hands each request to whoever waits for one. */
-async function receiver(): Promise<{ url: string; next(): Promise<Received>; close(): Promise<void> }> {
+/**
+ * A loopback receiver that answers 200 (or what `answer` sets, to its next request) and hands each
+ * request to whoever waits for one.
+ */
+async function receiver(host = '127.0.0.1'): Promise<{
+  url: string;
+  next(): Promise<Received>;
+  answer(status: number, location: string): void;
+  count(): number;
+  close(): Promise<void>;
+}> {
   const queue: Received[] = [];
   const waiting: ((received: Received) => void)[] = [];
+  let count = 0;
+  let answer: { status: number; location: string } | undefined;
   const server: Server = createServer((req, res) => {
+    count += 1;
     let body = '';
     req.on('data', (chunk: Buffer) => {
       body += chunk.toString('utf8');
     });
     req.on('end', () => {
+      if (answer) {
+        res.statusCode = answer.status;
+        res.setHeader('location', answer.location);
+        answer = undefined;
+      }
       res.end();
       const received = { headers: req.headers, body };
       const waiter = waiting.shift();
@@ -40,11 +60,15 @@ async function receiver(): Promise<{ url: string; next(): Promise<Received>; clo
       else queue.push(received);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${port}/pdn-events`,
+    url: `http://${host}:${port}/pdn-events`,
+    answer: (status, location) => {
+      answer = { status, location };
+    },
+    count: () => count,
     next: () => {
       const ready = queue.shift();
       return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve));
@@ -70,7 +94,7 @@ async function secretOf(ctx: ServerContext, user: string, rotate = false): Promi
 const validEvent = validatorFor(openapi.components.schemas.WebhookEvent as object);
 
 describe('webhooks', () => {
-  const ctx = useServer({ env: { PDN_WEBHOOK_ALLOW_PRIVATE: '1' } });
+  const ctx = useServer({ env: { PDN_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' } });
   let key: string;
   let hooks: Awaited<ReturnType<typeof receiver>>;
 
@@ -171,28 +195,79 @@ describe('webhooks', () => {
   });
 });
 
-describe('webhooks without PDN_WEBHOOK_ALLOW_PRIVATE', () => {
-  const ctx = useServer();
+describe('webhook addresses', () => {
+  // This machine's first address other than loopback, allowed by range so that only its being the
+  // host's own refuses it.
+  const own = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .find(({ internal, family }) => !internal && family === 'IPv4')?.address;
+  const ctx = useServer({
+    env: {
+      PDN_WEBHOOK_ALLOW_CIDRS: ['127.0.0.2/32', ...(own === undefined ? [] : [`${own}/32`])].join(','),
+      PDN_LOG_LEVEL: 'info',
+    },
+  });
   let key: string;
+  let allowed: Awaited<ReturnType<typeof receiver>>;
+  let forbidden: Awaited<ReturnType<typeof receiver>>;
 
   beforeAll(async () => {
     key = await ctx.server.createKey({ user: 'ada', plan: 'premium' });
+    allowed = await receiver('127.0.0.2');
+    forbidden = await receiver('127.0.0.1');
+  });
+  afterAll(async () => {
+    await allowed?.close();
+    await forbidden?.close();
   });
 
-  it.each([
-    'http://127.0.0.1:9/hook',
-    'http://localhost:9/hook',
-    'http://[::1]:9/hook',
-    'http://169.254.169.254/x',
-  ])('refuses a callback to %s at submission', async (url) => {
-    const res = await ctx.call('/api/v1/merge', {
+  const submit = async (url: string) =>
+    ctx.call<JobResponse>('/api/v1/merge', {
       key,
       body: await mergeForm('P', url),
       headers: { Prefer: 'respond-async' },
     });
+
+  it('delivers to an address the allow-list opens', async () => {
+    expect((await submit(allowed.url)).status).toBe(202);
+    expect(JSON.parse((await allowed.next()).body)).toMatchObject({ type: 'job.succeeded' });
+  });
+
+  it.each([
+    ['loopback outside the allow-list', () => 'http://127.0.0.1:9/hook', /127\.0\.0\.1 is loopback/],
+    ['localhost', () => 'http://localhost:9/hook', /loopback/],
+    ['IPv6 loopback', () => 'http://[::1]:9/hook', /::1/],
+    ['an IPv4-compatible IPv6 address', () => 'http://[::127.0.0.1]:9/hook', /global unicast/],
+    ['a documentation address', () => 'http://192.0.2.1/hook', /192\.0\.2\.1 is documentation/],
+    ['cloud metadata', () => 'http://169.254.169.254/x', /link-local/],
+    [
+      'an address of the host itself, though allowed by range',
+      () => `http://${own}:6379/any/path?x=1`,
+      /own host/,
+    ],
+  ])('refuses %s at submission', async (what, url, message) => {
+    if (what.startsWith('an address of the host') && own === undefined)
+      return console.warn('skipped: this machine has no IPv4 address besides loopback');
+    const res = await submit(url());
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({
-      error: { code: 'invalid_input', message: expect.stringMatching(/callback_url/) },
+      error: { code: 'invalid_input', message: expect.stringMatching(/^callback_url is refused: /) },
     });
+    expect((res.json as unknown as { error: { message: string } }).error.message).toMatch(message);
+  });
+
+  it('follows no redirect: a 302 to 127.0.0.1 is a failed attempt, and 127.0.0.1 hears nothing', async () => {
+    allowed.answer(302, forbidden.url);
+    const submitted = await submit(allowed.url);
+    expect(submitted.status).toBe(202);
+    await allowed.next();
+    const failed = async () =>
+      ctx.server.log
+        .split('\n')
+        .find((line) => line.includes('webhook attempt failed') && line.includes(submitted.json.data.id));
+    for (let tries = 0; tries < 100 && (await failed()) === undefined; tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(JSON.parse((await failed()) ?? '{}')).toMatchObject({ status: 302, attempt: 1 });
+    expect(forbidden.count()).toBe(0);
   });
 });

@@ -23,6 +23,9 @@ import { formatBytes, formatMs, type Row } from '../report.js';
 const run = promisify(execFile);
 
 type Engine = 'ocrmypdf' | 'tesseract' | 'tesseract.js';
+/** The server reads a plain PDF of more pages than this in chunks of about CHUNK_TARGET_S seconds. */
+const FIRST_CHUNK = 4;
+const CHUNK_TARGET_S = 10;
 /** Issue #17's time targets; tesseract.js, the fallback without native tools, has none: it is measured. */
 const TARGETS: Record<Engine, number | undefined> = {
   ocrmypdf: 1.1,
@@ -122,6 +125,8 @@ async function measureEngine(engine: Engine, scans: readonly Scan[], context: Be
       const scenario = '5. OCR of documents';
       const what = `${scan.pages}-page scan, pdn (${engine})`;
       const ratio = pdn.ms / cli.ms;
+      // The CLI is the OCRmyPDF engine unchunked; the other engines are other programs.
+      const chunked = scan.pages > FIRST_CHUNK && engine === 'ocrmypdf';
       const target = TARGETS[engine];
       rows.push(
         {
@@ -173,9 +178,13 @@ async function measureEngine(engine: Engine, scans: readonly Scan[], context: Be
           pdn: `${(scan.pages / (pdn.ms / 1000)).toFixed(2)} p/s`,
           baseline: `${(scan.pages / (cli.ms / 1000)).toFixed(2)} p/s`,
           ratio: cli.ms / pdn.ms,
-          target: '',
-          met: null,
-          note: 'on 2 cores',
+          // A lone long job read in chunks, so that it can hand its slot on, against one run of the CLI.
+          // The other engines read in chunks as well; their rows compare programs, not the cuts.
+          target: chunked ? '>= 0.90' : '',
+          met: chunked ? cli.ms / pdn.ms >= 0.9 : null,
+          note: chunked
+            ? `on 2 cores; pdn reads it in chunks of about ${CHUNK_TARGET_S} s of work (more than ${FIRST_CHUNK} pages), the CLI in one run`
+            : 'on 2 cores',
         },
       );
       if (peak !== undefined) {

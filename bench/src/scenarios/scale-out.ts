@@ -27,10 +27,11 @@ import {
 import { embeddedFontPdf, labelledPdf } from '@pdn/fixtures';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { ADMIT_ALL } from '../admit-all.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { postgresRoundTrips } from '../postgres-round-trips.js';
 import { cpuSeconds } from '../process-cpu.js';
-import { formatBytes, type Row } from '../report.js';
+import { formatBytes, type Row, skippedRow } from '../report.js';
 
 const SCENARIO = '11. Scaling out';
 const CLIENTS = 4;
@@ -115,18 +116,7 @@ async function call(baseUrl: string, key: string, path: string, body: FormData):
 
 async function scaleOut(context: BenchContext): Promise<ScenarioResult> {
   const skipped = (note: string): ScenarioResult => ({
-    rows: [
-      {
-        scenario: SCENARIO,
-        case: 'throughput with 1 and 2 worker processes',
-        pdn: 'skipped',
-        baseline: '',
-        ratio: null,
-        target: '',
-        met: null,
-        note,
-      },
-    ],
+    rows: [skippedRow(SCENARIO, 'throughput with 1 and 2 worker processes', note)],
   });
   const missing = await sharedServicesMissing();
   if (missing !== undefined) return skipped(missing);
@@ -152,9 +142,9 @@ async function scaleOut(context: BenchContext): Promise<ScenarioResult> {
     connectionString: process.env.PDN_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test',
   });
   await pgClient.connect();
-  // An API process admits PDN_MAX_QUEUE synchronous calls (it runs none itself): every client's, sized
-  // as README's configuration table says, so the workers' throughput is what the rows measure.
-  const api = await startServer({ env: { ...env, PDN_MAX_QUEUE: String(CLIENTS) }, role: 'api' });
+  // Every client's call waits its turn in the queue (it runs none itself), so the workers'
+  // throughput is what the rows measure.
+  const api = await startServer({ env: { ...env, ...ADMIT_ALL }, role: 'api' });
   let workers: TestServer[] = [];
   try {
     const key = await api.createKey({ user: 'bench', plan: 'enterprise' });

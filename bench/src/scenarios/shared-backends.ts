@@ -7,7 +7,7 @@
 // pace, with nothing else to do. (b) A small merge (two 2-page PDFs) through a server on
 // PostgreSQL, Redis and S3 (s3rver) against the embedded server, p50 of the whole request, the two
 // taking turns at going first: target at most +30 ms. Both are `--role all`: a call finding a slot free
-// and nothing queued runs where it lands (jobs/dispatch.ts startHere), its inputs never in the bucket.
+// and nothing queued runs where it lands (jobs/bullmq/bullmq-job-queue.ts), its inputs never in the bucket.
 // Skipped, with the reason in the row, when PostgreSQL or Redis is absent.
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
@@ -26,7 +26,7 @@ import {
   readValue,
   shareAtMost,
 } from '../prometheus-text.js';
-import type { Row } from '../report.js';
+import { type Row, skippedRow } from '../report.js';
 import { percentile } from '../stats.js';
 
 const CLIENTS = 50;
@@ -124,8 +124,8 @@ async function serverDecisions(
       headers: { authorization: `Bearer ${keys[client % keys.length]}` },
       body,
     });
-    await response.arrayBuffer();
-    if (response.status !== 400) throw new Error(`an empty merge answered ${response.status}`);
+    const text = await response.text();
+    if (response.status !== 400) throw new Error(`an empty merge answered ${response.status} ${text}`);
   });
   const seconds = (performance.now() - start) / 1000;
   const after = await scrape(server);
@@ -314,18 +314,7 @@ async function sharedBackends(context: BenchContext): Promise<ScenarioResult> {
   const missing = await sharedServicesMissing();
   if (missing !== undefined) {
     return {
-      rows: [
-        {
-          scenario: SCENARIO,
-          case: 'rate-limit decisions and merge latency on shared backends',
-          pdn: 'skipped',
-          baseline: '',
-          ratio: null,
-          target: '',
-          met: null,
-          note: missing,
-        },
-      ],
+      rows: [skippedRow(SCENARIO, 'rate-limit decisions and merge latency on shared backends', missing)],
     };
   }
   return onSharedServer(async (shared) => {

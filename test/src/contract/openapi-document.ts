@@ -111,8 +111,8 @@ export function findOperation(method: string, pathname: string): Match {
   const lower = method.toLowerCase() === 'head' && offered.includes('get') ? 'get' : method.toLowerCase();
   const operation = offered.includes(lower) ? item[lower] : undefined;
   if (operation) return { kind: 'operation', operation };
-  // OPTIONS is the CORS preflight (document description, "Browsers (CORS)"), answered only for
-  // allowed origins: not a method the path offers, so `Allow` never names it.
+  // OPTIONS answers the CORS preflight (document description, "Browsers (CORS)"), with the CORS
+  // headers for an allowed origin and `Allow` for any other: not one of the methods `Allow` names.
   const allowed = offered.filter((name) => name !== 'options').map((name) => name.toUpperCase());
   if (offered.includes('get')) allowed.push('HEAD');
   return { kind: 'no-method', allowed };

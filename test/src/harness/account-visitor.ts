@@ -1,4 +1,4 @@
-// A person in the account area (issue #12), at the HTTP level: a cookie jar, the CSRF token of the last
+// A person in the account area, at the HTTP level: a cookie jar, the CSRF token of the last
 // page seen, and forms posted as a browser posts them (urlencoded, with Origin). Each visitor has an
 // address of its own in X-Forwarded-For, which the server believes with PDN_TRUST_PROXY=1, so the
 // per-address throttles of one suite's visitors do not add up.
@@ -39,13 +39,16 @@ export class AccountVisitor {
     path: string,
     fields: Record<string, string>,
     headers: Record<string, string> = {},
+    signal?: AbortSignal,
   ): Promise<PageResult> {
     const body = new URLSearchParams({ csrf: this.csrf, ...fields });
-    return this.#send('POST', path, body.toString(), {
-      'content-type': 'application/x-www-form-urlencoded',
-      origin: this.baseUrl,
-      ...headers,
-    });
+    return this.#send(
+      'POST',
+      path,
+      body.toString(),
+      { 'content-type': 'application/x-www-form-urlencoded', origin: this.baseUrl, ...headers },
+      signal,
+    );
   }
 
   /** Signs up with a fresh visit to the form; resolves to the answer of the POST. */
@@ -68,7 +71,13 @@ export class AccountVisitor {
     return { key, page };
   }
 
-  async #send(method: string, path: string, body: string | undefined, headers: Record<string, string>) {
+  async #send(
+    method: string,
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ) {
     const cookie = [...this.jar].map(([name, value]) => `${name}=${value}`).join('; ');
     const response = await fetch(new URL(path, `${this.baseUrl}/`), {
       method,
@@ -79,6 +88,7 @@ export class AccountVisitor {
         ...headers,
       },
       ...(body === undefined ? {} : { body }),
+      ...(signal === undefined ? {} : { signal }),
     });
     const setCookies = response.headers.getSetCookie();
     for (const line of setCookies) {

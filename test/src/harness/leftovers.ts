@@ -1,15 +1,28 @@
-// "No temp files left behind" (issues #2 and #3), checked on disk: every file under the server's data
-// folder and its TMPDIR is listed before a request and compared after it. The server may remove temp
-// files just after it answers, so the comparison waits (bounded) for them to go before reporting.
+// "No temp files left behind", checked on disk: every file under the server's data folder and its
+// TMPDIR is listed before a request and compared after it. The server may remove temp files just after
+// it answers, so the comparison waits (bounded) for them to go before reporting.
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { TestServer } from './server.js';
 
 /**
- * Not leftovers: SQLite's journal files (they come and go with every write), and the outputs of
- * successful requests, which live until their download URL expires (the sweeper's business).
+ * Not leftovers: SQLite's journal files (they come and go with every write), the outputs of
+ * successful requests, which live until their download URL expires (the sweeper's business), and what
+ * a server process keeps for as long as it runs: its work area (the folder itself, empty between
+ * requests) and its record in the registry of work areas in its TMPDIR. A restarted server has new ones.
  */
-const NOT_TEMPORARY = /-(wal|shm|journal)$|^data\/outputs\/./;
+const NOT_TEMPORARY =
+  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$/;
+
+/** The request work folders in every work area of the data folder `dataDir` (empty once requests end). */
+export async function requestFolders(dataDir: string): Promise<string[]> {
+  const areas = join(dataDir, 'tmp-processes');
+  const found: string[] = [];
+  for (const area of await readdir(areas).catch(() => [])) {
+    for (const folder of await readdir(join(areas, area)).catch(() => [])) found.push(join(area, folder));
+  }
+  return found;
+}
 
 /**
  * Every file and folder under the server's folders, as paths relative to its root folder (folders end

@@ -1,7 +1,8 @@
 // Which processes are still running for a server: tools it started whose command lines name its data
-// folder. Used to check that a timeout or a cancel killed them, and how a tool was started (its process
-// group, its environment) while it runs (Linux /proc; empty elsewhere).
-import { readdir, readFile } from 'node:fs/promises';
+// folder, or that work in it. Used to check that a timeout, a cancel or the server's own death killed
+// them, and how a tool was started (its process group, its environment) while it runs (Linux /proc;
+// empty elsewhere).
+import { readdir, readFile, readlink } from 'node:fs/promises';
 
 /** Command lines of running processes that mention `text`. */
 export async function processesMentioning(text: string): Promise<string[]> {
@@ -36,4 +37,56 @@ export async function runningProgram(program: string, text: string): Promise<Run
     return { pid: Number(entry), group, args, environment: environ.split('\0') };
   }
   return undefined;
+}
+
+export interface ToolProcess {
+  pid: number;
+  /** Its parent's pid (/proc/<pid>/stat field 4): the server for a tool, a tool for the tool's children. */
+  parent: number;
+  /** Its process group (field 5). */
+  group: number;
+  /** Its command line, arguments joined by spaces. */
+  command: string;
+}
+
+/** A process's stat fields after its command name (which may hold spaces); undefined once gone or a zombie. */
+async function statFields(pid: string): Promise<string[] | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // A zombie has ended; only its parent (or PID 1, for an orphan) has yet to reap it.
+  return stat === '' || fields[0] === 'Z' || fields[0] === 'X' ? undefined : fields;
+}
+
+async function running(match: (pid: string, fields: string[]) => Promise<boolean>): Promise<ToolProcess[]> {
+  const found: ToolProcess[] = [];
+  for (const pid of await readdir('/proc').catch(() => [])) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    const fields = await statFields(pid);
+    if (fields === undefined || !(await match(pid, fields))) continue;
+    const command = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+    found.push({
+      pid: Number(pid),
+      parent: Number(fields[1]),
+      group: Number(fields[2]),
+      command: command.trim(),
+    });
+  }
+  return found;
+}
+
+/**
+ * Running processes at work under `folder`: their working folder inside it (every tool runs in its
+ * request's work folder, and its children inherit it), or their command line naming it.
+ */
+export function processesUnder(folder: string): Promise<ToolProcess[]> {
+  return running(async (pid) => {
+    const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '');
+    if (cwd === folder || cwd.startsWith(`${folder}/`)) return true;
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(folder);
+  });
+}
+
+/** Running processes of any of `groups` (process group ids). */
+export function processesInGroups(groups: ReadonlySet<number>): Promise<ToolProcess[]> {
+  return running(async (_pid, fields) => groups.has(Number(fields[2])));
 }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { languageDataEnv } from './language-data.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -101,6 +102,7 @@ export class TestServer {
       TMPDIR: tmpDir,
       // No balancer in front: a stop need not wait for one to notice (shutdown.test.ts sets its own).
       PDN_DRAIN_DELAY_MS: '0',
+      ...languageDataEnv(),
       ...options.env,
     };
     const startArgs = options.role === undefined ? [] : ['--role', options.role];

@@ -1,13 +1,16 @@
-// A TCP proxy between a server under test and a shared service (issue #15): cut() breaks every
-// connection through it and refuses new ones, as a service going down would look from the server;
-// restore() lets connections through again. The machine's PostgreSQL and Redis are shared with other
-// runs, so tests cut this proxy, never the service. tapReplies() lets the bench read what the service
-// answers (issue #16: PostgreSQL round trips per request).
+// A TCP proxy between a server under test and a shared service: cut() breaks every connection through
+// it and refuses new ones, as a service going down would look from the server; restore() lets
+// connections through again. The machine's PostgreSQL and Redis are shared with other runs, so tests
+// cut this proxy, never the service. tapReplies() lets the bench read what the service answers
+// (PostgreSQL round trips per request); hold() stalls what clients send, as an upload over a link
+// that stops moving (the CLI's Ctrl-C in the middle of one).
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
   #cut = false;
+  #held = false;
   readonly #sockets = new Set<Socket>();
+  readonly #clients = new Set<Socket>();
   /** Makes, per connection opened from now on, a listener for the service's bytes (tapReplies). */
   #tap: (() => (chunk: Buffer) => void) | undefined;
 
@@ -39,7 +42,12 @@ export class TcpProxy {
       }
       const tap = proxy.#tap?.();
       if (tap) upstream.on('data', tap);
-      client.pipe(upstream);
+      const clients = proxy.#clients;
+      clients.add(client);
+      client.on('close', () => clients.delete(client));
+      // While held, the client's bytes wait in its socket: TCP makes a sender wait as a slow link would.
+      if (proxy.#held) client.pause();
+      else client.pipe(upstream);
       upstream.pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -65,6 +73,15 @@ export class TcpProxy {
 
   restore(): void {
     this.#cut = false;
+  }
+
+  /** Stops passing on what clients send, for good: an upload through the proxy stalls in flight. */
+  hold(): void {
+    this.#held = true;
+    for (const client of this.#clients) {
+      client.unpipe();
+      client.pause();
+    }
   }
 
   async close(): Promise<void> {

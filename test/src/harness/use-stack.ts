@@ -1,5 +1,5 @@
-// The distributed stack for one test file (issue #16: "the existing contract suite passes against the
-// stack as it does embedded"): PostgreSQL, Redis and s3rver (shared-services.ts), two API processes
+// The distributed stack for one test file (the existing contract suite passes against the stack as it
+// does embedded): PostgreSQL, Redis and s3rver (shared-services.ts), two API processes
 // and two workers, each on a data folder of its own. Its context is the embedded one's (use-server.ts),
 // so the same cases run on both: `call` takes turns between the API processes, as a load balancer
 // would, so a job submitted through one is read and downloaded through the other; `server` is the
@@ -11,9 +11,6 @@ import { filesLeftSince, listFiles } from './leftovers.js';
 import { startServer, type TestServer } from './server.js';
 import { type SharedServices, startSharedServices } from './shared-services.js';
 import type { ServerContext } from './use-server.js';
-
-/** A worker's work area, named for its process: the folder stays (empty) for as long as it runs. */
-const WORK_AREA = /tmp-processes\/\d+\/$/;
 
 export function useStack(env: Record<string, string> = {}): ServerContext {
   let services: SharedServices | undefined;
@@ -44,7 +41,7 @@ export function useStack(env: Record<string, string> = {}): ServerContext {
       const left: string[] = [];
       for (const process of processes)
         for (const path of await filesLeftSince(process, atStart.get(process) ?? new Set()))
-          if (!WORK_AREA.test(path)) left.push(`${process.rootDir}: ${path}`);
+          left.push(`${process.rootDir}: ${path}`);
       if (left.length > 0)
         throw new Error(`temp files outlived the suite's requests:\n  ${left.join('\n  ')}`);
     } finally {

@@ -10,6 +10,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const RUNS = '.turbo/runs';
 const args = [
@@ -47,7 +48,7 @@ class FailureReports {
   }
 
   #line(line) {
-    const match = /^(\S+:test): ?(.*)$/.exec(line.replace(/\x1b\[[0-9;]*m/g, ''));
+    const match = /^(\S+:test): ?(.*)$/.exec(stripVTControlCharacters(line));
     if (match === null) return;
     const [, task, text] = match;
     if (FailureReports.START.test(text)) this.#open.add(task);

@@ -80,7 +80,11 @@ try {
   };
   for (const scenario of selected) {
     process.stderr.write(`bench: ${scenario.name}…\n`);
+    const scenarioStarted = performance.now();
     const outcome = await scenario.run(context);
+    // Each scenario's time, so CI's log shows where the smoke run's minutes go.
+    const seconds = ((performance.now() - scenarioStarted) / 1000).toFixed(1);
+    process.stderr.write(`bench: ${scenario.name} took ${seconds} s\n`);
     results.rows.push(...outcome.rows);
     results.details.push(...(outcome.details ?? []));
   }

@@ -29,4 +29,31 @@ describe.skipIf(redisMissing !== undefined)('WorkerRegistry', () => {
     await registry(key, 3).start();
     expect(await api.capacity()).toBe(5);
   });
+
+  it('speaks again as soon as its connection is back: a Redis that restarted empty knows it at once', async () => {
+    const key = uniqueName('pdn-test-workers');
+    const own = new Redis(TEST_REDIS_URL);
+    try {
+      await registry(key, undefined).start();
+      const worker = new WorkerRegistry(own, key, 2);
+      await worker.start();
+      started.push(worker);
+      // What a restart without persistence leaves: no word of any worker.
+      await redis.del(key);
+      const api = registry(key, undefined);
+      expect(await api.capacity()).toBe(0);
+      const back = new Promise((resolve) => own.once('ready', resolve));
+      own.disconnect(true);
+      await back;
+      let capacity = 0;
+      for (let tries = 0; tries < 50 && capacity === 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        capacity = await api.capacity();
+      }
+      expect(capacity).toBe(2);
+    } finally {
+      for (const registry of started.splice(0)) await registry.stop();
+      own.disconnect();
+    }
+  });
 });

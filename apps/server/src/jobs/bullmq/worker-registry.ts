@@ -2,6 +2,9 @@
 // none itself, knows the deployment's capacity (admission's expected wait, admission/queue-wait.ts).
 // Each worker says so in one sorted set beside BullMQ's keys, as `<token>:<slots>` scored by when its
 // word runs out, and renews it every third of ALIVE_MS: a worker that died drops out within ALIVE_MS.
+// It renews it too as soon as its connection is back after an outage: a Redis that restarted empty has
+// forgotten every worker, and until they speak again the API processes refuse synchronous calls as if
+// none were alive.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
@@ -13,6 +16,7 @@ const CAPACITY_FRESH_MS = 1_000;
 export class WorkerRegistry {
   readonly #member: string | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #renew: (() => void) | undefined;
   #read: { at: number; capacity: Promise<number> } | undefined;
 
   /** `key`: the sorted set's; `slots`: this process's concurrency, where it runs jobs. */
@@ -30,8 +34,10 @@ export class WorkerRegistry {
     if (member === undefined) return;
     const renew = () => this.redis.zadd(this.key, Date.now() + ALIVE_MS, member);
     await renew();
-    this.#timer = setInterval(() => void renew().catch(() => {}), ALIVE_MS / 3);
+    this.#renew = () => void renew().catch(() => {});
+    this.#timer = setInterval(this.#renew, ALIVE_MS / 3);
     this.#timer.unref();
+    this.redis.on('ready', this.#renew);
   }
 
   /** The slots of the workers alive now, read at most once a second while there are any. */
@@ -56,6 +62,7 @@ export class WorkerRegistry {
 
   async stop(): Promise<void> {
     clearInterval(this.#timer);
+    if (this.#renew !== undefined) this.redis.off('ready', this.#renew);
     if (this.#member !== undefined && this.#timer !== undefined)
       await this.redis.zrem(this.key, this.#member);
   }

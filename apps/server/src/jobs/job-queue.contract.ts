@@ -10,6 +10,7 @@ import { runTool } from '../engines/run-tool.js';
 import { InvalidInputError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import type { Operation } from '../operations/index.js';
+import { serviceUnavailable } from '../unreachable.js';
 import type { OpenedJobs } from './open-jobs.js';
 import { callJob, NoSlotInTime } from './sync-call.js';
 import { heldOperation, type QueueKind, TestDeployment, until } from './test-deployment.js';
@@ -119,6 +120,26 @@ export function jobQueueContract(topology: Topology): void {
         engine_ms: expect.any(Number),
         tools: { sh: { runs: 2, ms: expect.any(Number) } },
       });
+    });
+
+    it('records an end the store could not take while it was away, once it is back, and tells the waiter', async () => {
+      const held = heldOperation();
+      const api = await topology.start(deployment, held.operation);
+      const { store } = deployment;
+      const finish = store.finish.bind(store);
+      let refusals = 2;
+      store.finish = (...args) => {
+        if (refusals === 0) return finish(...args);
+        refusals -= 1;
+        return Promise.reject(serviceUnavailable('database', new Error('Connection terminated')));
+      };
+      const answer = call(api, 'kept');
+      await until(() => held.started.length === 1, 'the call started');
+      held.release({ text: 'kept' });
+      expect(await answer).toEqual({ text: 'kept' });
+      expect(refusals).toBe(0);
+      const jobs = (await store.list(deployment.userId, { limit: 2 }))?.jobs ?? [];
+      expect(jobs.map((job) => [job.status, job.attempts])).toEqual([['succeeded', 1]]);
     });
 
     it('cancels a queued job before it starts, and stops the tools of a running one', async () => {

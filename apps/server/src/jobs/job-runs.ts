@@ -7,6 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobProgress } from '@pdn/api-types';
 import { ToolReport, withToolReport } from '../engines/tool-report.js';
+import { ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { jobQueueWait, jobsFinished, jobsRunning } from '../metrics.js';
 import { publicError } from '../public-error.js';
@@ -24,6 +25,13 @@ import type { JobOutcome, JobRecord, JobStore } from './job-store.js';
 
 /** Listeners one job's engines may hold on its signal at once (20 merge inputs + margin). */
 const ENGINE_LISTENERS = 32;
+/**
+ * A job whose end the store cannot take (the database is away) offers it again this often, for at
+ * most END_PATIENCE_MS: its output is made, and recorded once the database is back, its waiters are
+ * answered within a second or so of that, instead of a restart running the whole job again.
+ */
+const END_RETRY_MS = 1_000;
+const END_PATIENCE_MS = 10 * 60_000;
 
 /** Where a run's inputs are, and what becomes of a run a stopping process interrupts. */
 export interface RunSource {
@@ -133,6 +141,24 @@ export class JobRuns {
     await Promise.all(dones());
   }
 
+  /**
+   * Records a job's end, offering it again while the store cannot be reached (END_RETRY_MS), until it
+   * is back, END_PATIENCE_MS pass, or a stopping process interrupts its jobs.
+   */
+  async #recordEnd(id: string, outcome: JobOutcome, at: number, log: Logger): Promise<JobRecord | undefined> {
+    const giveUpAt = performance.now() + END_PATIENCE_MS;
+    for (let told = false; ; told = true) {
+      try {
+        return await this.#deps.store.finish(id, outcome, at);
+      } catch (failure) {
+        const waitable = failure instanceof ServiceUnavailableError && !this.#interrupting;
+        if (!waitable || performance.now() >= giveUpAt) throw failure;
+        if (!told) log.warn("the job store is unreachable: the job's end is offered again until it is back");
+        await sleep(END_RETRY_MS);
+      }
+    }
+  }
+
   /** A job's turns at its slot: handed on when the fair order puts another user's job first. */
   #turns(record: JobRecord): SlotTurns {
     const { store, inputs, capacity } = this.#deps;
@@ -191,10 +217,10 @@ export class JobRuns {
     const engineMs = performance.now() - started;
     let ended: JobRecord | undefined;
     try {
-      ended = await store.finish(id, outcome, now());
+      ended = await this.#recordEnd(id, outcome, now(), log);
     } catch (failure) {
-      // The store failed under the job (a full disk): whoever waits here gets the failure. The job
-      // stays unfinished in the store, for a restart to take over.
+      // The store failed under the job (a full disk, or a database away for too long): whoever waits
+      // here gets the failure. The job stays unfinished in the store, for a restart to take over.
       log.error('a job could not be ended', { error: failure });
       events.emit({ id, error: failure });
       throw failure;

@@ -3,15 +3,11 @@
 // give each user a full hour of calls again), one with the append-only file is not; and a bucket that
 // does not exist stops the start with a message naming the bucket and the fix, not "UnknownError".
 // Each Redis here is a redis-server of the test's own, so the machine's own settings do not matter.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OwnService, ownRedis } from './harness/own-services.js';
 import { startServer, type TestServer } from './harness/server.js';
 import {
-  answers,
   type SharedServices,
   sharedServicesMissing,
   startSharedServices,
@@ -22,52 +18,19 @@ const missing = (await sharedServicesMissing()) ?? noRedisServer;
 if (noRedisServer)
   console.warn('[e2e] skipping shared-backends-start.test.ts: redis-server is not installed');
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A redis-server of the test's own, with `args` for its persistence; stopped with its folder. */
-async function ownRedis(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'pdn-e2e-redis-'));
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...args],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  for (let tries = 0; tries < 100 && !(await answers(url, port)); tries++)
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  return {
-    url,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 const FORGETS = /Redis keeps nothing on disk .*every rate window is forgotten/;
 
 describe.skipIf(missing !== undefined)('a server on shared backends, as it starts', () => {
   let services: SharedServices;
   const started: TestServer[] = [];
-  const redises: { stop(): Promise<void> }[] = [];
+  const redises: OwnService[] = [];
 
   beforeAll(async () => {
     services = await startSharedServices();
   });
   afterAll(async () => {
     await Promise.all(started.map((server) => server.stop()));
-    await Promise.all(redises.map((redis) => redis.stop()));
+    await Promise.all(redises.map((redis) => redis.remove()));
     await services?.stop();
   });
 

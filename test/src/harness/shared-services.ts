@@ -65,8 +65,8 @@ export interface SharedServices {
   stop(): Promise<void>;
 }
 
-async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await work(client);
@@ -75,13 +75,20 @@ async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T
   }
 }
 
-export async function startSharedServices(): Promise<SharedServices> {
+/**
+ * `on`: the PostgreSQL (a database its superuser can create others from) and Redis to use, when not
+ * the machine's (a test's own, own-services.ts).
+ */
+export async function startSharedServices(
+  on: { databaseUrl: string; redisUrl: string } = { databaseUrl: DATABASE_URL, redisUrl: REDIS_URL },
+): Promise<SharedServices> {
+  const { databaseUrl: adminUrl, redisUrl } = on;
   const run = randomBytes(6).toString('hex');
   const database = `pdn_e2e_${run}`;
   const keyPrefix = `pdn-e2e-${run}:`;
-  await withClient((client) => client.query(`CREATE DATABASE ${database}`));
-  const pgTarget = new URL(DATABASE_URL);
-  const redisTarget = new URL(REDIS_URL);
+  await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${database}`));
+  const pgTarget = new URL(adminUrl);
+  const redisTarget = new URL(redisUrl);
   const postgres = await TcpProxy.start({ host: pgTarget.hostname, port: Number(pgTarget.port || 5432) });
   const redis = await TcpProxy.start({ host: redisTarget.hostname, port: Number(redisTarget.port || 6379) });
   const directory = await mkdtemp(join(tmpdir(), 'pdn-e2e-s3-'));
@@ -101,7 +108,7 @@ export async function startSharedServices(): Promise<SharedServices> {
       if (eventName.startsWith('ObjectCreated:')) written.push({ key: object.key, size: object.size ?? 0 });
   });
   const { port: s3Port } = await s3.run();
-  const databaseUrl = new URL(DATABASE_URL);
+  const databaseUrl = new URL(adminUrl);
   databaseUrl.pathname = `/${database}`;
   const viaProxy = (url: URL, proxy: TcpProxy) => {
     const proxied = new URL(url);
@@ -110,7 +117,7 @@ export async function startSharedServices(): Promise<SharedServices> {
   };
   const env = {
     PDN_DATABASE_URL: viaProxy(databaseUrl, postgres),
-    PDN_REDIS_URL: viaProxy(new URL(REDIS_URL), redis),
+    PDN_REDIS_URL: viaProxy(new URL(redisUrl), redis),
     PDN_REDIS_KEY_PREFIX: keyPrefix,
     PDN_S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
     PDN_S3_BUCKET: BUCKET,
@@ -121,7 +128,7 @@ export async function startSharedServices(): Promise<SharedServices> {
   };
   return {
     env,
-    directEnv: { ...env, PDN_DATABASE_URL: databaseUrl.toString(), PDN_REDIS_URL: REDIS_URL },
+    directEnv: { ...env, PDN_DATABASE_URL: databaseUrl.toString(), PDN_REDIS_URL: redisUrl },
     postgres,
     redis,
     bucketDir: join(directory, BUCKET),
@@ -132,8 +139,10 @@ export async function startSharedServices(): Promise<SharedServices> {
       await redis.close();
       await s3.close();
       await rm(directory, { recursive: true, force: true });
-      await withClient((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
-      const client = new Redis(REDIS_URL);
+      await withClient(adminUrl, (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
+      );
+      const client = new Redis(redisUrl);
       try {
         const keys = await client.keys(`${keyPrefix}*`);
         if (keys.length > 0) await client.del(...keys);

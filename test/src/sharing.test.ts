@@ -114,7 +114,9 @@ describe.skipIf(missing('ghostscript', 'the queue of long compressions'))(
       })) as Answer;
       expect(busy.status).toBe(503);
       expect(busy.json.error?.code).toBe('server_busy');
-      expect(busy.json.error?.message).toMatch(/would wait about \d+ s.*at most 1 s.*Prefer: respond-async/);
+      expect(busy.json.error?.message).toMatch(
+        /would wait about \d+ s.*start within 0.5 s.*at most 1 s.*Prefer: respond-async/,
+      );
       // Not counted, and the same call queued as a job is accepted.
       expect(busy.headers.get('x-ratelimit-remaining')).toBe('10');
       const queued = await ctx.call('/api/v1/merge', {

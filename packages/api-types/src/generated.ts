@@ -1275,8 +1275,8 @@ export interface components {
                  * @example {
                  *       "error": {
                  *         "code": "server_busy",
-                 *         "message": "The server is busy: this call would wait about 34 s for a free slot, and synchronous calls wait at most 20 s. Send it again later, or send it with `Prefer: respond-async` to queue it as a job and fetch the result when it is done.",
-                 *         "retry_after_seconds": 14
+                 *         "message": "The server is busy: this call would wait about 34 s for a free slot, and a synchronous call is taken only when expected to start within 10 s (it may wait at most 20 s). Send it again later, or send it with `Prefer: respond-async` to queue it as a job and fetch the result when it is done.",
+                 *         "retry_after_seconds": 24
                  *       },
                  *       "meta": {
                  *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"

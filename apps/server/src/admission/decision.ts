@@ -14,8 +14,11 @@ export type Refusal =
   | { reason: 'rate_limited'; retryAfterSeconds: number }
   /** An asynchronous submission over the plan's cap on unfinished jobs. */
   | { reason: 'too_many_jobs'; unfinished: number; cap: number }
-  /** A synchronous call would wait longer than the server allows: the queue is too long. */
-  | { reason: 'server_busy'; over: 'wait'; expectedMs: number; boundMs: number }
+  /**
+   * The queue is too long: a synchronous call is expected to wait `expectedMs`, and is taken only when
+   * expected to start within `takenWithinMs`, a share of the `maxWaitMs` it may wait.
+   */
+  | { reason: 'server_busy'; over: 'wait'; expectedMs: number; takenWithinMs: number; maxWaitMs: number }
   /** The user already has as many synchronous calls in progress, or as many bytes of their uploads, as the plan allows. */
   | { reason: 'server_busy'; over: 'calls' | 'bytes'; held: number; limit: number };
 

@@ -43,16 +43,22 @@ export function refusalError(refusal: Refusal, principal: Principal, uploadLimit
 const QUEUE_IT =
   'or send it with `Prefer: respond-async` to queue it as a job and fetch the result when it is done.';
 
+/** "10 s", "0.5 s". */
+function seconds(value: number): string {
+  return `${value.toLocaleString('en', { maximumFractionDigits: 1 })} s`;
+}
+
 function serverBusy(refusal: Extract<Refusal, { reason: 'server_busy' }>, plan: string): ApiError {
   switch (refusal.over) {
     case 'wait': {
       const expected = Math.ceil(refusal.expectedMs / 1000);
-      const bound = Math.round(refusal.boundMs / 1000);
+      const within = refusal.takenWithinMs / 1000;
       const shown = Number.isFinite(expected) ? `about ${expected} s` : 'until a worker is back';
       return new ServerBusyError(
-        `The server is busy: this call would wait ${shown} for a free slot, and synchronous calls wait at most ${bound} s. ` +
+        `The server is busy: this call would wait ${shown} for a free slot, and a synchronous call is taken only when ` +
+          `expected to start within ${seconds(within)} (it may wait at most ${seconds(refusal.maxWaitMs / 1000)}). ` +
           `Send it again later, ${QUEUE_IT}`,
-        Number.isFinite(expected) ? Math.min(60, Math.max(1, expected - bound)) : 5,
+        Number.isFinite(expected) ? Math.min(60, Math.max(1, Math.ceil(expected - within))) : 5,
       );
     }
     case 'calls':

@@ -23,5 +23,13 @@ export interface ScenarioResult {
 
 export interface Scenario {
   name: string;
+  /**
+   * Left out of the quick run (CI's smoke test) unless named with `--only`: the scenario starts
+   * deployments of its own (stacks of processes, private services) and drives them for fixed
+   * seconds, minutes of CI for figures nobody reads there. The end-to-end tests hold the behaviour
+   * it measures (test/src: shared-backends, scale-out, sharing, killed-server, outage-waiters,
+   * early-answers).
+   */
+  fullOnly?: true;
   run(context: BenchContext): Promise<ScenarioResult>;
 }

@@ -62,44 +62,35 @@ async function save(dir: string, name: string, bytes: Uint8Array): Promise<strin
 
 export async function buildCorpus(dir: string, profile: Profile): Promise<Corpus> {
   const compress: CorpusFile[] = [];
-  const add = async (name: string, kind: CorpusFile['kind'], photoHeavy: boolean, bytes: Uint8Array) => {
-    compress.push({ name, kind, photoHeavy, path: await save(dir, name, bytes) });
+  const add = async (
+    name: string,
+    kind: CorpusFile['kind'],
+    photoHeavy: boolean,
+    make: () => Promise<Uint8Array>,
+  ) => {
+    if (profile.compressKinds !== undefined && !profile.compressKinds.includes(kind)) return;
+    compress.push({ name, kind, photoHeavy, path: await save(dir, name, await make()) });
   };
   for (const pages of profile.textPages)
-    await add(`text-${pages}p.pdf`, 'text', false, await textPdf({ pages, seed: pages }));
+    await add(`text-${pages}p.pdf`, 'text', false, () => textPdf({ pages, seed: pages }));
   for (const image of ['jpeg', 'png'] as const) {
-    await add(
-      `photo-${image}.pdf`,
-      `photo-${image}`,
-      true,
-      await photoPdf({ pages: profile.photoPages, image, seed: 7 }),
+    await add(`photo-${image}.pdf`, `photo-${image}`, true, () =>
+      photoPdf({ pages: profile.photoPages, image, seed: 7 }),
     );
   }
   const { camera } = profile;
-  await add(
-    'camera-96ppi.pdf',
-    'camera-jpeg',
-    true,
-    await cameraPdf({ ...camera, ppi: 96, quality: 90, seed: 11 }),
+  await add('camera-96ppi.pdf', 'camera-jpeg', true, () =>
+    cameraPdf({ ...camera, ppi: 96, quality: 90, seed: 11 }),
   );
-  await add('scan-300dpi.pdf', 'scan', true, await scanPdf({ pages: profile.scanPages, seed: 3, dpi: 300 }));
-  await add(
-    'scan-grey-200dpi-lossless.pdf',
-    'scan-png',
-    false,
-    await scanPdf({ pages: profile.scanPages, seed: 4, dpi: 200, image: 'png' }),
+  await add('scan-300dpi.pdf', 'scan', true, () => scanPdf({ pages: profile.scanPages, seed: 3, dpi: 300 }));
+  await add('scan-grey-200dpi-lossless.pdf', 'scan-png', false, () =>
+    scanPdf({ pages: profile.scanPages, seed: 4, dpi: 200, image: 'png' }),
   );
-  await add(
-    'screenshots-png.pdf',
-    'screenshot',
-    false,
-    await screenshotPdf({ pages: profile.screenshotPages, seed: 5 }),
+  await add('screenshots-png.pdf', 'screenshot', false, () =>
+    screenshotPdf({ pages: profile.screenshotPages, seed: 5 }),
   );
-  await add(
-    'embedded-font.pdf',
-    'embedded-font',
-    false,
-    await embeddedFontPdf({ pages: profile.fontPages, seed: 5 }),
+  await add('embedded-font.pdf', 'embedded-font', false, () =>
+    embeddedFontPdf({ pages: profile.fontPages, seed: 5 }),
   );
 
   const mergeInputs: string[] = [];

@@ -1,5 +1,7 @@
-// How much the bench measures. `--quick` is the CI smoke test (issue #6): every scenario runs once on
-// small inputs so a broken scenario fails CI, but its figures are not the published ones.
+// How much the bench measures. `--quick` is the CI smoke test (issue #6): every scenario (but those
+// that start deployments of their own, Scenario.fullOnly) runs once on small inputs so a broken
+// scenario fails CI, but its figures are not the published ones.
+import type { CorpusFile } from './corpus.js';
 
 export interface Profile {
   name: 'full' | 'quick';
@@ -11,6 +13,8 @@ export interface Profile {
   camera: { pages: number; width: number; height: number };
   scanPages: number;
   screenshotPages: number;
+  /** The kinds of compression input made; every kind when absent. */
+  compressKinds?: readonly CorpusFile['kind'][];
   fontPages: number;
   /**
    * `runs`: the merge's own repetitions. A merge pair takes well under a second, and its ratio sits near
@@ -81,6 +85,8 @@ export const QUICK: Profile = {
   camera: { pages: 1, width: 800, height: 600 },
   scanPages: 1,
   screenshotPages: 1,
+  // One text, one photo and one scan: every code path of the compression scenarios, a third of the time.
+  compressKinds: ['text', 'photo-jpeg', 'scan'],
   fontPages: 2,
   merge: { files: 3, pagesEach: 5, runs: 1 },
   split: { pages: 20, ranges: 3 },

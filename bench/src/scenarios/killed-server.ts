@@ -193,4 +193,4 @@ async function killedServer(context: BenchContext): Promise<ScenarioResult> {
   return { rows };
 }
 
-export const killedServerScenario: Scenario = { name: 'killed-server', run: killedServer };
+export const killedServerScenario: Scenario = { name: 'killed-server', fullOnly: true, run: killedServer };

@@ -213,4 +213,4 @@ async function lostAnswers(context: BenchContext): Promise<ScenarioResult> {
   };
 }
 
-export const lostAnswersScenario: Scenario = { name: 'lost-answers', run: lostAnswers };
+export const lostAnswersScenario: Scenario = { name: 'lost-answers', fullOnly: true, run: lostAnswers };

@@ -363,4 +363,4 @@ async function scaleOut(context: BenchContext): Promise<ScenarioResult> {
   }
 }
 
-export const scaleOutScenario: Scenario = { name: 'scale-out', run: scaleOut };
+export const scaleOutScenario: Scenario = { name: 'scale-out', fullOnly: true, run: scaleOut };

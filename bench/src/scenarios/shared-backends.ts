@@ -331,4 +331,8 @@ async function sharedBackends(context: BenchContext): Promise<ScenarioResult> {
   });
 }
 
-export const sharedBackendsScenario: Scenario = { name: 'shared-backends', run: sharedBackends };
+export const sharedBackendsScenario: Scenario = {
+  name: 'shared-backends',
+  fullOnly: true,
+  run: sharedBackends,
+};

@@ -408,4 +408,4 @@ async function sharing(context: BenchContext): Promise<ScenarioResult> {
   };
 }
 
-export const sharingScenario: Scenario = { name: 'sharing', run: sharing };
+export const sharingScenario: Scenario = { name: 'sharing', fullOnly: true, run: sharing };

@@ -22,9 +22,10 @@ import type {
 export const PDF_LIB_WORKER_URL = new URL('../../../dist/engines/pdf/pdf-lib-worker.js', import.meta.url);
 
 // Issue #2 measured pdf-lib at about 2x the output size in memory; 2 GiB of heap covers the 1 GiB
-// Enterprise upload cap with room to spare while bounding a runaway parse. The stack limit is V8's
-// worker default, stated so a deep page tree fails as a catchable RangeError inside the worker.
-const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 2048, stackSizeMb: 4 };
+// Enterprise upload cap with room to spare while bounding a runaway parse.
+const HEAP_MB = 2048;
+// V8's worker default, stated so a deep page tree fails as a catchable RangeError inside the worker.
+const STACK_MB = 4;
 
 export interface PdfLibRunOptions {
   timeoutMs: number;
@@ -36,6 +37,8 @@ export interface PdfLibRunOptions {
    * out-of-memory stays the server's.
    */
   blame?: string;
+  /** The heap the worker may fill: HEAP_MB unless a test asks for less, to fill it in a moment. */
+  heapMb?: number;
 }
 
 function replyError(task: string, reply: Extract<PdfLibReply, { ok: false }>): Error {
@@ -60,7 +63,7 @@ export function runPdfLibTask<K extends PdfLibTaskName>(
     const request: PdfLibRequest = { task, args };
     const worker = new Worker(PDF_LIB_WORKER_URL, {
       workerData: request,
-      resourceLimits: RESOURCE_LIMITS,
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? HEAP_MB, stackSizeMb: STACK_MB },
       // pdf-lib console.warns about every odd object it skips; that is not the operator's log.
       stdout: true,
       stderr: true,

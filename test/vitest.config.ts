@@ -11,23 +11,6 @@
 // (about a minute). `npx vitest run --project e2e FILE` runs a file once.
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
-
-/** The files that run longest (measured: 90-330 s each), whatever their size. */
-const LONGEST = /\/(corpus|scale-out|jobs|docs-browser|stack-contract|bad-input)\.test\.ts$/;
-
-/**
- * Starts the longest files first. Vitest starts the files it has no times for (a clean clone, as in
- * CI) largest first, and a short file can run long: one started last ends the run alone on one core
- * while the other sits idle (stack-contract.test.ts, 92 s, started 2 minutes before the end).
- */
-class LongestFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const long = (file: TestSpecification) => LONGEST.test(file.moduleId);
-    return [...sorted.filter(long), ...sorted.filter((file) => !long(file))];
-  }
-}
 
 /** The suites whose expectations follow the languages a server lists. */
 const LANGUAGE_DEPENDENT = ['src/ocr.test.ts'];
@@ -35,7 +18,6 @@ const LANGUAGE_DEPENDENT = ['src/ocr.test.ts'];
 export default defineConfig({
   test: {
     maxWorkers: availableParallelism(),
-    sequence: { sequencer: LongestFirst },
     testTimeout: 120_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,

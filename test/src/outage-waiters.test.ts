@@ -6,7 +6,7 @@
 // one without persistence does. The API process and the worker are two processes, as deployed.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CompressResponse, ErrorResponse, JobListResponse } from '@pdn/api-types';
+import type { CompressResponse, ErrorResponse, Job, JobListResponse } from '@pdn/api-types';
 import { photoPdf } from '@pdn/fixtures';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { field, file, form } from './harness/form.js';
 import { type OwnService, ownPostgres, ownRedis, ownServicesMissing } from './harness/own-services.js';
 import { startServer, type TestServer } from './harness/server.js';
 import { type SharedServices, startSharedServices } from './harness/shared-services.js';
+import { until } from './harness/until.js';
 import type { ServerContext } from './harness/use-server.js';
 
 const missing = ownServicesMissing();
@@ -39,17 +40,6 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Polls `look` every 100 ms until it gives a value, for at most `ms`. */
-async function until<T>(look: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const found = await look().catch(() => undefined);
-    if (found !== undefined) return found;
-    await sleep(100);
-  }
-  throw new Error(`${what}: not within ${ms / 1000} s`);
 }
 
 describe.skipIf(missing !== undefined)('a synchronous call whose job ends while a backend is down', () => {
@@ -92,18 +82,21 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
     const db = new pg.Client({ connectionString: services.env.PDN_DATABASE_URL });
     await db.connect();
     try {
-      return await until(
+      let id: string | undefined;
+      await until(
+        `${user}'s job starts`,
         async () => {
           const { rows } = await db.query<{ id: string }>(
             `SELECT j.id FROM jobs j JOIN users u ON u.id = j.user_id
               WHERE u.name = $1 AND j.status = 'running'`,
             [user],
           );
-          return rows[0]?.id;
+          id = rows[0]?.id;
+          return id !== undefined;
         },
         60_000,
-        `${user}'s job starting`,
       );
+      return id as string;
     } finally {
       await db.end();
     }
@@ -134,7 +127,7 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
       await service().stop();
       // The job ends on the worker while the service is away, and the outage goes on a moment: any
       // news of the end sent meanwhile is lost.
-      await until(async () => (endedOnWorker(id) ? true : undefined), 120_000, `job ${id} ending`);
+      await until(`job ${id} ends`, async () => endedOnWorker(id));
       await sleep(1000);
       await service().start();
 
@@ -148,15 +141,21 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
         expect((res.json as ErrorResponse).error.code).toMatch(/^[a-z_]+$/);
       }
 
-      // Recorded once: the user's only job, run once, succeeded, its output there to download.
-      const jobs = await until(
+      // Recorded once: the user's only job, run once, succeeded, its output there to download. Read
+      // once the API process reads Redis again: until then its reads of jobs go out without the
+      // rate-limit headers the contract documents (http/rate-limit-headers.ts, windowHeaders).
+      await until('the API process reads Redis again', async () =>
+        /"msg":"Redis reachable again"/.test(api.log),
+      );
+      let jobs: Job[] = [];
+      await until(
+        `job ${id} is recorded as succeeded`,
         async () => {
           const list = await call<JobListResponse>(api.baseUrl, '/api/v1/jobs', { key });
-          const listed = list.status === 200 ? list.json.data.jobs : [];
-          return listed.every((job) => job.status === 'succeeded') ? listed : undefined;
+          jobs = list.status === 200 ? list.json.data.jobs : [];
+          return jobs.length > 0 && jobs.every((job) => job.status === 'succeeded');
         },
         60_000,
-        `job ${id} recorded as succeeded`,
       );
       expect(jobs.map((job) => [job.id, job.attempts])).toEqual([[id, 1]]);
       const result = jobs[0]?.result as { download: { url: string } } | undefined;

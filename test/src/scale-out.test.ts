@@ -9,7 +9,6 @@
 // PostgreSQL or Redis (.ci/run installs and starts both).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CompressResult, Job, JobResponse, MergeResult } from '@pdn/api-types';
 import { embeddedFontPdf, labelledPdf } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +22,7 @@ import {
   startSharedServices,
 } from './harness/shared-services.js';
 import { missing as toolMissing } from './harness/tools.js';
+import { until } from './harness/until.js';
 
 const skip =
   (await sharedServicesMissing()) !== undefined || toolMissing('ghostscript', 'the scale-out suite');
@@ -52,15 +52,6 @@ async function toolParents(dataDir: string): Promise<number[]> {
     if (ppid > 1) parents.push(ppid);
   }
   return parents;
-}
-
-/** Waits (on state, not time) until `check` answers true; fails after `ms`. */
-async function until(what: string, check: () => Promise<boolean>, ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting until ${what}`);
-    await sleep(100);
-  }
 }
 
 describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {

@@ -4,7 +4,6 @@
 // A call that would wait longer than PDN_MAX_SYNC_WAIT behind the queue is refused 503 at once,
 // before its body, suggesting Prefer: respond-async; a call whose client leaves while its job waits
 // to start is withdrawn and not counted. Counts and statuses only, never times.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, JobList } from '@pdn/api-types';
 import { embeddedFontPdf, labelledPdf, ocrSample } from '@pdn/fixtures';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,18 +11,10 @@ import type { CallResult } from './contract/checked-fetch.js';
 import { field, file, form } from './harness/form.js';
 import { submitJob } from './harness/jobs.js';
 import { missing } from './harness/tools.js';
+import { until } from './harness/until.js';
 import { useServer } from './harness/use-server.js';
 
 type Answer = CallResult<{ error?: { code: string; message: string } }>;
-
-/** Waits (on state, not time) until `check` answers true; fails after `ms`. */
-async function until(what: string, check: () => Promise<boolean>, ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting until ${what}`);
-    await sleep(100);
-  }
-}
 
 const tally = (answers: Answer[]) =>
   answers.reduce<Record<number, number>>((counts, { status }) => {

@@ -2,6 +2,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { missingService, TEST_REDIS_URL, uniqueName } from '../../test-services.js';
+import { until } from '../test-deployment.js';
 import { WorkerRegistry } from './worker-registry.js';
 
 const redisMissing = await missingService('Redis');
@@ -45,12 +46,7 @@ describe.skipIf(redisMissing !== undefined)('WorkerRegistry', () => {
       const back = new Promise((resolve) => own.once('ready', resolve));
       own.disconnect(true);
       await back;
-      let capacity = 0;
-      for (let tries = 0; tries < 50 && capacity === 0; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        capacity = await api.capacity();
-      }
-      expect(capacity).toBe(2);
+      await until(async () => (await api.capacity()) === 2, 'the worker speaks again');
     } finally {
       for (const registry of started.splice(0)) await registry.stop();
       own.disconnect();

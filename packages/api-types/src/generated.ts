@@ -1359,6 +1359,21 @@ export interface components {
          *     current time when the window is empty or on Enterprise.
          */
         "X-RateLimit-Reset": string;
+        /**
+         * @description Hourly cap of the plan, or `unlimited` on Enterprise. Left out while a shared backend's rate
+         *     store cannot be reached: this call is not counted, so it is answered without the window.
+         */
+        "X-RateLimit-Limit-Uncounted": string | "unlimited";
+        /**
+         * @description Calls left in the current rolling window, or `unlimited` on Enterprise. Left out while a
+         *     shared backend's rate store cannot be reached.
+         */
+        "X-RateLimit-Remaining-Uncounted": string | "unlimited";
+        /**
+         * @description Unix time (seconds) at which the oldest call in the window leaves it. Left out while a shared
+         *     backend's rate store cannot be reached.
+         */
+        "X-RateLimit-Reset-Uncounted": string;
         /** @description IETF draft header, e.g. `"hourly";q=1000;w=3600`. Omitted on Enterprise. */
         "RateLimit-Policy": string;
         /** @description IETF draft header, e.g. `"hourly";r=998;t=3541` (remaining, seconds to reset). Omitted on Enterprise. */
@@ -1973,9 +1988,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Uncounted"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Uncounted"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Uncounted"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2119,9 +2134,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Uncounted"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Uncounted"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Uncounted"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2212,9 +2227,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Uncounted"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Uncounted"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Uncounted"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2275,9 +2290,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Uncounted"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Uncounted"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Uncounted"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;

@@ -175,4 +175,16 @@ describe('inspectPdfs with qpdf', () => {
       await expect(result).rejects.toThrow('file 2 has no pages.');
     },
   );
+
+  // Two files on two cores: each counted by a qpdf run of its own, which says at once that one is over
+  // the cap; a bad file before it is still the one named.
+  it.skipIf(detected.qpdf === undefined)(
+    'refuses a file over the cap that qpdf counted alone, unless a file before it is bad',
+    async () => {
+      const over = await inspectAll('over', [labelledPdf('A', 3), Promise.resolve(manyPagesPdf(5001))]);
+      await expect(over.result).rejects.toThrow('file 2 has 5001 pages');
+      const after = await inspectAll('after', [encryptedPdf(), Promise.resolve(manyPagesPdf(5001))]);
+      await expect(after.result).rejects.toThrow('file 1 is encrypted');
+    },
+  );
 });

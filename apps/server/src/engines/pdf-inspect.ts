@@ -103,23 +103,35 @@ async function inspectEach(inputs: readonly InputFile[], o: InspectOptions): Pro
 }
 
 /**
- * The pages of all `paths` together, or undefined when a file is unreadable or may be over the cap of
- * one file. One qpdf run per CPU, each counting its share of the files (countPagesTogether).
+ * The pages of all `files` together, or undefined when a file is unreadable or may be over the cap of
+ * one file. One qpdf run per CPU, each counting its share of the files (countPagesTogether). A run of
+ * one file counts that file's pages as walking it alone would: over the cap, that file is refused here,
+ * the files before it having been counted sound, which spares a 100,000-page upload a second walk.
  */
 async function pagesTogether(
-  paths: readonly string[],
+  files: readonly InputFile[],
   run: QpdfRun,
   maxPages: number,
 ): Promise<number | undefined> {
-  const share = Math.ceil(paths.length / availableParallelism());
-  const groups = Array.from({ length: Math.ceil(paths.length / share) }, (_, i) =>
-    paths.slice(i * share, (i + 1) * share),
+  const share = Math.ceil(files.length / availableParallelism());
+  const groups = Array.from({ length: Math.ceil(files.length / share) }, (_, i) =>
+    files.slice(i * share, (i + 1) * share),
   );
-  const counts = await Promise.all(groups.map((group) => countPagesTogether(group, run)));
+  const counts = await Promise.all(
+    groups.map((group) =>
+      countPagesTogether(
+        group.map((file) => file.path),
+        run,
+      ),
+    ),
+  );
   let total = 0;
-  for (const count of counts) {
+  for (const [index, count] of counts.entries()) {
+    if (count === undefined) return undefined;
+    const [only, ...more] = groups[index] ?? [];
+    if (only !== undefined && more.length === 0) checkPageCount(only.label, count, maxPages);
     // A group over one file's cap may hide a file over it: only walking each alone can tell.
-    if (count === undefined || count > maxPages) return undefined;
+    else if (count > maxPages) return undefined;
     total += count;
   }
   return total;
@@ -159,8 +171,9 @@ async function pagesWalkedHere(files: readonly InputFile[], maxPages: number): P
  * with one qpdf run per CPU instead of one per file
  * (issue #11's bench, 20 files of 50 pages with qpdf 11.3: 20 walks took 210 ms of CPU and 20 process
  * starts, 2 runs together 100 ms; the merge itself takes 160 ms).
- * Only when a run fails, or a group holds more pages than one file may, is each file inspected alone,
- * which names the first bad one in upload order: the verdict is the one inspectPdf gives file by file.
+ * Only when a run fails, or a group of several files holds more pages than one file may, is each file
+ * inspected alone, which names the first bad one in upload order: the verdict is the one inspectPdf
+ * gives file by file.
  */
 export async function inspectPdfs(inputs: readonly InputFile[], o: InspectOptions): Promise<PdfsInspection> {
   const [first] = inputs;
@@ -178,11 +191,7 @@ export async function inspectPdfs(inputs: readonly InputFile[], o: InspectOption
       const walked = await pagesWalkedHere(files, o.maxPages);
       if (walked !== undefined) return { files, pageCount: walked };
       const run = { qpdf, cwd: dirname(first.path), timeoutMs: o.timeoutMs, signal: o.signal };
-      const pageCount = await pagesTogether(
-        files.map((file) => file.path),
-        run,
-        o.maxPages,
-      );
+      const pageCount = await pagesTogether(files, run, o.maxPages);
       if (pageCount !== undefined) return { files, pageCount };
     }
   }

@@ -21,7 +21,7 @@ async function slowForm(): Promise<FormData> {
 }
 
 describe('jobs', () => {
-  jobCases(useServer({ env: ONE_SLOT }));
+  jobCases(useServer({ env: ONE_SLOT }), { slots: 1 });
 });
 
 describe.skipIf(missing('ghostscript', 'the job cancel and cap tests'))('jobs behind a slow one', () => {

@@ -29,7 +29,7 @@ describe.skipIf((await sharedServicesMissing()) !== undefined)(
         ghostscript: tools.ghostscript,
       }));
     describe('merge and split', () => mergeSplitCases(ctx));
-    describe('jobs', () => jobCases(ctx));
+    describe('jobs', () => jobCases(ctx, { slots: 2 }));
     describe('bad documents', () => badDocumentCases(ctx));
   },
 );

@@ -1,7 +1,7 @@
 // Jobs (issue #13) as the contract checks them, whichever processes answer: 202 answers and their
 // headers, polling to the same data the synchronous call gives, owners only, listing, fairness by
-// start order, and a long OCR of a document handing its slot on between chunks. Run embedded with one CPU slot (jobs.test.ts) and on the distributed stack
-// (stack-contract.test.ts).
+// start order, and a long OCR of a document handing its slot on between chunks. Run embedded with one
+// CPU slot (jobs.test.ts) and on the distributed stack (stack-contract.test.ts).
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
@@ -35,7 +35,8 @@ export async function jobFolders(ctx: ServerContext): Promise<string[]> {
   return readdir(join(ctx.server.dataDir, 'jobs')).catch(() => []);
 }
 
-export function jobCases(ctx: ServerContext): void {
+/** `slots`: how many jobs run at once where the cases run (one embedded, a worker each on the stack). */
+export function jobCases(ctx: ServerContext, { slots }: { slots: number }): void {
   let key: string;
 
   beforeAll(async () => {
@@ -158,11 +159,10 @@ export function jobCases(ctx: ServerContext): void {
       // Six pages: a first chunk of four (ocr-pdf/chunked-reader.ts), then a turn to hand on at.
       const scan = await scannedDocumentPdf({ pages: 6, seed: 23 });
       const body = () => form(file('file', scan.bytes, 'scan.pdf'));
-      // As many long jobs as the slots here (one embedded, two workers on the stack): none is free.
-      const jobs = [
-        await submitJob(ctx, long, '/api/v1/ocr/pdf', body()),
-        await submitJob(ctx, long, '/api/v1/ocr/pdf', body()),
-      ];
+      // As many long jobs as the slots here: none is free.
+      const jobs = [];
+      for (let slot = 0; slot < slots; slot++)
+        jobs.push(await submitJob(ctx, long, '/api/v1/ocr/pdf', body()));
       await waitForJob(ctx, long, jobs[0]?.id ?? '', ['running']);
       const mergeBody = await mergeForm('O');
       const running: string[] = [];

@@ -62,7 +62,13 @@ describe.skipIf(skip)('two API processes and two workers over BullMQ', () => {
 
   beforeAll(async () => {
     services = await startSharedServices();
-    env = { ...services.env, PDN_SIGNING_SECRET: randomBytes(32).toString('hex'), PDN_JOB_CONCURRENCY: '1' };
+    env = {
+      ...services.env,
+      PDN_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      PDN_JOB_CONCURRENCY: '1',
+      // A killed worker's job moves on in about 13 s rather than 25 (still renewed every 4 s).
+      PDN_JOB_LOCK_MS: '8000',
+    };
     const first = await startServer({ env, role: 'api' });
     apis = [first, await startServer({ env, role: 'api', dataDir: first.dataDir })];
     workers = await Promise.all([

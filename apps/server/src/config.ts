@@ -5,6 +5,7 @@ import { availableParallelism, homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type BackendConfig, backendConfig } from './backends/backend-config.js';
 import { ConfigError } from './config-error.js';
+import { type Env, integer, text } from './env-values.js';
 import type { Role } from './role.js';
 import { parseCidrList } from './webhooks/address-policy.js';
 
@@ -112,8 +113,6 @@ export interface AccountConfig {
   publicUrl?: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 const MiB = 1024 * 1024;
 
 /**
@@ -123,28 +122,6 @@ const MiB = 1024 * 1024;
  * get with it: an accepted call's wait stays under it at four times the server's capacity.
  */
 const DEFAULT_MAX_SYNC_WAIT_SECONDS = 20;
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function integer(
-  env: Env,
-  name: string,
-  fallback: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  // Digits only: Number('1e3'), Number('0x10') and parseInt('10abc') would all accept surprises.
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
-  }
-  return value;
-}
 
 function publicUrl(env: Env): string | undefined {
   const raw = text(env, 'PDN_PUBLIC_URL');

@@ -26,10 +26,12 @@ describe('backendConfig', () => {
           databaseUrl: SHARED.PDN_DATABASE_URL,
           redisUrl: SHARED.PDN_REDIS_URL,
           redisKeyPrefix: 'pdn:',
+          jobLockMs: 15_000,
           s3: { bucket: 'pdn-outputs', region: 'eu-central-1', forcePathStyle: false },
         },
       },
     ],
+    ['a shorter job lock', { env: { ...SHARED, PDN_JOB_LOCK_MS: '5000' }, want: { jobLockMs: 5000 } }],
     [
       'an S3-compatible endpoint, path-style, with keys',
       {
@@ -72,6 +74,13 @@ describe('backendConfig', () => {
       },
     ],
     ['no shared signing secret', { env: SHARED, secret: false, message: /needs PDN_SIGNING_SECRET/ }],
+    [
+      'a job lock too short to renew',
+      {
+        env: { ...SHARED, PDN_JOB_LOCK_MS: '500' },
+        message: /PDN_JOB_LOCK_MS must be an integer from 2000 to 600000, got '500'/,
+      },
+    ],
     [
       'a database URL of another kind',
       {

@@ -5,6 +5,7 @@
 // in a local SQLite file, or outputs in a folder the other processes cannot read. So a partial set
 // stops the server at start with the list of what is missing.
 import { ConfigError } from '../config-error.js';
+import { type Env, integer, text } from '../env-values.js';
 
 /** What connects a process to the shared services; every process of one deployment gets the same. */
 export interface SharedBackendConfig {
@@ -14,6 +15,13 @@ export interface SharedBackendConfig {
   redisUrl: string;
   /** PDN_REDIS_KEY_PREFIX, default `pdn:`: keeps deployments (or test runs) sharing one Redis apart. */
   redisKeyPrefix: string;
+  /**
+   * PDN_JOB_LOCK_MS, default 15 s: a running job's lock, which its worker renews every half of it. A
+   * worker that dies stops renewing, and another runs the job within about 1.7 times this (the lock
+   * running out, then BullMQ's stalled-job check, every two thirds of it). Shorter notices a lost
+   * worker sooner; too short for the machine, a busy worker that missed a renewal has its job run twice.
+   */
+  jobLockMs: number;
   s3: S3Config;
 }
 
@@ -30,8 +38,6 @@ export interface S3Config {
 
 export type BackendConfig = { kind: 'embedded' } | ({ kind: 'shared' } & SharedBackendConfig);
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** The variables that ask for the shared backends; any one of them set means all are needed. */
 export const SHARED_VARIABLES = [
   'PDN_DATABASE_URL',
@@ -44,11 +50,6 @@ export const SHARED_VARIABLES = [
 
 /** Needed once any shared variable is set (PDN_S3_ENDPOINT may stay unset for AWS S3 itself). */
 const REQUIRED = ['PDN_DATABASE_URL', 'PDN_REDIS_URL', 'PDN_S3_BUCKET', 'PDN_S3_REGION'] as const;
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
 
 function url(env: Env, name: string, protocols: readonly string[]): string {
   const raw = text(env, name) ?? '';
@@ -100,6 +101,7 @@ export function backendConfig(env: Env, signingSecretSet: boolean): BackendConfi
     databaseUrl: url(env, 'PDN_DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'PDN_REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: text(env, 'PDN_REDIS_KEY_PREFIX') ?? 'pdn:',
+    jobLockMs: integer(env, 'PDN_JOB_LOCK_MS', 15_000, 2_000, 600_000),
     s3: {
       ...(endpoint === undefined ? {} : { endpoint: url(env, 'PDN_S3_ENDPOINT', ['http:', 'https:']) }),
       bucket: text(env, 'PDN_S3_BUCKET') ?? '',

@@ -178,6 +178,12 @@ export async function openSharedBackends(
       sweepLock: redisSweepLock(redis, `${config.redisKeyPrefix}lock:sweep`),
     },
     openQueue: (parts) =>
-      new BullmqJobQueue({ ...parts, redis: queueRedis, requestRedis: redis, prefix: config.redisKeyPrefix }),
+      new BullmqJobQueue({
+        ...parts,
+        redis: queueRedis,
+        requestRedis: redis,
+        prefix: config.redisKeyPrefix,
+        lockMs: config.jobLockMs,
+      }),
   };
 }

@@ -140,6 +140,7 @@ export class TestDeployment {
       redis: this.redis,
       requestRedis: this.redis,
       prefix: this.prefix,
+      lockMs: 15_000,
       ...(options.strandedMs === undefined ? {} : { strandedMs: options.strandedMs }),
     });
   }

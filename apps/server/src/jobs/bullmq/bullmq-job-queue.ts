@@ -50,6 +50,8 @@ export interface BullmqJobQueueDeps {
   events: LocalJobEvents;
   /** This worker's concurrency (PDN_JOB_CONCURRENCY). */
   slots: number;
+  /** A running job's lock (PDN_JOB_LOCK_MS, backend-config.ts). */
+  lockMs: number;
   log: Logger;
   now: () => number;
   /** How long a running job may lack a BullMQ job before it counts as stranded; tests shorten it. */
@@ -134,7 +136,7 @@ export class BullmqJobQueue implements JobQueue {
       this.#feeder.start();
     }
     if (parts.runner && runs !== undefined) {
-      const { store, inputs, slots, now } = this.#deps;
+      const { store, inputs, slots, lockMs, now } = this.#deps;
       this.#worker = await startBullmqWorker({
         connection: this.#connect(),
         prefix: this.#bullPrefix,
@@ -143,6 +145,7 @@ export class BullmqJobQueue implements JobQueue {
         inputs,
         runs,
         slots,
+        lockMs,
         log,
         failed: this.#outage.failed,
         now,

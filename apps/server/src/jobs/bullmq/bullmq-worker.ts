@@ -14,13 +14,6 @@ import type { JobRuns } from '../job-runs.js';
 import type { JobStore } from '../job-store.js';
 import { MAX_ATTEMPTS } from '../retention.js';
 
-/**
- * A running job's lock, renewed by its worker every half of it: a killed worker's job is handed to
- * another within about LOCK_MS + STALLED_CHECK_MS.
- */
-const LOCK_MS = 15_000;
-const STALLED_CHECK_MS = 10_000;
-
 export interface BullmqWorkerDeps {
   connection: Redis;
   /** BullMQ's key prefix and queue name (bullmq-job-queue.ts). */
@@ -30,6 +23,11 @@ export interface BullmqWorkerDeps {
   inputs: InputStore;
   runs: JobRuns;
   slots: number;
+  /**
+   * A running job's lock, renewed by its worker every half of it. BullMQ looks for expired locks every
+   * two thirds of it, so a killed worker's job is handed to another within about 1.7 times it.
+   */
+  lockMs: number;
   log: Logger;
   /** Told of the worker's failures: Redis away, said once per outage however often BullMQ retries. */
   failed: (error: unknown) => void;
@@ -68,8 +66,8 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<
       concurrency: deps.slots,
       maxStalledCount: MAX_ATTEMPTS - 1,
       maxStartedAttempts: MAX_ATTEMPTS,
-      lockDuration: LOCK_MS,
-      stalledInterval: STALLED_CHECK_MS,
+      lockDuration: deps.lockMs,
+      stalledInterval: Math.round((deps.lockMs * 2) / 3),
     },
   );
   worker.on('error', deps.failed);

@@ -2,8 +2,8 @@
 // scanners, browsers, ImageMagick...; issue #9) goes through compress at both ends of its scale,
 // merge and (when it has more than one page) split on the real server, and what comes back is judged
 // by poppler (harness/pdf-content.ts), which the server does not use: no page, image or searchable
-// text may be lost. A file the independent tools call damaged may instead get a clean `400` naming it; a sound
-// file may not. Never a 500.
+// text may be lost. A file the independent tools call damaged may instead get a clean `400` naming
+// it; a sound file may not. Never a 500.
 import type { CompressionLevel, CompressResponse, MergeResponse, SplitResponse } from '@pdn/api-types';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CorpusFile, corpusFiles, isSound } from './harness/corpus.js';

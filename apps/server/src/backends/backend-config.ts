@@ -38,6 +38,9 @@ export interface S3Config {
 
 export type BackendConfig = { kind: 'embedded' } | ({ kind: 'shared' } & SharedBackendConfig);
 
+/** PDN_JOB_LOCK_MS when unset: a dead worker's job moves on within about 25 s. */
+export const DEFAULT_JOB_LOCK_MS = 15_000;
+
 /** The variables that ask for the shared backends; any one of them set means all are needed. */
 export const SHARED_VARIABLES = [
   'PDN_DATABASE_URL',
@@ -101,7 +104,7 @@ export function backendConfig(env: Env, signingSecretSet: boolean): BackendConfi
     databaseUrl: url(env, 'PDN_DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'PDN_REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: text(env, 'PDN_REDIS_KEY_PREFIX') ?? 'pdn:',
-    jobLockMs: integer(env, 'PDN_JOB_LOCK_MS', 15_000, 2_000, 600_000),
+    jobLockMs: integer(env, 'PDN_JOB_LOCK_MS', DEFAULT_JOB_LOCK_MS, 2_000, 600_000),
     s3: {
       ...(endpoint === undefined ? {} : { endpoint: url(env, 'PDN_S3_ENDPOINT', ['http:', 'https:']) }),
       bucket: text(env, 'PDN_S3_BUCKET') ?? '',

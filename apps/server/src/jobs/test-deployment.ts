@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { DEFAULT_JOB_LOCK_MS } from '../backends/backend-config.js';
 import { openSqliteForTest } from '../database/contract-harness.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { Operation, Operations } from '../operations/index.js';
@@ -140,7 +141,7 @@ export class TestDeployment {
       redis: this.redis,
       requestRedis: this.redis,
       prefix: this.prefix,
-      lockMs: 15_000,
+      lockMs: DEFAULT_JOB_LOCK_MS,
       ...(options.strandedMs === undefined ? {} : { strandedMs: options.strandedMs }),
     });
   }

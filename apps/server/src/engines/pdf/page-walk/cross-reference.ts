@@ -123,6 +123,8 @@ function readTable(reader: PdfReader, entries: Map<number, XrefEntry>): PdfDict 
   }
   const trailer = reader.value();
   if (!isDict(trailer)) throw new Doubt('trailer is not a dictionary');
+  // qpdf reads a dictionary followed by `stream` as a stream, finds no trailer and rebuilds the table.
+  if (reader.atWord('stream')) throw new Doubt('trailer dictionary followed by stream');
   return trailer;
 }
 

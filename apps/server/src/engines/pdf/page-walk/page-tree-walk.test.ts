@@ -372,6 +372,13 @@ describe('walkPageTree leaves to qpdf every file qpdf reads another way (attack 
     if (qpdf !== undefined) expect(await qpdfWalk(pdf)).toEqual({ pageCount: qpdfPages });
   });
 
+  it('a trailer dictionary followed by `stream` (qpdf finds no trailer)', async () => {
+    // Found by the fuzz test above (seed -328018986): `stream` inserted after the trailer's `>>`.
+    const pdf = hiddenTreePdf((tail) => tail.replace('/Root 1 0 R >>\n', '/Root 1 0 R >>stream\n'));
+    expect(walk(pdf)).toBeUndefined();
+    if (qpdf !== undefined) expect(await qpdfWalk(pdf)).not.toEqual({ pageCount: 1 });
+  });
+
   it('a /Pages node that is a stream (qpdf takes it for a page)', async () => {
     const root = '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /Length 2 >>\nstream\nxx\nendstream';
     const pdf = hiddenTreePdf((tail) => tail, root);

@@ -7,8 +7,9 @@
 //
 // Two projects: `e2e` is every suite; `without-optional-languages` runs the suites whose expectations
 // depend on the OCR language data once more, with Debian's optional language packs hidden from every
-// server (harness/language-data.ts), so CI proves that they skip or adapt on a machine without them
-// (about a minute). `npx vitest run --project e2e FILE` runs a file once.
+// server (harness/language-data.ts), so CI proves that they skip or adapt on a machine without them.
+// Their tests that no language pack changes skip in that run. `npx vitest run --project e2e FILE`
+// runs a file once.
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 

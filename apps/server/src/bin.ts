@@ -27,7 +27,6 @@ import { Cleanups, copyAccountsIntoShared, openAdminAccounts } from './backends/
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkFormerDataFolder } from './data-folder.js';
 import { createLogger } from './logger.js';
-import { serveUntilSignalled } from './main.js';
 import { parseRole } from './role.js';
 
 const USAGE = `Usage: pdn-server <command>
@@ -219,6 +218,9 @@ async function main(argv: string[]): Promise<void> {
     const loaded = loadConfig();
     const config = { ...loaded, role: parseRole(values.role, loaded.backends) };
     checkFormerDataFolder(config.dataDir, process.cwd());
+    // Loaded for `start` only: the server's modules are most of what a process spends starting, and
+    // an admin command (one each time a key is made) needs none of them.
+    const { serveUntilSignalled } = await import('./main.js');
     await serveUntilSignalled(config, createLogger(config.logLevel, undefined, config.logFormat));
     return;
   }

@@ -64,8 +64,10 @@ it('gives the deliveries of a database made before receiving hosts the host of t
   await made.close();
   const db = new Database(join(dir, 'pdn.sqlite'));
   const version = db.pragma('user_version', { simple: true }) as number;
+  // As a server before receiving hosts left it: that migration undone, and the one after it.
+  db.exec('DROP INDEX jobs_start; DROP INDEX jobs_unfinished');
   db.exec('ALTER TABLE webhook_deliveries DROP COLUMN host');
-  db.pragma(`user_version = ${version - 1}`);
+  db.pragma(`user_version = ${version - 2}`);
   db.close();
   const again = openSqliteForTest(dir);
   expect(await again.deliveries.get('job_1')).toMatchObject({ host: 'hooks.example:8443' });

@@ -156,8 +156,9 @@ export function jobCases(ctx: ServerContext, { slots }: { slots: number }): void
         await ctx.server.createKey({ user: 'long', plan: 'premium' }),
         await ctx.server.createKey({ user: 'other', plan: 'premium' }),
       ];
-      // Six pages: a first chunk of four (ocr-pdf/chunked-reader.ts), then a turn to hand on at.
-      const scan = await scannedDocumentPdf({ pages: 6, seed: 23 });
+      // Six 300 dpi pages: more than one chunk at the pace the server assumes before it has read any
+      // (ocr-pdf/chunk-sizes.ts), so a first chunk, then a turn to hand on at.
+      const scan = await scannedDocumentPdf({ pages: 6, seed: 23, dpi: 300 });
       const body = () => form(file('file', scan.bytes, 'scan.pdf'));
       // As many long jobs as the slots here: none is free.
       const jobs = [];

@@ -13,6 +13,7 @@ import { createOcrEngine } from '../ocr/index.js';
 import { listNativeTesseract } from '../ocr/native-tesseract.js';
 import { detectTools } from '../tools.js';
 import type { EngineLog, OcrEngine, Turns } from '../types.js';
+import { CHUNK_TARGET_MS, DEFAULT_PACE, nextChunkPages } from './chunk-sizes.js';
 import { createOcrPdfEngine } from './index.js';
 import type { OcrPdfEngine, OcrPdfOutput } from './types.js';
 
@@ -96,7 +97,11 @@ describe.skipIf(!canChunk)('OCR of a long document in chunks', () => {
     'keeps the chunk read before a hand-on, and the next turn reads the rest and joins them',
     SLOW,
     async () => {
-      const scan = await scannedDocumentPdf({ pages: 6, seed: 5 });
+      // Six 300 dpi pages: longer than a chunk at the pace assumed before any is read.
+      const scan = await scannedDocumentPdf({ pages: 6, seed: 5, dpi: 300 });
+      const sizing = { pace: DEFAULT_PACE, readers: 2, targetMs: CHUNK_TARGET_MS };
+      const firstChunk = nextChunkPages(Array(6).fill(2550 * 3300), sizing);
+      expect(firstChunk).toBeLessThan(6);
       // What belongs to the document, not to a page: it must come through the cuts and the join.
       const doc = await PDFDocument.load(scan.bytes);
       doc.setTitle('Six pages');
@@ -112,7 +117,7 @@ describe.skipIf(!canChunk)('OCR of a long document in chunks', () => {
       const progress: number[] = [];
       const output = await turn(bytes, { keptDir: async () => keptDir, between: async () => {} }, progress);
       // The next turn began where the kept chunk ended.
-      expect(progress[0]).toBe(4);
+      expect(progress[0]).toBe(firstChunk);
       expect(progress.at(-1)).toBe(6);
       expect(output.pages.map((page) => page.status)).toEqual(Array(6).fill('ocred'));
       const info = execFileSync('pdfinfo', [output.path], { encoding: 'utf8' });
@@ -128,6 +133,14 @@ describe.skipIf(!canChunk)('OCR of a long document in chunks', () => {
       expect(characterErrorRate(truth, searchable)).toBeLessThan(0.05);
     },
   );
+
+  it('reads a document estimated within one chunk whole, in one run', SLOW, async () => {
+    const scan = await scannedDocumentPdf({ pages: 4, seed: 6 });
+    const keptDir = await keptFolder();
+    const output = await turn(scan.bytes, handOn(keptDir));
+    expect(output.pages.map((page) => page.status)).toEqual(Array(4).fill('ocred'));
+    expect(await readdir(keptDir)).toEqual([]);
+  });
 
   it(
     'reads a document with an outline whole: a join of chunks would leave its entries pointing nowhere',

@@ -5,25 +5,19 @@
 // finished, so a job that handed its slot on starts its next turn, here or on another worker, after
 // its last kept chunk. The chunks are joined at the end, the first one's document as the base.
 //
-// Chunks are sized by time, not pages: a first chunk of FIRST_CHUNK_PAGES, then as many pages as the
-// engine read in CHUNK_TARGET_MS so far, a whole number of rounds of its parallel readers, so a lone
-// job loses little to the cuts (each chunk is a new engine run). Only a plain document is cut: one
-// whose pages carry no annotations and whose catalog holds no outline, form, names or structure tree,
-// which a join from parts would leave pointing at pages no longer there. Anything else, an image, or a
-// request for some pages only, is read whole.
+// Chunks are sized by time, not pages (chunk-sizes.ts): a document whose pages are estimated to take
+// no more than one chunk is read whole, in one engine run. Only a plain document is cut
+// (document-listing.ts); anything else, an image, or a request for some pages only, is read whole.
 import { mkdtemp, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InternalError } from '../../errors.js';
 import { type QpdfRun, qpdfSucceeded, runQpdf } from '../pdf/run-qpdf.js';
 import type { ToolInfo } from '../tools.js';
 import type { Turns, WorkContext } from '../types.js';
+import { CHUNK_TARGET_MS, DEFAULT_PACE, measuredPace, nextChunkPages } from './chunk-sizes.js';
+import { listDocument } from './document-listing.js';
 import type { DocumentReader, ReadDocument, ReadPlan } from './document-reader.js';
 import type { OcrPdfPageOutcome, OcrPdfProgress } from './types.js';
-
-/** How long a chunk should take: the longest another user waits for this job's slot. */
-export const CHUNK_TARGET_MS = 10_000;
-/** The first chunk, read before the engine's pace is known. */
-const FIRST_CHUNK_PAGES = 4;
 
 export interface ChunkOptions {
   qpdf: ToolInfo;
@@ -38,6 +32,11 @@ interface KeptChunk {
   last: number;
   pages: OcrPdfPageOutcome[];
   texts: (string | undefined)[];
+  /**
+   * The pace it was read at (chunk-sizes.ts), which sizes the next chunk, in this turn or the next;
+   * absent from a chunk an earlier version of the server kept.
+   */
+  pace?: number;
 }
 
 const chunkName = (first: number) => `chunk-${String(first).padStart(6, '0')}`;
@@ -50,56 +49,30 @@ async function keptChunks(dir: string): Promise<KeptChunk[]> {
   );
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-/** qpdf's JSON (format 2) without stream data: its header, then every object and the trailer by name. */
-interface QpdfJson {
-  qpdf: [unknown, Record<string, { value?: Json }>];
-}
-
-/** Whether the document holds nothing a join from chunks would break (see the top). */
-async function isPlain(path: string, run: QpdfRun): Promise<boolean> {
-  // To a file: a tool's captured output is capped, and a long document's objects run to megabytes.
-  const listing = join(run.cwd, 'objects.json');
-  const result = await runQpdf(['--json-output', '--json-stream-data=none', path, listing], run);
-  if (!qpdfSucceeded(result)) return false;
-  const [, objects] = (JSON.parse(await readFile(listing, 'utf8')) as QpdfJson).qpdf;
-  // qpdf's JSON names an indirect reference `12 0 R` and the object it points to `obj:12 0 R`.
-  const resolved = (value: Json | undefined) =>
-    typeof value === 'string' && value.endsWith(' R') ? objects[`obj:${value}`]?.value : value;
-  const dict = (value: Json | undefined) => {
-    const found = resolved(value);
-    return found !== null && typeof found === 'object' && !Array.isArray(found) ? found : undefined;
-  };
-  const catalog = dict(dict(objects.trailer?.value)?.['/Root']);
-  if (catalog === undefined) return false;
-  if (['/AcroForm', '/StructTreeRoot', '/Names', '/Dests'].some((key) => key in catalog)) return false;
-  // Many scanners write an empty outline.
-  if (dict(catalog['/Outlines'])?.['/First'] !== undefined) return false;
-  return Object.values(objects).every(({ value }) => {
-    const object = dict(value);
-    if (object?.['/Type'] !== '/Page') return true;
-    const annotations = resolved(object['/Annots']);
-    return annotations === undefined || (Array.isArray(annotations) && annotations.length === 0);
-  });
-}
-
 export function chunkedReader(inner: DocumentReader, o: ChunkOptions): DocumentReader {
   return {
     info: inner.info,
     method: inner.method,
     async read(plan, job, onProgress) {
       const { turns } = job;
+      if (turns === undefined || plan.doc.kind !== 'pdf' || plan.pages.length !== plan.doc.pageCount)
+        return inner.read(plan, job, onProgress);
       const run = { qpdf: o.qpdf, cwd: job.workDir, timeoutMs: o.timeoutMs, signal: job.signal };
-      const cut =
-        turns !== undefined &&
-        plan.doc.kind === 'pdf' &&
-        plan.pages.length === plan.doc.pageCount &&
-        plan.doc.pageCount > FIRST_CHUNK_PAGES &&
-        (await isPlain(plan.doc.path, run));
-      if (!cut) return inner.read(plan, job, onProgress);
-      return readInChunks(inner, plan, { ...job, turns }, onProgress, run, o.concurrency);
+      const listing = await listDocument(plan.doc.path, run);
+      if (listing === undefined || !listing.plain || listing.pagePixels.length !== plan.doc.pageCount)
+        return inner.read(plan, job, onProgress);
+      const chunks = { run, readers: o.concurrency, pagePixels: listing.pagePixels };
+      return readInChunks(inner, plan, { ...job, turns }, onProgress, chunks);
     },
   };
+}
+
+interface Chunking {
+  run: QpdfRun;
+  /** The engine's parallel page readers. */
+  readers: number;
+  /** The document's pages' pixels (document-listing.ts). */
+  pagePixels: readonly number[];
 }
 
 async function readInChunks(
@@ -107,26 +80,28 @@ async function readInChunks(
   plan: ReadPlan,
   job: WorkContext & { turns: Turns },
   onProgress: OcrPdfProgress,
-  run: QpdfRun,
-  concurrency: number,
+  { run, readers, pagePixels }: Chunking,
 ): Promise<ReadDocument> {
   const keptDir = await job.turns.keptDir();
   const total = plan.doc.pageCount;
   const chunks = await keptChunks(keptDir);
   let next = (chunks.at(-1)?.last ?? 0) + 1;
-  let size = FIRST_CHUNK_PAGES;
+  let pace = chunks.at(-1)?.pace ?? DEFAULT_PACE;
+  const sizing = () => ({ pace, readers, targetMs: CHUNK_TARGET_MS });
+  if (chunks.length === 0 && nextChunkPages(pagePixels, sizing()) === total)
+    return inner.read(plan, job, onProgress);
   onProgress(next - 1, total);
   while (next <= total) {
-    const last = Math.min(total, next + size - 1);
+    const first = next;
+    const left = pagePixels.slice(first - 1);
+    const last = first - 1 + nextChunkPages(left, sizing());
     const started = performance.now();
-    chunks.push(
-      await readChunk(inner, plan, job, { first: next, last }, run, (done) =>
-        onProgress(next - 1 + done, total),
-      ),
+    const pixels = left.slice(0, last - first + 1).reduce((sum, n) => sum + n, 0);
+    const read = await readChunk(inner, plan, job, { first, last }, run, (done) =>
+      onProgress(first - 1 + done, total),
     );
-    const msPerPage = (performance.now() - started) / (last - next + 1);
-    const rounds = Math.max(1, Math.floor(CHUNK_TARGET_MS / msPerPage / concurrency));
-    size = rounds * concurrency;
+    pace = measuredPace(performance.now() - started, pixels, Math.min(readers, last - first + 1));
+    chunks.push(await keepChunk(read, { first, last, pace }, keptDir));
     next = last + 1;
     if (next <= total) await job.turns.between();
   }
@@ -141,7 +116,10 @@ async function readInChunks(
   return { path, pages, textOf: async (page) => texts[page - 1] ?? undefined };
 }
 
-/** Reads pages `first`-`last` as a document of their own, and keeps what came of them. */
+/** A chunk read: its searchable PDF in its own work folder, its pages' outcomes and texts. */
+type ReadChunk = Pick<KeptChunk, 'pages' | 'texts'> & { path: string };
+
+/** Reads pages `first`-`last` as a document of their own. */
 async function readChunk(
   inner: DocumentReader,
   plan: ReadPlan,
@@ -149,7 +127,7 @@ async function readChunk(
   { first, last }: { first: number; last: number },
   run: QpdfRun,
   onProgress: (done: number) => void,
-): Promise<KeptChunk> {
+): Promise<ReadChunk> {
   const workDir = await mkdtemp(join(job.workDir, 'chunk-'));
   const path = join(workDir, 'pages.pdf');
   // The document itself the base: its information, metadata and page labels go with every chunk.
@@ -172,10 +150,18 @@ async function readChunk(
   );
   const texts: (string | undefined)[] = [];
   for (let page = 1; page <= count; page += 1) texts.push(await read.textOf(page));
-  const kept: KeptChunk = { first, last, pages: read.pages, texts };
+  return { path: read.path, pages: read.pages, texts };
+}
+
+/** Keeps a chunk read for the turns after this one and for the join. */
+async function keepChunk(
+  { path, pages, texts }: ReadChunk,
+  { first, last, pace }: { first: number; last: number; pace: number },
+  keptDir: string,
+): Promise<KeptChunk> {
+  const kept: KeptChunk = { first, last, pages, texts, pace };
   const name = chunkName(first);
-  const keptDir = await job.turns.keptDir();
-  await rename(read.path, join(keptDir, `${name}.pdf`));
+  await rename(path, join(keptDir, `${name}.pdf`));
   // Written last: a chunk is kept once its outcomes are, whatever was left of it before.
   await writeFile(join(keptDir, `${name}.json`), JSON.stringify(kept));
   return kept;

@@ -5,6 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
+import { sampleTreePeak } from './process-memory.js';
 
 const run = promisify(execFile);
 
@@ -79,8 +80,25 @@ export const OCRMYPDF_OPTIONS = [
   '--quiet',
 ] as const;
 
-export async function ocrmypdfCli(input: string, output: string): Promise<void> {
-  await run('ocrmypdf', [...OCRMYPDF_OPTIONS, input, output], {
+/**
+ * Runs the CLI on `input`. With `peakEveryMs`, answers the peak memory of its process tree sampled that
+ * often, as the server's is, so that both runs of a comparison pay for a sampler alike.
+ */
+export async function ocrmypdfCli(
+  input: string,
+  output: string,
+  peakEveryMs?: number,
+): Promise<number | undefined> {
+  const running = run('ocrmypdf', [...OCRMYPDF_OPTIONS, input, output], {
     env: { ...process.env, OMP_THREAD_LIMIT: '1' },
   });
+  const sampler =
+    peakEveryMs === undefined ? undefined : sampleTreePeak(running.child.pid ?? process.pid, peakEveryMs);
+  try {
+    await running;
+  } catch (error) {
+    await sampler?.stop();
+    throw error;
+  }
+  return sampler?.stop();
 }

@@ -53,7 +53,7 @@ export const jobsFinished = new Counter({
 
 export const jobQueueWait = new Histogram({
   name: 'pdn_job_queue_wait_seconds',
-  help: 'Time from a job being stored to a slot starting it, by operation and mode.',
+  help: 'Time from a job joining the queue (stored, or queued again after handing its slot on or losing its process) to a slot starting it, by operation and mode.',
   labelNames: ['operation', 'mode'] as const,
   buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
   registers: [registry],

@@ -16,6 +16,7 @@ export interface JobRow {
   result: string | null;
   error: string | null;
   created_at: number | string;
+  queued_at: number | string;
   started_at: number | string | null;
   finished_at: number | string | null;
 }
@@ -35,6 +36,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     result: row.result === null ? null : (JSON.parse(row.result) as unknown),
     error: row.error === null ? null : (JSON.parse(row.error) as JobError),
     createdAt: Number(row.created_at),
+    queuedAt: Number(row.queued_at),
     startedAt: time(row.started_at),
     finishedAt: time(row.finished_at),
   };

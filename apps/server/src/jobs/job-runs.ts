@@ -107,7 +107,7 @@ export class JobRuns {
     const running: Running = { controller, canceled: false, done: Promise.resolve({ status: 'canceled' }) };
     this.#running.set(record.id, running);
     const labels = { operation: record.operation, mode: record.mode };
-    jobQueueWait.observe(labels, Math.max(0, this.#deps.now() - record.createdAt) / 1000);
+    jobQueueWait.observe(labels, Math.max(0, this.#deps.now() - record.queuedAt) / 1000);
     jobsRunning.inc(labels);
     running.done = this.#attempt(record, running, source).finally(() => {
       jobsRunning.dec(labels);
@@ -196,7 +196,7 @@ export class JobRuns {
     } catch (thrown) {
       if (thrown instanceof SlotHandedOn && !running.canceled) {
         // Queued again, the attempt not counted; whoever waits goes on waiting.
-        await store.release(id);
+        await store.release(id, this.#deps.now());
         log.info('job handed its slot on', {
           operation: record.operation,
           engine_ms: Math.round(performance.now() - started),
@@ -230,7 +230,7 @@ export class JobRuns {
       operation: record.operation,
       mode: record.mode,
       outcome: outcome.status,
-      queue_ms: Math.max(0, (record.startedAt ?? record.createdAt) - record.createdAt),
+      queue_ms: Math.max(0, (record.startedAt ?? record.queuedAt) - record.queuedAt),
       engine_ms: Math.round(engineMs),
       tools: tools.times(),
     });

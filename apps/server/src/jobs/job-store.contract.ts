@@ -37,6 +37,7 @@ export function jobStoreContract(backend: Backend): void {
         attempts: 0,
         input: INPUT,
         createdAt: T0 + 1,
+        queuedAt: T0 + 1,
         startedAt: null,
         finishedAt: null,
         result: null,
@@ -178,10 +179,12 @@ export function jobStoreContract(backend: Backend): void {
       await jobs().recover(2, { code: 'internal_error', message: 'x' }, f.clock);
       // Both went back to the queue; `twice` now starts its second attempt and is interrupted again.
       expect(await claimAll()).toEqual([once.id, twice.id, waiting.id]);
-      await jobs().release(once.id);
+      await jobs().release(once.id, f.clock);
       const error = { code: 'internal_error', message: 'interrupted twice' } as const;
-      const recovery = await (await f.again()).jobs.recover(2, error, f.clock);
+      const recovery = await (await f.again()).jobs.recover(2, error, f.clock + 7);
       expect(recovery).toEqual({ canceled: [], failed: [twice.id], requeued: [waiting.id] });
+      // Queued again at the recovery: its next start waits from then.
+      expect(await jobs().get(waiting.id)).toMatchObject({ queuedAt: f.clock + 7 });
       expect(await jobs().get(twice.id)).toMatchObject({ status: 'failed', error, attempts: 2 });
       expect(await jobs().get(once.id)).toMatchObject({ status: 'queued', attempts: 1 });
       expect(await jobs().get(sync.id)).toMatchObject({ status: 'canceled' });
@@ -221,7 +224,8 @@ export function jobStoreContract(backend: Backend): void {
       });
       expect(await jobs().withdraw(queued.id, f.clock + 2)).toBeUndefined();
       // Queued again after it started (it handed its slot on): something of it ran.
-      await jobs().release(running.id);
+      await jobs().release(running.id, f.clock + 3);
+      expect(await jobs().get(running.id)).toMatchObject({ status: 'queued', queuedAt: f.clock + 3 });
       expect(await jobs().withdraw(running.id, f.clock + 3)).toBeUndefined();
     });
 
@@ -267,9 +271,16 @@ export function jobStoreContract(backend: Backend): void {
       expect(await jobs().runningIds(f.clock)).toEqual(expect.arrayContaining([spent.id, lost.id]));
       expect(await jobs().runningIds(f.clock)).toHaveLength(2);
       const all = [spent.id, lost.id, recent.id, ended.id, queued.id];
-      expect(await jobs().requeue(all, f.clock, 2)).toEqual({ requeued: [lost.id], spent: [spent.id] });
+      expect(await jobs().requeue(all, f.clock, 2, f.clock + 5)).toEqual({
+        requeued: [lost.id],
+        spent: [spent.id],
+      });
       expect(await jobs().get(spent.id)).toMatchObject({ status: 'running', attempts: 2 });
-      expect(await jobs().get(lost.id)).toMatchObject({ status: 'queued', attempts: 1 });
+      expect(await jobs().get(lost.id)).toMatchObject({
+        status: 'queued',
+        attempts: 1,
+        queuedAt: f.clock + 5,
+      });
       expect(await jobs().get(recent.id)).toMatchObject({ status: 'running' });
       expect(await jobs().get(ended.id)).toMatchObject({ status: 'canceled' });
       expect(await claimNext(jobs(), f.clock, 1)).toMatchObject({ id: lost.id, attempts: 2 });

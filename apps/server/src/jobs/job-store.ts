@@ -47,6 +47,11 @@ export interface JobRecord extends NewJob {
   attempts: number;
   /** Unix milliseconds. */
   createdAt: number;
+  /**
+   * When the job last joined the queue: stored, given back between units of its work or at a
+   * shutdown, or queued again after its process was lost. A start waited from then.
+   */
+  queuedAt: number;
   startedAt: number | null;
   finishedAt: number | null;
   /** The operation's `data` once succeeded, with download URLs as signed when it was made. */
@@ -167,9 +172,9 @@ export interface JobStore {
   withdraw(id: string, now: number): Promise<JobRecord | undefined>;
   /**
    * A running job given back unfinished (a graceful shutdown, or a hand-on between units of its work):
-   * queued, the attempt not counted.
+   * queued again, as of `queuedAt`, the attempt not counted.
    */
-  release(id: string): Promise<void>;
+  release(id: string, queuedAt: number): Promise<void>;
   /**
    * Counts another start of a running job whose last attempt was lost with its worker (BullMQ's
    * stalled-job recovery): attempts + 1, started at `now`. Undefined when the job is not running.
@@ -179,11 +184,11 @@ export interface JobStore {
   runningIds(before: number): Promise<string[]>;
   /**
    * Of jobs `ids`, those still running and started at or before `before` were lost by the queue that
-   * carried them (bullmq/feeder.ts): queued again when started fewer than `maxAttempts` times,
-   * else left running and answered as `spent`, for the caller to fail. A job started again or ended
-   * meanwhile is left alone.
+   * carried them (bullmq/feeder.ts): queued again at `now` when started fewer than `maxAttempts`
+   * times, else left running and answered as `spent`, for the caller to fail. A job started again or
+   * ended meanwhile is left alone.
    */
-  requeue(ids: readonly string[], before: number, maxAttempts: number): Promise<Requeued>;
+  requeue(ids: readonly string[], before: number, maxAttempts: number, now: number): Promise<Requeued>;
   /**
    * After a crash of the one process that claims from this store and waits on its jobs' callers
    * (local-job-queue.ts): see Recovery. Call once at start, before the first claimNext(). Over

@@ -106,7 +106,7 @@ export class LocalJobQueue implements JobQueue {
       const job = await claimNext(store, now(), runs.slots);
       if (job === undefined) return;
       this.#unstarted.delete(job.id);
-      const source = { inputs, storedInputs: true, interrupted: () => store.release(job.id) };
+      const source = { inputs, storedInputs: true, interrupted: () => store.release(job.id, now()) };
       // A rejection was logged and told by the run; the job stays for the next start.
       runs
         .run(job, source)

@@ -71,8 +71,8 @@ export class PgJobStore implements JobStore {
   async create(job: NewJob, now: number, cap?: number): Promise<JobRecord> {
     const insert = (sql: Sql) =>
       sql.rows<Row>(
-        `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, request_id)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7) RETURNING *`,
+        `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $6, $7) RETURNING *`,
         columns(job, now),
       );
     if (cap === undefined) return jobFromRow((await insert(this.db))[0] as Row);
@@ -89,8 +89,8 @@ export class PgJobStore implements JobStore {
   async startNow(job: NewJob, now: number): Promise<JobRecord | undefined> {
     // One statement: the look for a queued job and the insert see the same snapshot.
     const [row] = await this.db.rows<Row>(
-      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, request_id, attempts, started_at, start_seq)
-       SELECT $1, $2, $3, $4, 'running', $5, $6, $7, 1, $6, nextval('job_starts')
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, attempts, started_at, start_seq)
+       SELECT $1, $2, $3, $4, 'running', $5, $6, $6, $7, 1, $6, nextval('job_starts')
         WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued') RETURNING *`,
       columns(job, now),
     );
@@ -183,10 +183,10 @@ export class PgJobStore implements JobStore {
     return row === undefined ? undefined : jobFromRow(row);
   }
 
-  async release(id: string): Promise<void> {
+  async release(id: string, queuedAt: number): Promise<void> {
     await this.db.changes(
-      "UPDATE jobs SET status = 'queued', attempts = attempts - 1 WHERE id = $1 AND status = 'running'",
-      [id],
+      "UPDATE jobs SET status = 'queued', attempts = attempts - 1, queued_at = $2 WHERE id = $1 AND status = 'running'",
+      [id, queuedAt],
     );
   }
 
@@ -207,14 +207,19 @@ export class PgJobStore implements JobStore {
     return rows.map((row) => row.id);
   }
 
-  async requeue(lostIds: readonly string[], before: number, maxAttempts: number): Promise<Requeued> {
+  async requeue(
+    lostIds: readonly string[],
+    before: number,
+    maxAttempts: number,
+    now: number,
+  ): Promise<Requeued> {
     const lost = "id = ANY($1) AND status = 'running' AND started_at <= $2";
     return this.db.transaction(async (sql) => ({
-      requeued: await ids(sql, `UPDATE jobs SET status = 'queued' WHERE ${lost} AND attempts < $3`, [
-        lostIds,
-        before,
-        maxAttempts,
-      ]),
+      requeued: await ids(
+        sql,
+        `UPDATE jobs SET status = 'queued', queued_at = $4 WHERE ${lost} AND attempts < $3`,
+        [lostIds, before, maxAttempts, now],
+      ),
       spent: (
         await sql.rows<{ id: string }>(`SELECT id FROM jobs WHERE ${lost} AND attempts >= $3`, [
           lostIds,
@@ -240,7 +245,9 @@ export class PgJobStore implements JobStore {
           WHERE status = 'running' AND attempts >= $3`,
         [JSON.stringify(interruptedError), now, maxAttempts],
       ),
-      requeued: await ids(sql, "UPDATE jobs SET status = 'queued' WHERE status = 'running'", []),
+      requeued: await ids(sql, "UPDATE jobs SET status = 'queued', queued_at = $1 WHERE status = 'running'", [
+        now,
+      ]),
     }));
   }
 

@@ -53,7 +53,7 @@ export class SqliteJobStore implements JobStore {
   private readonly claimTx: (userId: number, now: number) => Row | undefined;
   private readonly recoverTx: (maxAttempts: number, error: string, now: number) => Recovery;
   private readonly forgetTx: (before: number) => string[];
-  private readonly requeueTx: (ids: string, before: number, maxAttempts: number) => Requeued;
+  private readonly requeueTx: (ids: string, before: number, maxAttempts: number, now: number) => Requeued;
   private readonly createTx: (job: NewJob, now: number, cap: number | undefined) => Row;
   private readonly startNowRows: (job: NewJob, now: number) => Row[];
 
@@ -85,29 +85,35 @@ export class SqliteJobStore implements JobStore {
             WHERE status = 'running' AND attempts >= @maxAttempts`,
           { error, now, maxAttempts },
         ),
-        requeued: ids("UPDATE jobs SET status = 'queued' WHERE status = 'running'", {}),
+        requeued: ids("UPDATE jobs SET status = 'queued', queued_at = @now WHERE status = 'running'", {
+          now,
+        }),
       };
     });
     this.recoverTx = (maxAttempts, error, now) => recover.immediate(maxAttempts, error, now);
 
     const lost = "id IN (SELECT value FROM json_each(@ids)) AND status = 'running' AND started_at <= @before";
-    const requeue = db.transaction((ids: string, before: number, maxAttempts: number): Requeued => {
-      const params = { ids, before, maxAttempts };
-      const idsOf = (rows: unknown[]) => (rows as { id: string }[]).map((row) => row.id);
-      return {
-        requeued: idsOf(
-          db
-            .prepare(
-              `UPDATE jobs SET status = 'queued' WHERE ${lost} AND attempts < @maxAttempts RETURNING id`,
-            )
-            .all(params),
-        ),
-        spent: idsOf(
-          db.prepare(`SELECT id FROM jobs WHERE ${lost} AND attempts >= @maxAttempts`).all(params),
-        ),
-      };
-    });
-    this.requeueTx = (ids, before, maxAttempts) => requeue.immediate(ids, before, maxAttempts);
+    const requeue = db.transaction(
+      (ids: string, before: number, maxAttempts: number, now: number): Requeued => {
+        const params = { ids, before, maxAttempts, now };
+        const idsOf = (rows: unknown[]) => (rows as { id: string }[]).map((row) => row.id);
+        return {
+          requeued: idsOf(
+            db
+              .prepare(
+                `UPDATE jobs SET status = 'queued', queued_at = @now WHERE ${lost} AND attempts < @maxAttempts RETURNING id`,
+              )
+              .all(params),
+          ),
+          spent: idsOf(
+            db
+              .prepare(`SELECT id FROM jobs WHERE ${lost} AND attempts >= @maxAttempts`)
+              .all({ ids, before, maxAttempts }),
+          ),
+        };
+      },
+    );
+    this.requeueTx = (ids, before, maxAttempts, now) => requeue.immediate(ids, before, maxAttempts, now);
 
     const forget = db.transaction((before: number) =>
       (
@@ -119,8 +125,8 @@ export class SqliteJobStore implements JobStore {
     this.forgetTx = (before) => forget.immediate(before);
 
     const insert = db.prepare(
-      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, request_id)
-       VALUES (@id, @userId, @operation, @mode, 'queued', @input, @now, @requestId) RETURNING *`,
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id)
+       VALUES (@id, @userId, @operation, @mode, 'queued', @input, @now, @now, @requestId) RETURNING *`,
     );
     // Counted and stored in one immediate transaction: no other connection writes in between.
     const create = db.transaction((job: NewJob, now: number, cap: number | undefined) => {
@@ -133,8 +139,8 @@ export class SqliteJobStore implements JobStore {
     this.createTx = (job, now, cap) => create.immediate(job, now, cap);
     // One statement, so the look for a queued job and the insert are one write.
     const startNow = db.prepare(
-      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, request_id, attempts, started_at, start_seq)
-       SELECT @id, @userId, @operation, @mode, 'running', @input, @now, @requestId, 1, @now,
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, attempts, started_at, start_seq)
+       SELECT @id, @userId, @operation, @mode, 'running', @input, @now, @now, @requestId, 1, @now,
               (SELECT COALESCE(MAX(start_seq), 0) + 1 FROM jobs)
         WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued') RETURNING *`,
     );
@@ -225,12 +231,12 @@ export class SqliteJobStore implements JobStore {
     return row === undefined ? undefined : jobFromRow(row);
   }
 
-  async release(id: string): Promise<void> {
+  async release(id: string, queuedAt: number): Promise<void> {
     this.db
       .prepare(
-        "UPDATE jobs SET status = 'queued', attempts = attempts - 1 WHERE id = ? AND status = 'running'",
+        "UPDATE jobs SET status = 'queued', attempts = attempts - 1, queued_at = ? WHERE id = ? AND status = 'running'",
       )
-      .run(id);
+      .run(queuedAt, id);
   }
 
   async restart(id: string, now: number): Promise<JobRecord | undefined> {
@@ -250,8 +256,8 @@ export class SqliteJobStore implements JobStore {
     ).map((row) => row.id);
   }
 
-  async requeue(ids: readonly string[], before: number, maxAttempts: number): Promise<Requeued> {
-    return this.requeueTx(JSON.stringify(ids), before, maxAttempts);
+  async requeue(ids: readonly string[], before: number, maxAttempts: number, now: number): Promise<Requeued> {
+    return this.requeueTx(JSON.stringify(ids), before, maxAttempts, now);
   }
 
   async recover(maxAttempts: number, interruptedError: JobError, now: number): Promise<Recovery> {

@@ -1,6 +1,6 @@
 // Processes starting together on a new database apply each migration once (the advisory lock), and a
 // later start applies nothing again. Webhook deliveries made before they named their receiving host
-// are given it from their URL.
+// are given it from their URL, and jobs made before queue times their creation as their queue time.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingService, TEST_DATABASE_URL, uniqueName } from '../../test-services.js';
@@ -29,14 +29,16 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
     await Promise.all(Array.from({ length: 5 }, () => migrate(new PgDb(pool()))));
     await migrate(new PgDb(pool()));
     const { rows } = await pool().query('SELECT version FROM pdn_migrations ORDER BY version');
-    expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it('gives the deliveries made before receiving hosts the host of their URL', async () => {
     const sql = pool();
     await sql.query("INSERT INTO users (name, plan, created_at) VALUES ('ada', 'premium', 0)");
+    // As a server before receiving hosts left it: that migration undone, and the one after it.
     await sql.query('ALTER TABLE webhook_deliveries DROP COLUMN host');
-    await sql.query('DELETE FROM pdn_migrations WHERE version = 8');
+    await sql.query('ALTER TABLE jobs DROP COLUMN queued_at');
+    await sql.query('DELETE FROM pdn_migrations WHERE version >= 8');
     await sql.query(
       `INSERT INTO webhook_deliveries (job_id, user_id, url, state, attempts, created_at)
        SELECT 'job_1', id, 'https://hooks.example:8443/in?x=1', 'waiting', 0, 0 FROM users`,
@@ -44,5 +46,19 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
     await migrate(new PgDb(sql));
     const { rows } = await sql.query('SELECT host FROM webhook_deliveries');
     expect(rows).toEqual([{ host: 'hooks.example:8443' }]);
+  });
+
+  it('gives the jobs made before queue times their creation as the time they were queued', async () => {
+    const sql = pool();
+    await sql.query("INSERT INTO users (name, plan, created_at) VALUES ('bob', 'premium', 0)");
+    await sql.query('ALTER TABLE jobs DROP COLUMN queued_at');
+    await sql.query('DELETE FROM pdn_migrations WHERE version = 9');
+    await sql.query(
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)
+       SELECT 'job_1', id, 'compress', 'async', 'queued', '{}', 5000 FROM users WHERE name = 'bob'`,
+    );
+    await migrate(new PgDb(sql));
+    const { rows } = await sql.query('SELECT queued_at FROM jobs');
+    expect(rows).toEqual([{ queued_at: '5000' }]);
   });
 });

@@ -1,6 +1,7 @@
 // A database made before issue #12 (schema 1: named users, no email) opens under today's schema with
 // its users, keys and rate events intact; its users keep working and can be given an email. Webhook
-// deliveries made before they named their receiving host are given it from their URL.
+// deliveries made before they named their receiving host are given it from their URL, and jobs made
+// before queue times their creation as the time they were queued.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,14 +65,31 @@ it('gives the deliveries of a database made before receiving hosts the host of t
   await made.close();
   const db = new Database(join(dir, 'pdn.sqlite'));
   const version = db.pragma('user_version', { simple: true }) as number;
-  // As a server before receiving hosts left it: that migration undone, and the one after it.
+  // As a server before receiving hosts left it: that migration undone, and the ones after it.
+  db.exec('ALTER TABLE jobs DROP COLUMN queued_at');
   db.exec('DROP INDEX jobs_start; DROP INDEX jobs_unfinished');
   db.exec('ALTER TABLE webhook_deliveries DROP COLUMN host');
-  db.pragma(`user_version = ${version - 2}`);
+  db.pragma(`user_version = ${version - 3}`);
   db.close();
   const again = openSqliteForTest(dir);
   expect(await again.deliveries.get('job_1')).toMatchObject({ host: 'hooks.example:8443' });
   expect(await again.deliveries.get('job_2')).toMatchObject({ host: '[2001:db8::1]' });
+  await again.close();
+});
+
+it('gives the jobs of a database made before queue times their creation as the time they were queued', async () => {
+  const made = openSqliteForTest(dir);
+  const ada = (await made.users.ensure('ada', 'premium')).user.id;
+  const input = { files: [], params: {} };
+  await made.jobs.create({ id: 'job_1', userId: ada, operation: 'compress', mode: 'async', input }, 5000);
+  await made.close();
+  const db = new Database(join(dir, 'pdn.sqlite'));
+  const version = db.pragma('user_version', { simple: true }) as number;
+  db.exec('ALTER TABLE jobs DROP COLUMN queued_at');
+  db.pragma(`user_version = ${version - 1}`);
+  db.close();
+  const again = openSqliteForTest(dir);
+  expect(await again.jobs.get('job_1')).toMatchObject({ createdAt: 5000, queuedAt: 5000 });
   await again.close();
 });
 

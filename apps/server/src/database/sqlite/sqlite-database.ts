@@ -158,6 +158,11 @@ const MIGRATIONS: readonly string[] = [
   // faster with 1,400 queued).
   `CREATE INDEX jobs_start ON jobs (start_seq);
    CREATE INDEX jobs_unfinished ON jobs (status, user_id, operation, mode);`,
+  // When each job last joined the queue (jobs/job-store.ts JobRecord.queuedAt): a job that hands its
+  // slot on between chunks of its work, or is queued again after its process was lost, waits its
+  // next start from then, not from its creation (pdn_job_queue_wait_seconds).
+  `ALTER TABLE jobs ADD COLUMN queued_at INTEGER NOT NULL DEFAULT 0;
+   UPDATE jobs SET queued_at = created_at;`,
 ];
 
 function databasePath(dataDir: string): string {

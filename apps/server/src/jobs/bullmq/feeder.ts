@@ -118,7 +118,8 @@ export class Feeder {
         const job = await claimNext(store, now(), capacity);
         if (job === undefined) break;
         await queue.add(job.operation, { id: job.id }, { jobId: job.id }).catch(async (error) => {
-          await store.release(job.id);
+          // It never left the queue: it waits on from when it joined.
+          await store.release(job.id, job.queuedAt);
           throw error;
         });
       }
@@ -169,7 +170,7 @@ export class Feeder {
     if (orphaned.length > 0)
       log.warn('jobs started by a process that died were canceled', { canceled: orphaned });
     if (stranded.length === 0) return;
-    const { requeued, spent } = await store.requeue(stranded, before, MAX_ATTEMPTS);
+    const { requeued, spent } = await store.requeue(stranded, before, MAX_ATTEMPTS, now());
     log.warn('running jobs no BullMQ job carried were taken back', { requeued, spent });
     for (const id of spent) await ends.interruptedEverywhere(id);
   }

@@ -189,7 +189,7 @@ export class Admission {
       // The others uploading here will queue before this call: all of them but this call itself.
       const uploading = syncCalls.uploading();
       uploading.set(caller.userId, (uploading.get(caller.userId) ?? 1) - 1);
-      expectedMs = await queueWait.expectedMs(caller.userId, head.operation, uploading);
+      expectedMs = await queueWait.expectedMs(caller, head.operation, uploading);
     } catch (error) {
       taken.call.leave();
       throw error;

@@ -1,6 +1,7 @@
 // The expected wait of a new synchronous call, from the queue as it stands: tables of queues and what
-// a call of user 1 would wait, each job taking the given time.
+// a call of user 1 (Premium unless said) would wait, each job taking the given time.
 import { describe, expect, it } from 'vitest';
+import type { Plan } from '../accounts/plans.js';
 import type { UnfinishedJobs } from '../jobs/job-store.js';
 import { expectedWaitMs, meanDurationMs, type QueueState } from './queue-wait.js';
 
@@ -9,8 +10,10 @@ const job = (
   status: 'queued' | 'running',
   count: number,
   operation: UnfinishedJobs['operation'] = 'merge',
+  plan: Plan = 'premium',
 ): UnfinishedJobs => ({
   userId,
+  plan,
   operation,
   mode: 'sync',
   status,
@@ -26,7 +29,7 @@ const state = (unfinished: UnfinishedJobs[], slots = 2, uploading: [number, numb
   meanMs: (operation) => MEANS[operation] ?? 1_000,
 });
 
-const cases: [string, { given: QueueState; want: number }][] = [
+const cases: [string, { given: QueueState; want: number; plan?: Plan }][] = [
   ['an idle server', { given: state([]), want: 0 }],
   ['a slot still free', { given: state([job(2, 'running', 1)]), want: 0 }],
   // Two merges half done: 2 x 50 ms of work left over 2 slots.
@@ -49,11 +52,36 @@ const cases: [string, { given: QueueState; want: number }][] = [
   // Calls admitted here and still uploading will queue: one of user 3's four goes first.
   ['calls uploading here', { given: state([job(2, 'running', 2)], 2, [[3, 4]]), want: 100 }],
   ['no worker at all', { given: state([], 0), want: Number.POSITIVE_INFINITY }],
+  // An Enterprise user starts 8 jobs to a Free user's one: 8 of its merges go first, (100 + 800) / 2.
+  [
+    "a Free caller behind an Enterprise user's queue",
+    {
+      given: state([
+        job(2, 'running', 2, 'merge', 'enterprise'),
+        job(2, 'queued', 20, 'merge', 'enterprise'),
+      ]),
+      plan: 'free',
+      want: 450,
+    },
+  ],
+  // Its 3 own jobs go first, then its fourth: a Free user starts one job to its 8, (100 + 300 + 100) / 2.
+  [
+    "an Enterprise caller's own queue behind a Free user's",
+    {
+      given: state([
+        job(2, 'running', 2, 'merge', 'free'),
+        job(1, 'queued', 3, 'merge', 'enterprise'),
+        job(2, 'queued', 10, 'merge', 'free'),
+      ]),
+      plan: 'enterprise',
+      want: 250,
+    },
+  ],
 ];
 
 describe('expectedWaitMs', () => {
-  it.each(cases)('%s', (_name, { given, want }) => {
-    expect(expectedWaitMs(given, 1, 'merge')).toBe(want);
+  it.each(cases)('%s', (_name, { given, want, plan = 'premium' }) => {
+    expect(expectedWaitMs(given, { userId: 1, plan }, 'merge')).toBe(want);
   });
 });
 

@@ -1,9 +1,12 @@
 // How long a new synchronous call would wait for a slot (openapi.yaml, "Admission order and
 // back-pressure"), from the queue as it stands: the jobs that the fair order would start before it,
 // the jobs running, the slots of the deployment and how long recent jobs of each kind ran. The fair
-// order starts the job of the user whose last start is oldest, so a user with `n` jobs queued ahead of
-// its new one waits for those, and for at most `n + 1` jobs of every other user. An estimate: what
-// bounds a call's wait for certain is the deadline it is given (jobs/sync-call.ts).
+// order (jobs/fair-share.ts) gives each user starts in proportion to its plan's weight, so a user with
+// `n` jobs queued ahead of its new one waits for those, and for about `(n + 1) × w / own weight` jobs of
+// every other user of weight `w`. An estimate: it leaves out the bound on Free users' half of the
+// slots, and what bounds a call's wait for certain is the deadline it is given (jobs/sync-call.ts).
+import type { Plan } from '../accounts/plans.js';
+import { PLAN_WEIGHTS } from '../jobs/fair-share.js';
 import type { JobOperation, JobStore, RecentDuration, UnfinishedJobs } from '../jobs/job-store.js';
 
 /** How far back the durations of ended jobs are averaged: recent enough to follow the load. */
@@ -48,9 +51,16 @@ export interface QueueState {
   meanMs: (operation: JobOperation) => number;
 }
 
-/** Milliseconds a new job of `operation` for `userId` would wait to start; Infinity with no slot at all. */
-export function expectedWaitMs(state: QueueState, userId: number, operation: JobOperation): number {
+/** Milliseconds a new job of `operation` for `caller` would wait to start; Infinity with no slot at all. */
+export function expectedWaitMs(
+  state: QueueState,
+  caller: { userId: number; plan: Plan },
+  operation: JobOperation,
+): number {
   if (state.slots <= 0) return Number.POSITIVE_INFINITY;
+  const { userId } = caller;
+  // A user known here only by calls still uploading is taken for one of the caller's weight.
+  const weights = new Map<number, number>();
   const queued = new Map<number, { count: number; ms: number }>();
   const add = (user: number, count: number, ms: number) => {
     const sum = queued.get(user) ?? { count: 0, ms: 0 };
@@ -59,6 +69,7 @@ export function expectedWaitMs(state: QueueState, userId: number, operation: Job
   let running = 0;
   let runningMs = 0;
   for (const row of state.unfinished) {
+    weights.set(row.userId, PLAN_WEIGHTS[row.plan]);
     const ms = row.count * state.meanMs(row.operation);
     if (row.status === 'running') {
       running += row.count;
@@ -68,11 +79,13 @@ export function expectedWaitMs(state: QueueState, userId: number, operation: Job
   }
   for (const [user, count] of state.uploading) add(user, count, count * state.meanMs(operation));
   const own = queued.get(userId) ?? { count: 0, ms: 0 };
+  const ownWeight = PLAN_WEIGHTS[caller.plan];
   let ahead = own.count;
   let aheadMs = own.ms;
   for (const [user, { count, ms }] of queued) {
     if (user === userId) continue;
-    const taken = Math.min(count, own.count + 1);
+    const share = (weights.get(user) ?? ownWeight) / ownWeight;
+    const taken = Math.min(count, Math.ceil((own.count + 1) * share));
     ahead += taken;
     aheadMs += (ms / count) * taken;
   }
@@ -99,7 +112,7 @@ export class QueueWait {
   }
 
   async expectedMs(
-    userId: number,
+    caller: { userId: number; plan: Plan },
     operation: JobOperation,
     uploading: ReadonlyMap<number, number>,
   ): Promise<number> {
@@ -109,7 +122,7 @@ export class QueueWait {
     ]);
     await this.#readDurations();
     const meanMs = (kind: JobOperation) => meanDurationMs(TYPICAL_MS[kind], this.#durations.get(kind));
-    return expectedWaitMs({ unfinished, uploading, slots, meanMs }, userId, operation);
+    return expectedWaitMs({ unfinished, uploading, slots, meanMs }, caller, operation);
   }
 
   async #readDurations(): Promise<void> {

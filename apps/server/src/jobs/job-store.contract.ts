@@ -204,10 +204,10 @@ export function jobStoreContract(backend: Backend): void {
         `${row.userId} ${row.mode} ${row.status}`;
       expect(counts.sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
         [
-          { userId: ada, operation: 'compress', mode: 'async', status: 'queued', count: 1 },
-          { userId: ada, operation: 'compress', mode: 'async', status: 'running', count: 1 },
-          { userId: ada, operation: 'compress', mode: 'sync', status: 'queued', count: 1 },
-          { userId: bob, operation: 'compress', mode: 'async', status: 'queued', count: 1 },
+          { userId: ada, plan: 'premium', operation: 'compress', mode: 'async', status: 'queued', count: 1 },
+          { userId: ada, plan: 'premium', operation: 'compress', mode: 'async', status: 'running', count: 1 },
+          { userId: ada, plan: 'premium', operation: 'compress', mode: 'sync', status: 'queued', count: 1 },
+          { userId: bob, plan: 'premium', operation: 'compress', mode: 'async', status: 'queued', count: 1 },
         ].sort((a, b) => key(a).localeCompare(key(b))),
       );
     });

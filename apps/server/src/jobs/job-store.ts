@@ -74,6 +74,8 @@ export interface JobListQuery {
 /** How many unfinished jobs of one user, operation, mode and status there are (admission, GET /metrics). */
 export interface UnfinishedJobs {
   userId: number;
+  /** The user's plan, which weighs its share in the fair order. */
+  plan: Plan;
   operation: JobOperation;
   mode: JobMode;
   status: 'queued' | 'running';

@@ -31,8 +31,9 @@ import { UnfinishedJobsCapReached } from './job-store.js';
 type Row = JobRow & { seq: string };
 
 const UNFINISHED = "status IN ('queued', 'running')";
-const COUNT_UNFINISHED = `SELECT user_id, operation, mode, status, COUNT(*) AS count FROM jobs
-  WHERE ${UNFINISHED} GROUP BY user_id, operation, mode, status`;
+const COUNT_UNFINISHED = `SELECT j.user_id, u.plan, j.operation, j.mode, j.status, COUNT(*) AS count
+  FROM jobs j JOIN users u ON u.id = j.user_id WHERE j.${UNFINISHED}
+  GROUP BY j.user_id, u.plan, j.operation, j.mode, j.status`;
 const USERS_WITH_WORK = `SELECT j.user_id, u.plan,
     COUNT(*) FILTER (WHERE j.status = 'queued') AS queued,
     COUNT(*) FILTER (WHERE j.status = 'running') AS running,

@@ -26,8 +26,9 @@ import { UnfinishedJobsCapReached } from './job-store.js';
 type Row = JobRow & { seq: number };
 
 const UNFINISHED = "status IN ('queued', 'running')";
-const COUNT_UNFINISHED = `SELECT user_id AS userId, operation, mode, status, COUNT(*) AS count FROM jobs
-  WHERE ${UNFINISHED} GROUP BY user_id, operation, mode, status`;
+const COUNT_UNFINISHED = `SELECT j.user_id AS userId, u.plan AS plan, j.operation, j.mode, j.status, COUNT(*) AS count
+  FROM jobs j JOIN users u ON u.id = j.user_id WHERE j.${UNFINISHED}
+  GROUP BY j.user_id, j.operation, j.mode, j.status`;
 const USERS_WITH_WORK = `SELECT j.user_id AS userId, u.plan AS plan,
     SUM(j.status = 'queued') AS queued, SUM(j.status = 'running') AS running,
     (SELECT MAX(start_seq) FROM jobs s WHERE s.user_id = j.user_id) AS lastStart

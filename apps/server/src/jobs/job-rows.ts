@@ -16,7 +16,8 @@ export interface JobRow {
   result: string | null;
   error: string | null;
   created_at: number | string;
-  queued_at: number | string;
+  /** Null where a server before queue times stored the job. */
+  queued_at: number | string | null;
   started_at: number | string | null;
   finished_at: number | string | null;
 }
@@ -36,7 +37,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     result: row.result === null ? null : (JSON.parse(row.result) as unknown),
     error: row.error === null ? null : (JSON.parse(row.error) as JobError),
     createdAt: Number(row.created_at),
-    queuedAt: Number(row.queued_at),
+    queuedAt: time(row.queued_at) ?? Number(row.created_at),
     startedAt: time(row.started_at),
     finishedAt: time(row.finished_at),
   };

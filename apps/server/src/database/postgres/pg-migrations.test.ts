@@ -3,6 +3,7 @@
 // are given it from their URL, and jobs made before queue times their creation as their queue time.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobFromRow } from '../../jobs/job-rows.js';
 import { missingService, TEST_DATABASE_URL, uniqueName } from '../../test-services.js';
 import { PgDb } from './pg-db.js';
 import { migrate } from './pg-migrations.js';
@@ -48,17 +49,25 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
     expect(rows).toEqual([{ host: 'hooks.example:8443' }]);
   });
 
-  it('gives the jobs made before queue times their creation as the time they were queued', async () => {
+  it('reads a job stored without a queue time, before or by an older process, as queued at its creation', async () => {
     const sql = pool();
     await sql.query("INSERT INTO users (name, plan, created_at) VALUES ('bob', 'premium', 0)");
     await sql.query('ALTER TABLE jobs DROP COLUMN queued_at');
     await sql.query('DELETE FROM pdn_migrations WHERE version = 9');
-    await sql.query(
-      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)
-       SELECT 'job_1', id, 'compress', 'async', 'queued', '{}', 5000 FROM users WHERE name = 'bob'`,
-    );
+    const storeAsOld = (id: string) =>
+      sql.query(
+        `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)
+         SELECT $1, id, 'compress', 'async', 'queued', '{}', 5000 FROM users WHERE name = 'bob'`,
+        [id],
+      );
+    await storeAsOld('job_before');
     await migrate(new PgDb(sql));
-    const { rows } = await sql.query('SELECT queued_at FROM jobs');
-    expect(rows).toEqual([{ queued_at: '5000' }]);
+    // An API process of the version before, during a rolling upgrade, names the columns it knew.
+    await storeAsOld('job_beside');
+    const { rows } = await sql.query('SELECT * FROM jobs ORDER BY id');
+    expect(rows.map((row) => jobFromRow(row))).toMatchObject([
+      { id: 'job_before', createdAt: 5000, queuedAt: 5000 },
+      { id: 'job_beside', createdAt: 5000, queuedAt: 5000 },
+    ]);
   });
 });

@@ -136,10 +136,9 @@ const MIGRATIONS: readonly string[] = [
   // As in SQLite: each delivery names its receiving host, the authority of its normalised URL.
   `ALTER TABLE webhook_deliveries ADD COLUMN host TEXT NOT NULL DEFAULT '';
    UPDATE webhook_deliveries SET host = split_part(split_part(url, '://', 2), '/', 1);`,
-  // As in SQLite: when each job last joined the queue.
-  `ALTER TABLE jobs ADD COLUMN queued_at BIGINT;
-   UPDATE jobs SET queued_at = created_at;
-   ALTER TABLE jobs ALTER COLUMN queued_at SET NOT NULL;`,
+  // As in SQLite: when each job last joined the queue, empty where a process of the version before
+  // stored it (an API process during a rolling upgrade), its creation standing for it.
+  `ALTER TABLE jobs ADD COLUMN queued_at BIGINT;`,
 ];
 
 /**

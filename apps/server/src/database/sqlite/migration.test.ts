@@ -77,7 +77,7 @@ it('gives the deliveries of a database made before receiving hosts the host of t
   await again.close();
 });
 
-it('gives the jobs of a database made before queue times their creation as the time they were queued', async () => {
+it('reads a job stored without a queue time, before or by an older process, as queued at its creation', async () => {
   const made = openSqliteForTest(dir);
   const ada = (await made.users.ensure('ada', 'premium')).user.id;
   const input = { files: [], params: {} };
@@ -91,6 +91,18 @@ it('gives the jobs of a database made before queue times their creation as the t
   const again = openSqliteForTest(dir);
   expect(await again.jobs.get('job_1')).toMatchObject({ createdAt: 5000, queuedAt: 5000 });
   await again.close();
+  // An API process of the version before, during a rolling upgrade, names the columns it knew.
+  const beside = new Database(join(dir, 'pdn.sqlite'));
+  beside
+    .prepare(
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)
+       VALUES ('job_2', ?, 'compress', 'async', 'queued', '{}', 6000)`,
+    )
+    .run(ada);
+  beside.close();
+  const last = openSqliteForTest(dir);
+  expect(await last.jobs.get('job_2')).toMatchObject({ createdAt: 6000, queuedAt: 6000 });
+  await last.close();
 });
 
 it('keeps a newer schema version when a server of an older one opens the database', async () => {

@@ -160,9 +160,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_unfinished ON jobs (status, user_id, operation, mode);`,
   // When each job last joined the queue (jobs/job-store.ts JobRecord.queuedAt): a job that hands its
   // slot on between chunks of its work, or is queued again after its process was lost, waits its
-  // next start from then, not from its creation (pdn_job_queue_wait_seconds).
-  `ALTER TABLE jobs ADD COLUMN queued_at INTEGER NOT NULL DEFAULT 0;
-   UPDATE jobs SET queued_at = created_at;`,
+  // next start from then, not from its creation (pdn_job_queue_wait_seconds). Empty where a job was
+  // stored before, or by a process of the version before during a rolling upgrade, which names the
+  // columns it writes: its creation stands for it (jobs/job-rows.ts).
+  `ALTER TABLE jobs ADD COLUMN queued_at INTEGER;`,
 ];
 
 function databasePath(dataDir: string): string {

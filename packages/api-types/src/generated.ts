@@ -901,9 +901,9 @@ export interface components {
         InvalidQuery: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Uncounted"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Uncounted"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Uncounted"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;

@@ -74,7 +74,7 @@ export const FULL: Profile = {
   jobRuns: 300,
   sharing: { crowdSeconds: 60, overloadSeconds: 60, hogPages: 20, hogMerges: 10 },
   webhookJobs: 10,
-  lostAnswers: { earlyAnswers: 1000, outages: 5, photoPages: 8 },
+  lostAnswers: { earlyAnswers: 1000, outages: 5, photoPages: 120 },
 };
 
 export const QUICK: Profile = {

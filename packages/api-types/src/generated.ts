@@ -212,7 +212,8 @@ export interface paths {
          *     for as long as they are kept (24 hours after they finished; see "Jobs"). Pages of at most
          *     `limit` jobs; pass `next_cursor` back as `cursor` for the next page (`null` on the last page).
          *     Not counted against the hourly rate limit and never answered `429`; its answers show the
-         *     caller's window as it stands. A malformed `cursor`, `limit` or `status` is `400 invalid_input`.
+         *     caller's window as it stands. A malformed `cursor`, `limit` or `status` is `400 invalid_input`;
+         *     one sent empty (`?status=&limit=`, as a GET form sends its blank fields) is read as not sent.
          */
         get: operations["listJobs"];
         put?: never;
@@ -2117,11 +2118,11 @@ export interface operations {
     listJobs: {
         parameters: {
             query?: {
-                /** @description Only jobs in this status. */
+                /** @description Only jobs in this status; every status when omitted or empty. */
                 status?: components["schemas"]["JobStatus"];
-                /** @description At most this many jobs per page (1 to 100; 20 when omitted). */
+                /** @description At most this many jobs per page (1 to 100; 20 when omitted or empty). */
                 limit?: number;
-                /** @description `data.next_cursor` of the previous page. Opaque. */
+                /** @description `data.next_cursor` of the previous page (opaque); the first page when omitted or empty. */
                 cursor?: string;
             };
             header?: never;

@@ -120,6 +120,9 @@ export function jobCases(ctx: ServerContext, { slots }: { slots: number }): void
       const res = await ctx.call<{ error: { code: string } }>(`/api/v1/jobs?${bad}`, { key: lister });
       expect([bad, res.status, res.json.error.code]).toEqual([bad, 400, 'invalid_input']);
     }
+    // Blank fields of a GET form are not sent: the first page, every status, the default limit.
+    const blank = await ctx.call<JobListResponse>('/api/v1/jobs?status=&limit=&cursor=', { key: lister });
+    expect(blank.json.data.jobs.map((job) => job.id)).toEqual([...ids].reverse());
   });
 
   it('starts jobs fairly: one user’s single job starts before another’s remaining 49', async () => {

@@ -27,11 +27,14 @@ async function ownJob(ctx: AppContext, store: JobStore): Promise<JobRecord> {
   return job;
 }
 
-/** The query parameter `name`, sent at most once. */
+/**
+ * The query parameter `name`, sent at most once; sent empty, as a form's blank field is, it is not
+ * sent (openapi.yaml, "Requests").
+ */
 function queryValue(ctx: AppContext, name: string): string | undefined {
   const value = ctx.query[name];
   if (Array.isArray(value)) throw new InvalidInputError(`Send the query parameter \`${name}\` at most once.`);
-  return value;
+  return value === '' ? undefined : value;
 }
 
 function parseStatus(raw: string | undefined): JobStatus | undefined {
@@ -58,7 +61,7 @@ export function listJobsRoute(jobs: Jobs): Middleware<AppState> {
       cursor,
     };
     const page =
-      cursor !== undefined && (cursor === '' || cursor.length > MAX_CURSOR_LENGTH)
+      cursor !== undefined && cursor.length > MAX_CURSOR_LENGTH
         ? undefined
         : await jobs.store.list(principalOf(ctx).userId, query);
     if (!page)

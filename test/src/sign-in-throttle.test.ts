@@ -5,6 +5,7 @@
 // sign-in. Each visitor claims its address in X-Forwarded-For, believed with PDN_TRUST_PROXY=1.
 import { describe, expect, it } from 'vitest';
 import { AccountVisitor, type PageResult } from './harness/account-visitor.js';
+import { scrapeMetrics } from './harness/metrics-scrape.js';
 import { useServer } from './harness/use-server.js';
 
 const ctx = useServer({ env: { PDN_TRUST_PROXY: '1' } });
@@ -26,18 +27,24 @@ async function readyVisitors(addresses: readonly string[]): Promise<AccountVisit
 }
 
 const message = (page: PageResult) => /role="alert">([^<]*)</.exec(page.html)?.[1];
+/** Passwords hashed by the server so far. */
+const hashed = async () => (await scrapeMetrics(ctx.server.baseUrl)).get('pdn_password_hashes_total') ?? 0;
 
 describe('wrong passwords sent at once', () => {
   it('checks at most 5 of 60 for one account; the rest are refused with 429, Retry-After and when to try', async () => {
     const { email } = await member();
     const visitors = await readyVisitors(Array.from({ length: 60 }, (_, i) => `203.0.113.${i + 1}`));
+    const hashesBefore = await hashed();
     const answers = await Promise.all(
       visitors.map((visitor, i) => visitor.post('/account/sign-in', { email, password: `wrong guess ${i}` })),
     );
     const checked = answers.filter((answer) => answer.status === 401);
     const refused = answers.filter((answer) => answer.status === 429);
+    expect(checked.length).toBeGreaterThanOrEqual(1);
     expect(checked.length).toBeLessThanOrEqual(5);
     expect(checked.length + refused.length).toBe(60);
+    // Each checked one hashed its password once; none of the refused did.
+    expect((await hashed()) - hashesBefore).toBe(checked.length);
     for (const answer of refused) {
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(message(answer)).toMatch(/^Too many sign-in attempts\. Try again in (\d+ minutes|a minute)\.$/);

@@ -28,6 +28,8 @@ describe('service endpoints', () => {
     expect(key, ctx.server.output).toBeDefined();
     expect(ctx.server.output).toContain(`curl -H "Authorization: Bearer ${key}"`);
     expect(ctx.server.output).toContain(`${ctx.server.baseUrl}/api/v1/merge`);
+    // The command for more keys names this server's data folder, as a new terminal needs it.
+    expect(ctx.server.output).toContain(`PDN_DATA_DIR=${ctx.server.dataDir} npx pdn-server keys create`);
     const res = await ctx.call<{ data: { plan: string } }>('/api/v1/account', { key: key ?? '' });
     expect(res.status).toBe(200);
     expect(res.json.data.plan).toBe('premium');

@@ -6,8 +6,9 @@
 // and refuses it tampered, stale or under another secret; a rotated secret signs beside the old one.
 // Outside the allow-list, loopback, documentation and IPv4-compatible addresses and the host's own are
 // refused at submission, beside a working delivery to an allowed one, and a redirect to a refused
-// address is not followed. (Retries, their order and backoff run on an injected clock in
-// apps/server/src/webhooks/deliverer.test.ts.)
+// address is not followed. Receivers that never answer hold at most their users' and their host's share
+// of the attempts in flight, while another user's event goes out. (Retries, their order and backoff
+// run on an injected clock in apps/server/src/webhooks/deliverer.test.ts.)
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { Download, JobResponse, WebhookEvent } from '@pdn/api-types';
@@ -269,5 +270,86 @@ describe('webhook addresses', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(JSON.parse((await failed()) ?? '{}')).toMatchObject({ status: 302, attempt: 1 });
     expect(forbidden.count()).toBe(0);
+  });
+});
+
+/**
+ * A loopback receiver that reads each event and never answers, as a receiver that hangs does: it
+ * counts the requests it holds open, at most and by job.
+ */
+async function stalledReceiver(host: string): Promise<{
+  url: string;
+  held(): string[];
+  mostHeld(): number;
+  close(): Promise<void>;
+}> {
+  const open = new Map<object, string>();
+  let most = 0;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
+    req.on('end', () => {
+      open.set(res, (JSON.parse(body) as WebhookEvent).data.job.id);
+      most = Math.max(most, open.size);
+    });
+    res.on('close', () => open.delete(res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://${host}:${port}/pdn-events`,
+    held: () => [...open.values()],
+    mostHeld: () => most,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('receivers that never answer', () => {
+  const ctx = useServer({ env: { PDN_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' } });
+
+  it("hold no more than their users' share of attempts, and another user's event goes out meanwhile", async () => {
+    const stalled = await stalledReceiver('127.0.0.3');
+    const healthy = await receiver('127.0.0.4');
+    try {
+      const submit = async (key: string, label: string, url: string) => {
+        const res = await ctx.call<JobResponse>('/api/v1/merge', {
+          key,
+          body: await mergeForm(label, url),
+          headers: { Prefer: 'respond-async' },
+        });
+        expect(res.status).toBe(202);
+        return res.json.data.id;
+      };
+      // Two users whose receivers, on one host, all hang: 6 events each.
+      const stuck: string[][] = [];
+      for (const user of ['hung1', 'hung2']) {
+        const key = await ctx.server.createKey({ user, plan: 'premium' });
+        const ids: string[] = [];
+        for (let i = 0; i < 6; i += 1) ids.push(await submit(key, `${user}-${i}`, stalled.url));
+        stuck.push(ids);
+      }
+      for (let tries = 0; tries < 200 && stalled.held().length < 8; tries += 1)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      // Each user holds at most 4 attempts (its cap), the host at most 8 (its cap).
+      expect(stalled.held()).toHaveLength(8);
+      for (const ids of stuck) expect(stalled.held().filter((id) => ids.includes(id))).toHaveLength(4);
+
+      const other = await ctx.server.createKey({ user: 'prompt', plan: 'premium' });
+      const id = await submit(other, 'prompt', healthy.url);
+      const event = JSON.parse((await healthy.next()).body) as WebhookEvent;
+      expect(event.data.job.id).toBe(id);
+      // It went out while the hung attempts were still held, each of them for up to 10 s.
+      expect(stalled.held().length).toBeGreaterThan(0);
+      expect(stalled.mostHeld()).toBe(8);
+    } finally {
+      await stalled.close();
+      await healthy.close();
+    }
   });
 });

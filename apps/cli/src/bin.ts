@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point of `pdn`: runs the command tree and turns whatever it throws into an exit code, in
-// this one place (issue #5, "Commands throw typed errors; only bin.ts maps them to exit codes";
-// changesets' packages/cli/src/index.ts does the same).
+// this one place: commands throw typed errors and only this file maps them to exit codes
+// (changesets' packages/cli/src/index.ts does the same).
 import { ApiError, AuthenticationError, RateLimitError } from '@pdn/sdk';
 import { type Command, CommanderError } from 'commander';
 import { CommandContext, type Io } from './context.js';
@@ -26,7 +26,7 @@ const interrupt = new AbortController();
 // The first Ctrl-C stops in-flight requests and new work, and the report still prints; a second one
 // ends the process at once. The listener stays installed (not `once`): ora's cursor restorer
 // (signal-exit) re-sends SIGINT to the process when it finds no other listener, which killed `pdn`
-// before the report when the spinner ran in a terminal (issue #19).
+// before the report when the spinner ran in a terminal.
 let interrupts = 0;
 process.on('SIGINT', () => {
   interrupts++;

@@ -19,7 +19,7 @@ export interface Io {
   signal: AbortSignal;
 }
 
-/** Global flags (issue #5, "Global"), as commander parses them: absent switches are undefined. */
+/** Global flags, as commander parses them: absent switches are undefined. */
 export interface GlobalFlags {
   apiKey?: string;
   baseUrl?: string;
@@ -102,7 +102,7 @@ export class CommandContext {
   /**
    * The SDK client for the key and base URL from flags, environment or config file, in that order.
    * The reporter learns where each came from, to say which setting to check after a 401 or when the
-   * server cannot be reached (issue #19).
+   * server cannot be reached.
    */
   async connect(): Promise<Client> {
     const connection = resolveConnection(this.globals, this.io.env, await readConfig(this.configPath));

@@ -24,7 +24,7 @@ export function pages(count: number): string {
 
 /**
  * Saving of `after` against `before` as `-33.3%`; `0%` when nothing was saved, also when the saving
- * rounds to nothing (issue #19: it printed `-0.0%`).
+ * rounds to nothing, never `-0.0%`.
  */
 export function formatSaving(before: number, after: number): string {
   const percent = before > 0 ? ((before - after) / before) * 100 : 0;

@@ -20,14 +20,14 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
   version: string;
 };
 
-/** `pdn 1.0.0 (node v20.20.0, linux-x64)`: what a bug report needs (issue #19). */
+/** `pdn 1.0.0 (node v20.20.0, linux-x64)`: what a bug report needs. */
 export const versionLine = `pdn ${version} (node ${process.version}, ${process.platform}-${process.arch})`;
 
 const API = ['apiKey', 'baseUrl', 'json', 'maxRetries', 'quiet', 'verbose'];
 
 /**
  * The root options each command uses, by top-level command name; a command's --help (and its shell
- * completion) lists only these (issue #19: "commands show only the options that apply to them"). They are still accepted
+ * completion) lists only these, so it shows only the options that apply to it. They are still accepted
  * anywhere, so `pdn --json compress a.pdf` and `pdn compress a.pdf --json` both work.
  */
 const GLOBALS_USED: Record<string, readonly string[]> = {

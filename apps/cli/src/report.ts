@@ -1,5 +1,6 @@
-// The one document `--json` prints on stdout (issue #5: "every file's result or error (code,
-// message, request id). Stable; documented in the README"). Field names are snake_case like the API.
+// The one document `--json` prints on stdout: every file's result or error (code, message, request
+// id). Scripts parse it, so it is stable and documented in the README. Field names are snake_case
+// like the API.
 import {
   ApiError,
   InsufficientStorageError,
@@ -70,7 +71,7 @@ export interface ItemSuccess {
   requestId: string | null;
   data: unknown;
   outputs: OutputReport[];
-  /** The job the item ran as (issue #13). */
+  /** The job the item ran as, when it ran as one (`job_id` in the report). */
   jobId?: string;
 }
 

@@ -1,9 +1,8 @@
-// Everything the CLI prints goes through here (issue #5, "Behaviour"): results on stdout, nothing
-// else there; with --json exactly one JSON document on stdout; progress as an ora spinner on stderr
-// only when stderr is a terminal; errors, retries and request ids (--verbose) on stderr. Each file's
-// line prints as the file settles, so a CI log follows a batch (issue #19); results that are data
-// (OCR text, the language list) print in input order at the end, with the not processed and the
-// summary.
+// Everything the CLI prints goes through here: results on stdout, nothing else there; with --json
+// exactly one JSON document on stdout; progress as an ora spinner on stderr only when stderr is a
+// terminal; errors, retries and request ids (--verbose) on stderr. Each file's line prints as the file
+// settles, so a CI log follows a batch; results that are data (OCR text, the language list) print in
+// input order at the end, with the not processed and the summary.
 
 import type { WithMeta } from '@pdn/sdk';
 import type { ChalkInstance } from 'chalk';
@@ -152,7 +151,7 @@ export class Reporter {
       this.#write(this.#options.stderr, `${report.ok ? line : err.red(line)}\n`);
     }
     if (view.resumable === true && !this.#options.quiet) {
-      // A re-run after a stop failed on every output the last run wrote (issue #19).
+      // A re-run after a stop would fail on every output the last run wrote: say how to go on.
       const exists = report.results.some((item) => item.error?.code === 'output_exists');
       if (exists)
         this.#write(

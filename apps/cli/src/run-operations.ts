@@ -58,17 +58,17 @@ export interface BatchHooks<I> {
 }
 
 /**
- * The server cannot take work now, whatever the input (issue #11): it is shutting down (503, still
- * so after the SDK's retries) or its disk is full (507, which the SDK does not retry).
+ * The server cannot take work now, whatever the input: it is shutting down (503, still so after the
+ * SDK's retries) or its disk is full (507, which the SDK does not retry).
  */
 export function serverUnavailable(error: unknown): boolean {
   return error instanceof ServiceUnavailableError || error instanceof InsufficientStorageError;
 }
 
 /**
- * No HTTP answer at all, after the SDK's retries (issue #19: "stop a batch at the first connection
- * failure that retries did not cure"): the server is down or the base URL is wrong, and every
- * later file would fail the same way. A timeout is not one: it can be one slow file.
+ * No HTTP answer at all, after the SDK's retries: the server is down or the base URL is wrong, and
+ * every later file would fail the same way, so the batch stops at the first one. A timeout is not
+ * one: it can be one slow file.
  */
 export function serverUnreachable(error: unknown): boolean {
   return error instanceof ConnectionError && !(error instanceof TimeoutError);
@@ -77,7 +77,7 @@ export function serverUnreachable(error: unknown): boolean {
 /**
  * A 401 fails every later call too, and a RateLimitError reaching the CLI means the SDK would not
  * wait (Retry-After beyond its cap) or ran out of retries: starting more work would only burn calls
- * (issue #5: "stops starting new work and reports which files were not processed"). So does a
+ * (the batch stops starting new work and reports which files were not processed). So does a
  * server that cannot work now or cannot be reached.
  */
 export function stopsBatch(error: unknown): boolean {

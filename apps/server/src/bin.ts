@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pdn-server`: starts the server and manages its accounts from the command line (issues #2, #12):
+// `pdn-server`: starts the server and manages its accounts from the command line:
 // users, plans, API keys and one-time sign-in links, on the same data folder while the server runs.
 // Commands throw; this entry point alone turns failures into exit codes (2: usage, 1: anything else).
 import { resolve } from 'node:path';
@@ -169,7 +169,7 @@ async function run(command: string, accounts: Accounts, config: Config, args: st
   }
 }
 
-/** `accounts copy --from DATA_DIR` (issue #15): embedded to shared, users, plans and keys. */
+/** `accounts copy --from DATA_DIR`: embedded to shared, users, plans and keys. */
 async function copyAccounts(from: string | undefined): Promise<void> {
   if (from === undefined) throw new UsageError('accounts copy needs --from DATA_DIR');
   const config = loadConfig();

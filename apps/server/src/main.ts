@@ -36,10 +36,10 @@ export interface RunningServer {
   /** `http://127.0.0.1:3000`: the address actually bound (the real port when PORT=0). */
   url: string;
   /**
-   * Answers /readyz 503 while still serving for the drain delay (issue #18), then stops accepting
-   * connections, lets requests in flight finish within `config.shutdownGraceMs`, answers the rest
-   * 503, then closes engines and the database (issue #11, item 9). A worker's running jobs get the
-   * grace period then, and those still running go back to the queue (issue #16).
+   * Answers /readyz 503 while still serving for the drain delay, so a balancer stops sending work
+   * first, then stops accepting connections, lets requests in flight finish within
+   * `config.shutdownGraceMs`, answers the rest 503, then closes engines and the database. A worker's
+   * running jobs get the grace period then, and those still running go back to the queue.
    */
   close(): Promise<void>;
 }
@@ -60,7 +60,7 @@ async function buildEngines(config: Config, log: Logger, tools: DetectedTools): 
     qpdf: tools.qpdf?.version ?? 'absent',
     ghostscript: tools.ghostscript?.version ?? 'absent',
     tesseract: tools.tesseract?.version ?? 'absent',
-    // poppler draws, reads and counts the compress content check's pages where installed (issue #9).
+    // poppler draws, reads and counts the compress content check's pages where installed.
     pdftoppm: tools.pdftoppm?.version ?? 'absent',
     pdftotext: tools.pdftotext?.version ?? 'absent',
     pdfimages: tools.pdfimages?.version ?? 'absent',

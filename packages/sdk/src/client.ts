@@ -1,6 +1,6 @@
-// The pdn client (issue #4 "Surface"). Each operation is checked and turned into its request by
-// internal/operations.ts (issue #4 "Validation before sending"), shared with `pdn.jobs` (jobs.ts),
-// and handed to the request loop.
+// The pdn client. Each operation is checked (so bad input fails before anything is sent) and turned
+// into its request by internal/operations.ts, shared with `pdn.jobs` (jobs.ts), and handed to the
+// request loop.
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { Download } from './api-types/index.js';
 import * as errors from './errors.js';
@@ -76,7 +76,7 @@ export interface DownloadOptions extends RequestOptions {
 }
 
 export class Pdn {
-  // The error family on the class too (issue #20, as openai-node): `catch (e) { if (e instanceof
+  // The error family on the class too, as openai-node: `catch (e) { if (e instanceof
   // Pdn.RateLimitError) ... }` with only `Pdn` imported.
   static readonly PdnError = errors.PdnError;
   static readonly ApiError = errors.ApiError;
@@ -100,7 +100,7 @@ export class Pdn {
   static readonly JobCanceledError = errors.JobCanceledError;
 
   readonly baseUrl: string;
-  /** The operations as jobs, and `/api/v1/jobs` (issue #13; README, "Jobs"). */
+  /** The operations as jobs, and `/api/v1/jobs` (README, "Jobs"). */
   readonly jobs: Jobs;
   readonly #transport: Transport;
 
@@ -152,7 +152,7 @@ export class Pdn {
     return this.#run('split', params);
   }
 
-  /** POST /api/v1/ocr; with `detail: 'words'` the result also has every word with its box (issue #17). */
+  /** POST /api/v1/ocr; with `detail: 'words'` the result also has every word with its box. */
   ocr(params: OcrParams & { detail: 'words' }): ApiPromise<OcrWordsResult>;
   ocr(params: OcrParams): ApiPromise<OcrResult>;
   ocr(params: OcrParams): ApiPromise<OcrResult> {
@@ -160,7 +160,7 @@ export class Pdn {
   }
 
   /**
-   * POST /api/v1/ocr/pdf (issue #17): a scanned PDF or an image made a searchable PDF. The result has
+   * POST /api/v1/ocr/pdf: a scanned PDF or an image made a searchable PDF. The result has
    * two downloads, the PDF (`download`) and its text (`text_download`, served as `text/plain`).
    */
   ocrPdf(params: OcrPdfParams): ApiPromise<OcrPdfResult> {

@@ -129,7 +129,7 @@ type RateLimitInit = ApiErrorInit & {
 };
 
 /**
- * 429 `too_many_jobs` (issue #13): the plan's cap on unfinished jobs is reached. A kind of
+ * 429 `too_many_jobs`: the plan's cap on unfinished jobs is reached. A kind of
  * RateLimitError, retried the same way after its `Retry-After`; `code` tells it from the hourly limit.
  */
 export class TooManyJobsError extends RateLimitError {

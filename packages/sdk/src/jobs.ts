@@ -1,4 +1,4 @@
-// `pdn.jobs` (issue #13): the operations as jobs. `submit` sends the operation's request with
+// `pdn.jobs`: the operations as jobs. `submit` sends the operation's request with
 // `Prefer: respond-async` (RFC 7240) and gets `202 Accepted` with the job; `get`, `list`, `pages`
 // and `cancel` are `/api/v1/jobs`; `wait` polls a job at the interval the server suggests until it
 // ends, resolving with the result the synchronous call would have answered.

@@ -1,4 +1,4 @@
-// Which backends hold the server's state (issue #15). With no PDN_DATABASE_URL, PDN_REDIS_URL or
+// Which backends hold the server's state. With no PDN_DATABASE_URL, PDN_REDIS_URL or
 // PDN_S3_* set: embedded, exactly as before (SQLite and the outputs folder in the data folder). With
 // any of them set, every piece of state goes to the shared services and all of them must be given,
 // since a half-shared server is wrong in a way nobody would notice at first: limits in Redis but keys

@@ -1,4 +1,4 @@
-// The composition module (issue #15; STYLE.md 14, 19, 20): chooses the backends the configuration
+// The composition module (STYLE.md 14, 19, 20): chooses the backends the configuration
 // names, opens and starts their clients, and registers each one's cleanup. Embedded: the SQLite file
 // and the outputs folder, exactly as before. Shared: PostgreSQL, Redis and S3, whose code and client
 // libraries are imported only here, only then (shared.ts), so the embedded default never loads them.
@@ -53,7 +53,8 @@ function openLocalQueue(parts: QueueParts): JobQueue {
 
 /**
  * The accounts alone, for the admin commands: the existing SQLite database of the data folder (they
- * never create one, issue #10), or the shared PostgreSQL database (made up to date if need be).
+ * never create one, so a wrong folder is refused rather than given an empty database), or the shared
+ * PostgreSQL database (made up to date if need be).
  */
 export async function openAdminAccounts(config: Config, log: Logger, cleanups: Cleanups): Promise<Accounts> {
   if (config.backends.kind === 'shared') {

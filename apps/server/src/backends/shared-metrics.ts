@@ -1,4 +1,4 @@
-// The shared backends' connections for GET /metrics (issue #18): the PostgreSQL pool's clients and
+// The shared backends' connections for GET /metrics: the PostgreSQL pool's clients and
 // the queries waiting for one, and the Redis client's connection status. Registered only when these
 // backends are open (the embedded server has none to show), read at each scrape, and removed when
 // they close, so a process that opens them again registers them again.

@@ -1,7 +1,8 @@
-// The shared backends (issue #15), imported by index.ts only when PDN_DATABASE_URL and the rest are
-// set: a node-postgres pool for accounts, one ioredis client for rate limits and the sweeper's lock,
-// another for the BullMQ job queue (issue #16), an S3 client for outputs. Each client is opened, checked once (so a wrong URL stops the start with
-// a message naming the service), and its cleanup registered before the next one opens.
+// The shared backends, imported by index.ts only when PDN_DATABASE_URL and the rest are set: a
+// node-postgres pool for accounts, one ioredis client for rate limits and the sweeper's lock, another
+// for the BullMQ job queue, an S3 client for outputs. Each client is opened, checked once (so a wrong
+// URL stops the start with a message naming the service), and its cleanup registered before the next
+// one opens.
 //
 // Failures after the start are answered, not fatal: the pool and the client report lost connections
 // as events (logged once per outage, never thrown), queries fail fast instead of queueing while a
@@ -105,7 +106,7 @@ async function openS3(config: S3Config, cleanups: Cleanups): Promise<S3Client> {
     ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
     ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
     // Checksums only where S3 requires them: several S3-compatible servers (s3rver among them)
-    // mishandle the SDK's default checksummed, aws-chunked uploads (issue #15). Bytes are still
+    // mishandle the SDK's default checksummed, aws-chunked uploads. Bytes are still
     // checked end to end by the contract's round-trip test.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
@@ -167,7 +168,7 @@ export async function openSharedBackends(
   });
   return {
     stores,
-    // Rate windows in Redis rather than the accounts database: one round trip per request (issue #15).
+    // Rate windows in Redis rather than the accounts database: one round trip per request.
     accounts: composeAccounts(
       { ...stores, rateEvents: new RedisRateEvents(redis, `${config.redisKeyPrefix}rate:`) },
       options,

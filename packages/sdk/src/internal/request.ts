@@ -1,6 +1,6 @@
 // The request loop: one attempt = build the body, fetch under a per-attempt timeout and the caller's
 // signal, turn a non-2xx answer into a typed error, read the body. Failed attempts are retried by
-// the policy of retry.ts (issue #4 "Retries"), after an abortable sleep.
+// the policy of retry.ts, after an abortable sleep.
 import type { WithResponse } from '../api-promise.js';
 import {
   AbortError,
@@ -108,7 +108,7 @@ export async function send<T>(
         )
       : spec.form;
   const replayable = (form ?? []).every((field) => !('part' in field) || field.part.reusable);
-  // Made once, before the loop (STYLE.md 21, issue #14): a retry after a lost answer then gets the
+  // Made once, before the loop (STYLE.md 21): a retry after a lost answer then gets the
   // first answer back instead of doing the work, and spending the quota, twice.
   const idempotencyKey =
     spec.method === 'POST' ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
@@ -282,7 +282,7 @@ async function requestInit(
 
 /**
  * The form with every file part opened. All at once: a path costs a stat and an open, and a merge's 20
- * one after another took up to 15 ms before the first byte went out (issue #11's merge bench). The
+ * one after another took up to 15 ms before the first byte went out (in a merge benchmark). The
  * first part in form order that cannot be opened is the one reported, as when they were opened in turn.
  */
 async function openFields(form: readonly FormField[]): Promise<MultipartField[]> {

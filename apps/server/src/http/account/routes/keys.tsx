@@ -1,4 +1,4 @@
-// The API keys page (issue #12): list, create (the full key shown once, on the answer to the POST
+// The API keys page: list, create (the full key shown once, on the answer to the POST
 // itself, never stored), and revoke after a confirmation. Keys are looked up and revoked with the
 // viewer's user id, so another user's key id is a 404 like an unknown one.
 import type { Middleware } from 'koa';

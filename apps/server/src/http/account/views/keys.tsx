@@ -1,4 +1,4 @@
-// The API keys page (issue #12): the owner's active keys (name, live or test, a recognisable prefix,
+// The API keys page: the owner's active keys (name, live or test, a recognisable prefix,
 // created, last used), a form to create one, and revocation behind a confirmation page. The full key
 // appears on KeyCreatedPage only, once, right after it is made.
 import { type ApiKeyRecord, KEY_NAME_MAX } from '../../../accounts/index.js';

@@ -3,7 +3,8 @@
 // a time): a file spends most of its time waiting on its servers and their tools, and each starts its
 // own servers on their own ports, data folders, database and Redis prefix, so files never share state.
 // Measured: 814 s one at a time, 489 s two at a time, every test passing. Timeouts are generous for the
-// contention that brings. No test asserts on timing (the benchmarks measure speed).
+// contention that brings. No test asserts on speed (the benchmarks measure it); sdk-retries.test.ts only
+// tells a wait of 300 ms from one of 30 s, which header the SDK obeyed.
 //
 // Two projects: `e2e` is every suite; `without-optional-languages` runs the suites whose expectations
 // depend on the OCR language data once more, with Debian's optional language packs hidden from every

@@ -18,7 +18,7 @@ import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { formatMs, type Row } from '../report.js';
 import { percentile } from '../stats.js';
 
-const SCENARIO = '13. Killed server';
+const SCENARIO = '17. Killed server';
 
 /** A tool tree still running this long after the kill has survived it: the run fails. */
 const GIVE_UP_MS = 30_000;

@@ -52,6 +52,11 @@ describe.skipIf(qpdf === undefined)('listDocument', () => {
     expect((await list(name))?.plain).toBe(false);
   });
 
+  it('reads reals qpdf passes on as PDF wrote them, not as JSON: -0. by Apache FOP', async () => {
+    const listing = await list('apache-fop-negative-zero.pdf');
+    expect(listing?.pagePixels.length).toBeGreaterThan(0);
+  });
+
   it('answers nothing for what qpdf cannot read', async () => {
     expect(await list('header-and-eof-only.pdf')).toBeUndefined();
   });

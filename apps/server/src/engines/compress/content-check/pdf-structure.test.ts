@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { embeddedFontPdf, photoPdf, textPdf, writeFixture } from '@pdn/fixtures';
 import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repairNumbers } from '../../pdf/qpdf-json.js';
 import { detectTools } from '../../tools.js';
-import { type PdfStructure, parseStructure, readStructure, repairNumbers } from './pdf-structure.js';
+import { type PdfStructure, parseStructure, readStructure } from './pdf-structure.js';
 
 const { qpdf } = await detectTools();
 if (qpdf === undefined) console.warn('qpdf is not installed: the structure reader tests are skipped');

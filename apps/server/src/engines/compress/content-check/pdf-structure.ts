@@ -5,6 +5,14 @@
 // page: 0.56 MB and 50 ms for 500 pages of text).
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import {
+  dictionary,
+  type Json,
+  type Objects,
+  pageSize,
+  repairNumbers,
+  resolveObject,
+} from '../../pdf/qpdf-json.js';
 import { type QpdfRun, qpdfSucceeded, runQpdf } from '../../pdf/run-qpdf.js';
 import type { Result } from './render.js';
 
@@ -33,11 +41,6 @@ export interface PdfStructure {
  */
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
-// qpdf's JSON format 2 (qpdf manual, "qpdf JSON"): objects under "qpdf"[1] as "obj:N G R", each a
-// { value } or a { stream: { dict } }; references as "N G R" strings; names as "/Name" strings.
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Objects = Record<string, { value?: Json; stream?: { dict?: Json } } | undefined>;
-
 interface QpdfJson {
   pages?: { object?: string }[];
   acroform?: { fields?: { fullname?: string; value?: Json }[] };
@@ -51,18 +54,6 @@ interface Outline {
   kids?: Outline[];
 }
 
-const REFERENCE = /^\d+ \d+ R$/;
-
-function resolveObject(value: Json | undefined, objects: Objects): Json | undefined {
-  if (typeof value !== 'string' || !REFERENCE.test(value)) return value;
-  const object = objects[`obj:${value}`];
-  return object?.value ?? object?.stream?.dict;
-}
-
-function dictionary(value: Json | undefined): { [key: string]: Json } | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
-}
-
 function annotationsOf(pageRef: string | undefined, objects: Objects): string[] {
   const page = dictionary(resolveObject(pageRef, objects));
   const annots = resolveObject(page?.['/Annots'], objects);
@@ -73,34 +64,10 @@ function annotationsOf(pageRef: string | undefined, objects: Objects): string[] 
   });
 }
 
-/** Page attributes a page inherits from its ancestors (ISO 32000-2 §7.7.3.4); a /Parent loop ends the walk. */
-function inherited(
-  page: { [key: string]: Json } | undefined,
-  key: string,
-  objects: Objects,
-): Json | undefined {
-  const seen = new Set<{ [key: string]: Json }>();
-  for (
-    let node = page;
-    node !== undefined && !seen.has(node);
-    node = dictionary(resolveObject(node['/Parent'], objects))
-  ) {
-    seen.add(node);
-    if (node[key] !== undefined) return resolveObject(node[key], objects);
-  }
-  return undefined;
-}
-
+/** The longest side of the page, in points times its /UserUnit; undefined for none or an empty one. */
 function pageSide(pageRef: string | undefined, objects: Objects): number | undefined {
-  const page = dictionary(resolveObject(pageRef, objects));
-  const box = inherited(page, '/MediaBox', objects);
-  if (!Array.isArray(box) || box.length !== 4) return undefined;
-  const [x1, y1, x2, y2] = box.map((n) => resolveObject(n, objects));
-  if (![x1, y1, x2, y2].every((n) => typeof n === 'number' && Number.isFinite(n))) return undefined;
-  const unit = resolveObject(page?.['/UserUnit'], objects);
-  const scale = typeof unit === 'number' && unit > 0 ? unit : 1;
-  const side =
-    Math.max(Math.abs((x2 as number) - (x1 as number)), Math.abs((y2 as number) - (y1 as number))) * scale;
+  const size = pageSize(pageRef, objects);
+  const side = size === undefined ? 0 : Math.max(size.width, size.height);
   return side > 0 ? side : undefined;
 }
 
@@ -110,20 +77,6 @@ function outlineTitles(outlines: readonly Outline[] | undefined, into: string[] 
     outlineTitles(outline.kids, into);
   }
   return into;
-}
-
-/** A JSON string, or a number as PDF writes reals and qpdf 11.3 passes them on: `-0.`, `.5`, `5.`. */
-const STRING_OR_REAL = /"(?:[^"\\]|\\.)*"|(-?)(\d*)\.(\d*)/g;
-
-/**
- * qpdf's JSON with every real number made valid JSON. qpdf copies reals as the PDF wrote them, and
- * `-0.` is a valid PDF real but not a JSON number (OCRmyPDF's negzero.pdf); strings are left alone.
- */
-export function repairNumbers(text: string): string {
-  return text.replace(STRING_OR_REAL, (token, sign: string | undefined, whole: string, fraction: string) => {
-    if (token.startsWith('"') || (whole !== '' && fraction !== '')) return token;
-    return `${sign ?? ''}${whole || '0'}.${fraction || '0'}`;
-  });
 }
 
 /** The structure in qpdf's JSON text (exported for tests). */

@@ -21,7 +21,7 @@ function gate(log: string[], name: string) {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('HashPlaces', () => {
-  it('refuses at once past the places, and past an address share, before any work', async () => {
+  it('refuses at once past the places, and past an address share, before any work, and says so when asked', async () => {
     const places = new HashPlaces({ running: 1, places: 3, perAddress: 2 });
     const log: string[] = [];
     const a1 = gate(log, 'a1');
@@ -31,8 +31,11 @@ describe('HashPlaces', () => {
     await expect(places.run('a', undefined, async () => 'a3')).rejects.toEqual(
       new NoHashPlaceError('address'),
     );
+    expect(places.refusal('a')).toBe('address');
+    expect(places.refusal('b')).toBeUndefined();
     runs.push(places.run('b', undefined, b1.work));
     await expect(places.run('c', undefined, async () => 'c1')).rejects.toEqual(new NoHashPlaceError('full'));
+    expect(places.refusal('c')).toBe('full');
     expect(places.taken).toBe(3);
     await tick();
     expect(log).toEqual(['a1']);
@@ -45,6 +48,7 @@ describe('HashPlaces', () => {
     a2.finish();
     expect(await Promise.all(runs)).toEqual(['a1', 'a2', 'b1']);
     expect(places.taken).toBe(0);
+    expect(places.refusal('a')).toBeUndefined();
   });
 
   it("serves waiting addresses in turn, whatever one address's backlog", async () => {

@@ -57,17 +57,23 @@ export class HashPlaces {
     return this.#taken;
   }
 
+  /** Why a request from `address` would find no place now; undefined when it would find one. */
+  refusal(address: string): RefusalReason | undefined {
+    if ((this.#byAddress.get(address) ?? 0) >= this.limits.perAddress) return 'address';
+    if (this.#taken >= this.limits.places) return 'full';
+    return undefined;
+  }
+
   /**
    * Runs `work` in a place of `address`'s, when its turn comes. Rejects at once with NoHashPlaceError
    * when there is no place for it, and with HashAbandonedError when `signal` aborts before its turn.
    */
   async run<T>(address: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
     if (signal?.aborted) throw new HashAbandonedError();
-    const held = this.#byAddress.get(address) ?? 0;
-    if (held >= this.limits.perAddress) throw new NoHashPlaceError('address');
-    if (this.#taken >= this.limits.places) throw new NoHashPlaceError('full');
+    const refusal = this.refusal(address);
+    if (refusal) throw new NoHashPlaceError(refusal);
     this.#taken += 1;
-    this.#byAddress.set(address, held + 1);
+    this.#byAddress.set(address, (this.#byAddress.get(address) ?? 0) + 1);
     try {
       await this.#turn(address, signal);
       try {

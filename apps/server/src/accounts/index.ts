@@ -22,7 +22,7 @@ export {
 } from './api-keys.js';
 export { clientAddressKey } from './client-address.js';
 export { InvalidEmailError, normaliseEmail } from './email.js';
-export { HashAbandonedError, NoHashPlaceError } from './hash-places.js';
+export { HashAbandonedError, NoHashPlaceError, type RefusalReason } from './hash-places.js';
 export type { KeyKind } from './key-format.js';
 export { type HashingClient, PasswordHasher } from './password-hasher.js';
 export { NO_ACCOUNT_HASH, PASSWORD_MIN, passwordProblem } from './passwords.js';

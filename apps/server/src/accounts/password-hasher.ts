@@ -10,7 +10,13 @@ import {
   passwordHashPlaces,
   passwordHashRefusals,
 } from '../metrics.js';
-import { HashAbandonedError, HashPlaces, NoHashPlaceError, type PlaceLimits } from './hash-places.js';
+import {
+  HashAbandonedError,
+  HashPlaces,
+  NoHashPlaceError,
+  type PlaceLimits,
+  type RefusalReason,
+} from './hash-places.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { ScryptThreads } from './scrypt-threads.js';
 
@@ -52,6 +58,18 @@ export class PasswordHasher {
   /** Whether `password` matches `stored`. Rejects with NoHashPlaceError or HashAbandonedError, unchecked. */
   verify(password: string, stored: string, client: HashingClient): Promise<boolean> {
     return this.#run(client, () => verifyPassword(password, stored, this.#derive));
+  }
+
+  /**
+   * Why a request from `address` would be refused a place now, counted as a refusal; undefined when it
+   * would find one. Asked before a request's other work (its database look-ups and writes), so that a
+   * flood the hasher must turn away anyway costs the server next to nothing. The place is taken only
+   * by hash() or verify(), which refuse again if it has gone meanwhile.
+   */
+  refusalFor(address: string): RefusalReason | undefined {
+    const reason = this.#places.refusal(address);
+    if (reason !== undefined) passwordHashRefusals.inc({ reason });
+    return reason;
   }
 
   /** Seconds after which a refused request may find a place: the hashes ahead of it, roughly. */

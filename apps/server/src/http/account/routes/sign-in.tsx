@@ -2,14 +2,14 @@
 // attempt reserved before the password is checked (accounts/throttle.ts); an unknown email costs the
 // same hash as a wrong password and gets the same answer, so the form tells nobody which emails have
 // accounts. The check runs on the password hasher's threads, in a place of the client address's
-// share; with none free the form answers at once, unchecked. A successful sign-in gets a brand-new
-// session.
+// share; with none free the form answers at once, unchecked, before it looks anything up. A
+// successful sign-in gets a brand-new session.
 import type { Middleware } from 'koa';
 import { clientAddressKey, NO_ACCOUNT_HASH, normaliseEmail, type User } from '../../../accounts/index.js';
 import { clientGoneSignal } from '../../client-gone.js';
 import type { AppContext, AppState } from '../../state.js';
 import type { AreaDeps } from '../deps.js';
-import { hashRefusal } from '../hash-refusal.js';
+import { hashRefusal, refusedBeforeHashing } from '../hash-refusal.js';
 import { seeOther, sendPage } from '../render.js';
 import { signIn } from '../viewer.js';
 import { SignInPage } from '../views/credentials.js';
@@ -52,6 +52,8 @@ export function signInSubmit(deps: AreaDeps): Middleware<AppState> {
     const email = form.get('email') ?? '';
     const password = form.get('password') ?? '';
     const address = clientAddressKey(ctx.ip);
+    const early = refusedBeforeHashing(ctx, deps.passwords, address);
+    if (early) return sendPage(ctx, page(ctx, deps, { error: early.message, email }), early.status);
     const user = await find(deps, email);
     // Reserved before the hash, in one step: attempts in flight count as failures until proven right.
     const decision = await accounts.throttle.reserve(

@@ -14,7 +14,7 @@ import {
 import { clientGoneSignal } from '../../client-gone.js';
 import type { AppContext, AppState } from '../../state.js';
 import type { AreaDeps } from '../deps.js';
-import { hashRefusal } from '../hash-refusal.js';
+import { hashRefusal, refusedBeforeHashing } from '../hash-refusal.js';
 import { seeOther, sendPage } from '../render.js';
 import { signIn } from '../viewer.js';
 import { SignUpClosedPage, SignUpPage } from '../views/credentials.js';
@@ -59,6 +59,8 @@ export function signUpSubmit(deps: AreaDeps): Middleware<AppState> {
     const given = form.get('email') ?? '';
     const password = form.get('password') ?? '';
     const address = clientAddressKey(ctx.ip);
+    const early = refusedBeforeHashing(ctx, deps.passwords, address);
+    if (early) return refuse(ctx, early.status, early.message, given);
     const decision = await accounts.throttle.reserve([[RULES.signUpAddress, address]]);
     if (!decision.reserved) {
       ctx.set('Retry-After', String(decision.waitSeconds));

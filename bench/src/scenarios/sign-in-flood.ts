@@ -2,11 +2,16 @@
 // emails are kept in flight (each answer followed at once by another), against the same merges with
 // the server idle, in this one run. Twice: from one address, as the attack first measured came, and
 // from 200 addresses (X-Forwarded-For, believed by a server of the scenario's own with
-// PDN_TRUST_PROXY=1), so that the throttle, which refuses an address's 21st failure in 15 minutes
-// unhashed, leaves the hashing itself loaded. The server hashes on threads of its own, at most its
-// places at once and a share of them per address; before that, every sign-in was hashed on libuv's
+// PDN_TRUST_PROXY=1), so that neither one address's share of the hashing places nor the throttle's
+// per-address limit turns the flood away, and the hashing itself is loaded. The server hashes on
+// threads of its own, at most its places at once and a share of them per address, and refuses a
+// sign-in that finds no place before any other work; before that, every sign-in was hashed on libuv's
 // pool, which the merge's file work waits on too (a 2-page merge took 77-98 s under such a flood,
-// 0.3-1.2 s idle). The flood's answers are counted by status, and its hashes from /metrics.
+// 0.3-1.2 s idle). The flood comes from a process of its own, as an attacker's would; its answers
+// are counted by status, and its hashes from /metrics.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startServer, type TestServer } from '@pdn/e2e/harness';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { readValue } from '../prometheus-text.js';
@@ -15,6 +20,7 @@ import { smallMergeForm } from '../small-merge.js';
 import { percentile } from '../stats.js';
 
 const SCENARIO = '13. Sign-in flood';
+const run = promisify(execFile);
 const FLOOD = 200;
 
 /** A server and a key of a Premium user on it. */
@@ -55,58 +61,38 @@ async function timedMerges({ server, apiKey }: Target, keepGoing: () => boolean,
   return times;
 }
 
+/** The flood's own process (sign-in-flood-client.js), started now; resolves to its answers by status. */
+async function flood(
+  target: Target,
+  seconds: number,
+  addresses: 'one' | 'many',
+): Promise<{ sent: number; statuses: Record<string, number> }> {
+  const { cookie, token } = await signInForm(target);
+  const client = fileURLToPath(new URL('../sign-in-flood-client.js', import.meta.url));
+  const args = [client, target.server.baseUrl, cookie, token, String(seconds), String(FLOOD), addresses];
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 1024 * 1024 });
+  return JSON.parse(stdout);
+}
+
 /**
- * The merges' times idle and during a flood whose `n`-th sign-in claims to come from `addressOf(n)`
- * (undefined: the connection's own); the flood's answers by status and the hashes it cost.
+ * The merges' times idle and during a flood from one address or many; the flood's answers by status
+ * and the hashes it cost.
  */
 async function underFlood(
   target: Target,
   context: BenchContext,
-  addressOf: (n: number) => string | undefined,
+  addresses: 'one' | 'many',
 ): Promise<{ idle: number[]; loaded: number[]; sent: number; answered: string[]; hashed: number }> {
   const { profile } = context;
   const idle = await timedMerges(target, () => false, profile.jobRuns);
-  const { cookie, token } = await signInForm(target);
-  const statuses = new Map<number | string, number>();
-  let sent = 0;
-  const until = performance.now() + profile.loadSeconds * 1000;
-  const flooding = () => performance.now() < until;
-  const signIn = async () => {
-    while (flooding()) {
-      sent += 1;
-      const address = addressOf(sent);
-      // A flood may see its connections cut (a reset under load): counted, not fatal.
-      let outcome: number | string;
-      try {
-        const res = await fetch(target.server.url('/account/sign-in'), {
-          method: 'POST',
-          headers: {
-            cookie,
-            origin: target.server.baseUrl,
-            'content-type': 'application/x-www-form-urlencoded',
-            ...(address === undefined ? {} : { 'x-forwarded-for': address }),
-          },
-          body: new URLSearchParams({
-            csrf: token,
-            email: `flood${sent}@example.com`,
-            password: 'not the password',
-          }),
-        });
-        await res.arrayBuffer();
-        outcome = res.status;
-      } catch (error) {
-        outcome = ((error as Error).cause as { code?: string } | undefined)?.code ?? 'failed';
-      }
-      statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
-    }
-  };
   const hashesBefore = await hashesSoFar(target);
-  const flood = Promise.all(Array.from({ length: FLOOD }, signIn));
-  const loaded = await timedMerges(target, flooding, Math.min(10, profile.jobRuns));
-  await flood;
+  const until = performance.now() + profile.loadSeconds * 1000;
+  const flooded = flood(target, profile.loadSeconds, addresses);
+  const loaded = await timedMerges(target, () => performance.now() < until, Math.min(10, profile.jobRuns));
+  const { sent, statuses } = await flooded;
   const hashed = (await hashesSoFar(target)) - hashesBefore;
-  const answered = [...statuses]
-    .sort(([a], [b]) => String(a).localeCompare(String(b)))
+  const answered = Object.entries(statuses)
+    .sort(([a], [b]) => a.localeCompare(b))
     .map(([status, count]) => `${count} x ${status}`);
   return { idle, loaded, sent, answered, hashed };
 }
@@ -145,12 +131,11 @@ function rowsOf(from: string, seconds: number, measured: Awaited<ReturnType<type
 
 async function signInFlood(context: BenchContext): Promise<ScenarioResult> {
   const seconds = context.profile.loadSeconds;
-  const oneAddress = await underFlood(context, context, () => undefined);
+  const oneAddress = await underFlood(context, context, 'one');
   const proxied = await startServer({ env: { PDN_TRUST_PROXY: '1' } });
   try {
     const target = { server: proxied, apiKey: await proxied.createKey({ user: 'bench', plan: 'premium' }) };
-    // Addresses of 198.18.0.0/15 (set aside for benchmarks), one per sign-in in flight.
-    const manyAddresses = await underFlood(target, context, (n) => `198.18.0.${(n % FLOOD) + 1}`);
+    const manyAddresses = await underFlood(target, context, 'many');
     return {
       rows: [
         ...rowsOf('one address', seconds, oneAddress),

@@ -19,6 +19,11 @@ export interface paths {
          *     are installed on the server, and with pdf-lib when they are not. The result is never larger
          *     than the input: when no method makes the file smaller, the input itself is returned,
          *     `method` is `original` and `savings_percent` is 0. The output always has the input's page count.
+         *
+         *     A file that takes the tools too long is not an error: when Ghostscript's rewrites take more than
+         *     the server's tool time limit (`PDN_TOOL_TIMEOUT_MS`, 120 s by default) they are given up and qpdf's
+         *     lossless rewrite is tried; when the whole call reaches twice that limit, the input itself is
+         *     returned (`method` `original`). A retry of the same file would meet the same limit.
          */
         post: operations["compress"];
         delete?: never;
@@ -489,7 +494,7 @@ export interface components {
          *     lossless pass; `ghostscript`: Ghostscript alone (qpdf not installed or its pass did not help);
          *     `qpdf`: qpdf's lossless rewrite alone was the smallest; `pdf-lib`: the fallback library (no
          *     external tool installed, or forced by the operator); `original`: no method made the file
-         *     smaller, so the input is returned unchanged and `savings_percent` is 0 (from its `%PDF-`
+         *     smaller in the time the call may take, so the input is returned unchanged and `savings_percent` is 0 (from its `%PDF-`
          *     header on: white space or binary data before the header is no part of the PDF and is left out).
          * @enum {string}
          */

@@ -4,7 +4,8 @@
 // with the other PDF interpreter where this Ghostscript still has two; when the content check refuses
 // `high`'s output, `medium`'s (presetLadder); when none is chosen, qpdf alone on the input (the lossless
 // tidy-up issue #3 asks for). Each must be smaller than the input, have its page count and clear the
-// content check's floors; failing all, the answer is the input itself (`original`).
+// content check's floors; failing all, the answer is the input itself (`original`). Out of time
+// (call-deadline.ts), the rewrites give way to qpdf's, and the call to the original.
 import { stat } from 'node:fs/promises';
 import type { CpuSlots } from '../cpu-slots.js';
 import { JobLanes } from '../job-lanes.js';
@@ -13,10 +14,11 @@ import type { QpdfRun } from '../pdf/run-qpdf.js';
 import { inspectPdf } from '../pdf-inspect.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
 import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, WorkContext } from '../types.js';
+import { CallDeadline } from './call-deadline.js';
 import { type Candidate, type Choice, candidate, keepOriginal } from './candidates.js';
 import { type ContentCheck, createContentCheck } from './content-check/content-check.js';
 import { readStructure } from './content-check/pdf-structure.js';
-import { rewriteWithGhostscript } from './ghostscript.js';
+import { type Rewrite, rewriteWithGhostscript } from './ghostscript.js';
 import { checkOutputPages } from './output-check.js';
 import { PhaseTimer } from './phase-timer.js';
 import { hasLegacyInterpreter, interpreterOrder, type PdfInterpreter, presetLadder } from './presets.js';
@@ -46,6 +48,7 @@ interface Attempt {
   qpdf: QpdfRun | undefined;
   /** Where the rewrites run, ahead of the content check's reads (../job-lanes.ts). */
   lanes: JobLanes;
+  deadline: CallDeadline;
   prove(candidate: Candidate): Promise<Proof>;
 }
 
@@ -61,22 +64,35 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
   async function ghostscriptOutput(a: Attempt, preset: CompressionLevel): Promise<Proof | undefined> {
     for (const interpreter of a.interpreters) {
       const name = `ghostscript-${preset}-${interpreter}`;
-      const rewrite = await a.timer.time('ghostscript', () =>
-        a.lanes.main(() =>
-          rewriteWithGhostscript(
-            {
-              gs,
-              level: preset,
-              interpreter,
-              inputPath: a.pdfPath,
-              pageCount: a.pageCount,
-              outputName: `${name}.pdf`,
-              timeoutMs: o.timeoutMs,
-            },
-            a.job,
+      let rewrite: Rewrite;
+      try {
+        rewrite = await a.timer.time('ghostscript', () =>
+          a.lanes.main(() =>
+            rewriteWithGhostscript(
+              {
+                gs,
+                level: preset,
+                interpreter,
+                inputPath: a.pdfPath,
+                pageCount: a.pageCount,
+                outputName: `${name}.pdf`,
+                timeoutMs: o.timeoutMs,
+              },
+              { ...a.job, signal: a.deadline.rewrites },
+            ),
           ),
-        ),
-      );
+        );
+      } catch (error) {
+        if (!a.deadline.rewritesCut) throw error;
+        // No time left for another rewrite either: on to qpdf's.
+        a.job.log?.warn('compress candidate rejected', {
+          method: 'ghostscript',
+          preset,
+          interpreter,
+          reason: `Ghostscript's rewrites took more than their ${a.deadline.rewritesMs / 1000} s`,
+        });
+        return undefined;
+      }
       if ('failure' in rewrite) {
         a.job.log?.warn('compress candidate rejected', {
           method: 'ghostscript',
@@ -148,9 +164,11 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       inspectPdf(input, { maxPages: o.maxPages, tools: o.tools, timeoutMs, signal: job.signal }),
     );
     checkReadBudget(pageCount, 'to compress', job.pagesRead);
+    const deadline = new CallDeadline(job.signal, timeoutMs);
+    const work: WorkContext = { ...job, signal: deadline.call };
     const inputSize = (await stat(input.path)).size;
     const run: QpdfRun | undefined =
-      qpdf === undefined ? undefined : { qpdf, cwd: job.workDir, timeoutMs, signal: job.signal };
+      qpdf === undefined ? undefined : { qpdf, cwd: job.workDir, timeoutMs, signal: work.signal };
     // The input's structure, read once: the content check compares every candidate's with it, and its
     // fonts pick the interpreter. Without qpdf there is no cheap way to look at the fonts, so the
     // default interpreter goes first.
@@ -164,7 +182,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const checkInterpreters = interpreterOrder(legacyAvailable, false);
     // From here on the tools may overlap (the check reads the input while Ghostscript rewrites it), so
     // each takes its turn in the slot this compress holds, or a spare one.
-    const lanes = new JobLanes(o.cpuSlots, job.signal);
+    const lanes = new JobLanes(o.cpuSlots, work.signal);
     const content: ContentCheck = createContentCheck(
       pdfPath,
       pageCount,
@@ -178,9 +196,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         timeoutMs,
         lanes,
       },
-      job,
+      work,
     );
-    const outputCheck = { tools: o.tools, cwd: job.workDir, timeoutMs, signal: job.signal };
+    const outputCheck = { tools: o.tools, cwd: job.workDir, timeoutMs, signal: work.signal };
     const proof = {
       inputSize,
       pages: (path: string) => lanes.main(() => checkOutputPages(path, pageCount, outputCheck)),
@@ -196,12 +214,17 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         pageCount,
         inputSize,
         level,
-        job,
+        job: work,
         timer,
         interpreters,
         qpdf: run,
         lanes,
+        deadline,
         prove,
+      }).catch(async (error: unknown) => {
+        if (!deadline.callCut) throw error;
+        job.log?.warn('compress ran out of time', { seconds: (2 * timeoutMs) / 1000 });
+        return { output: await keepOriginal(pdfPath, job.workDir), evidence: {} };
       });
       job.log?.info('compressed', {
         compress_level: level,

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
-import { runTool, ToolAbortedError } from '../run-tool.js';
+import { runTool, ToolAbortedError, ToolTimeoutError } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
 import type { CompressionLevel, WorkContext } from '../types.js';
 import { readGhostscriptMessages } from './ghostscript-messages.js';
@@ -23,9 +23,9 @@ export interface GhostscriptOutcome {
 }
 
 /**
- * Runs Ghostscript in the job's folder. A client abort stays a ToolAbortedError; a timeout or a binary
- * that cannot start is an InternalError (the server's problem, not the file's). A non-zero exit and a
- * message admitting a loss are both a `failure`: that run's output is not to be used.
+ * Runs Ghostscript in the job's folder. A client abort stays a ToolAbortedError; a binary that cannot
+ * start is an InternalError (the server's problem, not the file's). A non-zero exit, a message
+ * admitting a loss and a run out of time are each a `failure`: that run's output is not to be used.
  */
 export async function runGhostscript(run: GhostscriptRun, job: WorkContext): Promise<GhostscriptOutcome> {
   let result: Awaited<ReturnType<typeof runTool>>;
@@ -37,6 +37,8 @@ export async function runGhostscript(run: GhostscriptRun, job: WorkContext): Pro
     });
   } catch (error) {
     if (error instanceof ToolAbortedError) throw error;
+    if (error instanceof ToolTimeoutError)
+      return { failure: `did not finish within ${run.timeoutMs / 1000} s`, notes: '' };
     throw new InternalError(`Ghostscript failed to run: ${(error as Error).message}`, { cause: error });
   }
   const verdict = readGhostscriptMessages(`${result.stdout}\n${result.stderr}`);

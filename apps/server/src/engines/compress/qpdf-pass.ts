@@ -2,15 +2,17 @@
 // level 9. Deliberately without --recompress-flate: it drops PNG predictors and made a PNG-image PDF
 // 2.3x larger (issue #3).
 import { resolve } from 'node:path';
+import { InternalError } from '../../errors.js';
 import { type QpdfRun, qpdfSucceeded, runQpdf } from '../pdf/run-qpdf.js';
+import { ToolTimeoutError } from '../run-tool.js';
 
 /**
  * Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path, or
  * qpdf's reason when it cannot rewrite the file. Passing inspection (a walk of the page tree) does not
  * promise a rewrite: a damaged file whose repair leaves an object numbered 2^31-1 walks fine, but qpdf
  * then has no number left for the object streams it makes ("max object id is too high to create new
- * objects"; found by the fuzzer, issue #11, where it was a 500). Like a Ghostscript failure, that only
- * means one candidate fewer.
+ * objects"; found by the fuzzer, where it was a 500). Like a Ghostscript failure, that only means one
+ * candidate fewer, and so does a run out of time.
  */
 export async function qpdfLosslessPass(
   inputPath: string,
@@ -20,7 +22,14 @@ export async function qpdfLosslessPass(
   const outputPath = resolve(run.cwd, outputName);
   // Absolute paths: qpdf reads an argument starting with `@` as a file of arguments.
   const args = ['--object-streams=generate', '--compression-level=9', resolve(inputPath), outputPath];
-  const result = await runQpdf(args, run);
+  let result: Awaited<ReturnType<typeof runQpdf>>;
+  try {
+    result = await runQpdf(args, run);
+  } catch (error) {
+    if (error instanceof InternalError && error.cause instanceof ToolTimeoutError)
+      return { failure: `qpdf did not finish within ${run.timeoutMs / 1000} s` };
+    throw error;
+  }
   if (!qpdfSucceeded(result)) {
     const reason = result.stderr.trim().split('\n').pop() ?? '';
     return { failure: `qpdf exited with ${result.exitCode}: ${reason}` };

@@ -12,7 +12,8 @@ import { createCompressEngine } from './index.js';
 // Stand-ins for a Ghostscript whose rewrite (pdfwrite) misbehaves on a good file; every other run (the
 // content check's renders) goes to the real one. Issue #9: a rewrite that fails, or admits a loss, or
 // loses content silently is never the answer. The next candidate is (here qpdf's lossless rewrite),
-// and the refusal is logged. A Ghostscript that cannot even start is the operator's problem: a 500.
+// and the refusal is logged; so is a rewrite out of time. A Ghostscript that cannot even start is the
+// operator's problem: a 500.
 const { qpdf, ghostscript: realGs } = await detectTools();
 const skip = qpdf === undefined || realGs === undefined;
 if (skip) console.warn('qpdf or Ghostscript is not installed: the Ghostscript failure tests are skipped');
@@ -91,15 +92,47 @@ const table: [string, { given: [(folder: string) => string, string]; want: [stri
   ],
 ];
 
-function engineWith(gs: ToolInfo) {
+function engineWith(gs: ToolInfo, options: { qpdf?: ToolInfo; timeoutMs?: number } = {}) {
+  const chosenQpdf = options.qpdf ?? qpdf;
   return createCompressEngine({
     choice: 'ghostscript',
-    tools: { ghostscript: gs, ...(qpdf === undefined ? {} : { qpdf }) },
+    tools: { ghostscript: gs, ...(chosenQpdf === undefined ? {} : { qpdf: chosenQpdf }) },
     cpuSlots: new CpuSlots(1),
     maxPages: 100,
-    timeoutMs: 60_000,
+    timeoutMs: options.timeoutMs ?? 60_000,
     log: { info: () => {}, warn: () => {} },
   });
+}
+
+/** A shell script standing in for `qpdf`: its lossless rewrite runs `body`, anything else runs qpdf. */
+async function fakeQpdf(name: string, body: string): Promise<ToolInfo> {
+  const path = join(dir, name);
+  const script = [
+    '#!/bin/sh',
+    `case " $* " in *" --object-streams=generate "*) ;; *) exec "${qpdf?.path}" "$@";; esac`,
+    body,
+  ];
+  await writeFile(path, `${script.join('\n')}\n`);
+  await chmod(path, 0o755);
+  return { path, version: qpdf?.version ?? '' };
+}
+
+/** Compresses the two photos at `medium`, returning the answer and the warnings logged. */
+async function compressWith(engine: ReturnType<typeof engineWith>) {
+  const warnings: string[] = [];
+  const log = {
+    info: () => {},
+    warn: (message: string, fields?: object) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+  };
+  const workDir = await mkdtemp(join(dir, 'job-'));
+  const output = await engine.compress({ path: input, label: 'good.pdf' }, 'medium', {
+    workDir,
+    signal: new AbortController().signal,
+    log,
+  });
+  // Whatever went wrong, the answer holds the input's pages.
+  expect((await PDFDocument.load(await readFile(output.path))).getPageCount()).toBe(2);
+  return { output, warnings: warnings.join('\n') };
 }
 
 describe.skipIf(skip)('Ghostscript failing on a good file', () => {
@@ -108,23 +141,32 @@ describe.skipIf(skip)('Ghostscript failing on a good file', () => {
     { timeout: 120_000 },
     async (name, { given: [body, version], want: [method, logged] }) => {
       const gs = await fakeGs(`gs-${name.replaceAll(/\W+/g, '-')}`, body(dir), version);
-      const warnings: string[] = [];
-      const log = {
-        info: () => {},
-        warn: (message: string, fields?: object) => warnings.push(`${message} ${JSON.stringify(fields)}`),
-      };
-      const workDir = await mkdtemp(join(dir, 'job-'));
-      const output = await engineWith(gs).compress({ path: input, label: 'good.pdf' }, 'medium', {
-        workDir,
-        signal: new AbortController().signal,
-        log,
-      });
+      const { output, warnings } = await compressWith(engineWith(gs));
       expect(output.method).toMatch(new RegExp(`^${method}`));
-      expect(warnings.join('\n')).toMatch(logged);
-      // Whatever went wrong, the answer holds the input's pages.
-      expect((await PDFDocument.load(await readFile(output.path))).getPageCount()).toBe(2);
+      expect(warnings).toMatch(logged);
     },
   );
+
+  // A rewrite that never ends (a real 3.7 MB font sample took Ghostscript past its 120 s) is one
+  // candidate fewer, not a 500 that a retry would meet again: qpdf's rewrite or the original answers.
+  it('goes on to qpdf when the rewrites take more than their share of the time', {
+    timeout: 60_000,
+  }, async () => {
+    const gs = await fakeGs('gs-never-ends', 'exec sleep 600', GS_10_00);
+    const { output, warnings } = await compressWith(engineWith(gs, { timeoutMs: 5000 }));
+    expect(output.method).toBe('qpdf');
+    expect(warnings).toMatch(/Ghostscript's rewrites took more than their 5 s/);
+    // Cut after the first rewrite: the other interpreter and the milder preset are not tried.
+    expect(warnings.match(/"method":"ghostscript"/g)).toHaveLength(1);
+  });
+
+  it('answers the original when the call runs out of time after them', { timeout: 60_000 }, async () => {
+    const gs = await fakeGs('gs-never-ends-either', 'exec sleep 600', GS_10_00);
+    const slowQpdf = await fakeQpdf('qpdf-never-ends', 'exec sleep 600');
+    const { output, warnings } = await compressWith(engineWith(gs, { qpdf: slowQpdf, timeoutMs: 1500 }));
+    expect(output.method).toBe('original');
+    expect(warnings).toMatch(/compress ran out of time \{"seconds":3\}/);
+  });
 
   it('answers InternalError when Ghostscript cannot be started at all', { timeout: 60_000 }, async () => {
     const engine = engineWith({ path: join(dir, 'no-such-gs'), version: GS_10_00 });

@@ -22,7 +22,7 @@ import { type Rewrite, rewriteWithGhostscript } from './ghostscript.js';
 import { checkOutputPages } from './output-check.js';
 import { PhaseTimer } from './phase-timer.js';
 import { hasLegacyInterpreter, interpreterOrder, type PdfInterpreter, presetLadder } from './presets.js';
-import { type Proof, proveCandidate } from './prove-candidate.js';
+import { type Content, type Proof, proveCandidate } from './prove-candidate.js';
 import { qpdfLosslessPass } from './qpdf-pass.js';
 
 export interface GhostscriptEngineOptions {
@@ -49,7 +49,11 @@ interface Attempt {
   /** Where the rewrites run, ahead of the content check's reads (../job-lanes.ts). */
   lanes: JobLanes;
   deadline: CallDeadline;
-  prove(candidate: Candidate): Promise<Proof>;
+  /** Whether the input has form fields, which no Ghostscript rewrite keeps. */
+  hasFormFields: boolean;
+  /** Starts the content check's look at the input, beside the first rewrite. */
+  startCheck(): void;
+  prove(candidate: Candidate, content: Content): Promise<Proof>;
 }
 
 export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEngine {
@@ -62,6 +66,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
    * its output, and that after qpdf, then go to the content check. Undefined when every run failed.
    */
   async function ghostscriptOutput(a: Attempt, preset: CompressionLevel): Promise<Proof | undefined> {
+    a.startCheck();
     for (const interpreter of a.interpreters) {
       const name = `ghostscript-${preset}-${interpreter}`;
       let rewrite: Rewrite;
@@ -76,7 +81,8 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
                 inputPath: a.pdfPath,
                 pageCount: a.pageCount,
                 outputName: `${name}.pdf`,
-                timeoutMs: o.timeoutMs,
+                // Cut first by the rewrites' share of the call (a.deadline.rewrites), never by this.
+                timeoutMs: 2 * o.timeoutMs,
               },
               { ...a.job, signal: a.deadline.rewrites },
             ),
@@ -121,14 +127,18 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
           if (repacked.size < rewritten.size) rewritten = repacked;
         }
       }
-      const proof = await a.prove(rewritten);
+      const proof = await a.prove(rewritten, 'rewritten');
       return { ...proof, evidence: { ...proof.evidence, preset, interpreter } };
     }
     return undefined;
   }
 
   async function choose(a: Attempt): Promise<{ output: Choice; evidence: Record<string, unknown> }> {
-    for (const preset of presetLadder(a.level)) {
+    // Ghostscript's pdfwrite does not carry form fields over (10.00 dropped the fields, values and
+    // widgets of Acrobat's, LiveCycle's and LibreOffice's forms alike), so the check would refuse
+    // every rewrite of a file with fields after paying for it: such a file goes to qpdf at once.
+    const ladder = a.hasFormFields ? [] : presetLadder(a.level);
+    for (const preset of ladder) {
       const rewritten = await ghostscriptOutput(a, preset);
       if (rewritten?.chosen !== undefined) return { output: rewritten.chosen, evidence: rewritten.evidence };
       // Only a refusal by the content check is worth a milder preset: a Ghostscript that cannot read the
@@ -143,7 +153,10 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       if ('failure' in tidied) {
         a.job.log?.warn('compress candidate rejected', { method: 'qpdf', reason: tidied.failure });
       } else {
-        const proof = await a.prove(await candidate(tidied.path, 'qpdf'));
+        // Without repairs, qpdf's rewrite leaves every page's content as it was: only its structure
+        // is worth proving. A file qpdf had to repair gets the whole check.
+        const content = tidied.repaired ? 'rewritten' : 'unchanged';
+        const proof = await a.prove(await candidate(tidied.path, 'qpdf'), content);
         if (proof.chosen !== undefined) return { output: proof.chosen, evidence: proof.evidence };
       }
     }
@@ -205,8 +218,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       content,
       log: job.log,
     };
-    const prove = (c: Candidate) => timer.time('check', () => proveCandidate(c, proof));
-    content.start();
+    const prove = (c: Candidate, kind: Content) => timer.time('check', () => proveCandidate(c, proof, kind));
     try {
       const { output, evidence } = await choose({
         input,
@@ -220,6 +232,8 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         qpdf: run,
         lanes,
         deadline,
+        hasFormFields: structure !== undefined && 'value' in structure && structure.value.fields.length > 0,
+        startCheck: () => content.start(),
         prove,
       }).catch(async (error: unknown) => {
         if (!deadline.callCut) throw error;

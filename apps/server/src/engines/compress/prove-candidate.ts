@@ -22,14 +22,15 @@ export interface Proof {
   evidence: Record<string, unknown>;
 }
 
-async function judge(c: Candidate, o: ProveOptions): Promise<ContentVerdict> {
+async function judge(c: Candidate, o: ProveOptions, content: Content): Promise<ContentVerdict> {
   try {
     await o.pages(c.path);
   } catch (error) {
     if (error instanceof InternalError) return { rejected: error.message };
     throw error;
   }
-  return o.content.prove(c.path, basename(c.path, '.pdf'));
+  const name = basename(c.path, '.pdf');
+  return content === 'unchanged' ? o.content.proveStructure(c.path, name) : o.content.prove(c.path, name);
 }
 
 function evidence({ worstPsnrDb, words }: ContentVerdict): Record<string, unknown> {
@@ -41,9 +42,15 @@ function evidence({ worstPsnrDb, words }: ContentVerdict): Record<string, unknow
   };
 }
 
-export async function proveCandidate(c: Candidate, o: ProveOptions): Promise<Proof> {
+/**
+ * `unchanged`: the candidate's pages draw the input's content by construction (a lossless rewrite), so
+ * its page count and structure are all there is to prove; `rewritten`: the whole content check.
+ */
+export type Content = 'unchanged' | 'rewritten';
+
+export async function proveCandidate(c: Candidate, o: ProveOptions, content: Content): Promise<Proof> {
   if (!beatsInput(c, o.inputSize)) return { chosen: undefined, rejected: false, evidence: {} };
-  const verdict = await judge(c, o);
+  const verdict = await judge(c, o, content);
   if (verdict.rejected === undefined) return { chosen: c, rejected: false, evidence: evidence(verdict) };
   o.log?.warn('compress candidate rejected', {
     method: c.method,

@@ -7,8 +7,8 @@ import { type QpdfRun, qpdfSucceeded, runQpdf } from '../pdf/run-qpdf.js';
 import { ToolTimeoutError } from '../run-tool.js';
 
 /**
- * Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path, or
- * qpdf's reason when it cannot rewrite the file. Passing inspection (a walk of the page tree) does not
+ * Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path, and
+ * whether qpdf had to repair the file on the way (it warned, exit code 3), or qpdf's reason when it cannot rewrite the file. Passing inspection (a walk of the page tree) does not
  * promise a rewrite: a damaged file whose repair leaves an object numbered 2^31-1 walks fine, but qpdf
  * then has no number left for the object streams it makes ("max object id is too high to create new
  * objects"; found by the fuzzer, where it was a 500). Like a Ghostscript failure, that only means one
@@ -18,7 +18,7 @@ export async function qpdfLosslessPass(
   inputPath: string,
   outputName: string,
   run: QpdfRun,
-): Promise<{ path: string } | { failure: string }> {
+): Promise<{ path: string; repaired: boolean } | { failure: string }> {
   const outputPath = resolve(run.cwd, outputName);
   // Absolute paths: qpdf reads an argument starting with `@` as a file of arguments.
   const args = ['--object-streams=generate', '--compression-level=9', resolve(inputPath), outputPath];
@@ -34,5 +34,5 @@ export async function qpdfLosslessPass(
     const reason = result.stderr.trim().split('\n').pop() ?? '';
     return { failure: `qpdf exited with ${result.exitCode}: ${reason}` };
   }
-  return { path: outputPath };
+  return { path: outputPath, repaired: result.exitCode !== 0 };
 }

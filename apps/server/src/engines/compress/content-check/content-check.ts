@@ -75,6 +75,12 @@ export interface ContentCheck {
   start(): void;
   /** Compares the PDF at `path` with the input; `name` names its render files in the job's folder. */
   prove(path: string, name: string): Promise<ContentVerdict>;
+  /**
+   * Compares only the structure: for a rewrite that leaves every page's content as it was (qpdf's
+   * lossless rewrite of an input it read without repairs), whose pages and text are the input's by
+   * construction. Neither the input nor the output is rendered or read.
+   */
+  proveStructure(path: string, name: string): Promise<ContentVerdict>;
   /** Waits for a snapshot still running, so no Ghostscript outlives the request's folder. */
   settle(): Promise<void>;
   /** As log fields: how long the input's snapshot took (`reference_ms`), overlapping Ghostscript's rewrite. */
@@ -252,6 +258,7 @@ export function createContentCheck(
   return {
     start,
     prove,
+    proveStructure: async (path, name) => ({ rejected: await compareStructure(path, name) }),
     settle: async () => {
       await reference?.catch(() => {});
       await Promise.allSettled([...inputText.values(), inputImages]);

@@ -17,6 +17,7 @@ import { describeMachine } from './machine.js';
 import { FULL, QUICK } from './profile.js';
 import { type Results, toMarkdown, writeResults } from './report.js';
 import { compressionScenarios } from './scenarios/compression.js';
+import { compressionRealWorldScenario } from './scenarios/compression-real-world.js';
 import { idempotencyScenario } from './scenarios/idempotency.js';
 import { jobsScenario } from './scenarios/jobs.js';
 import { killedServerScenario } from './scenarios/killed-server.js';
@@ -35,6 +36,7 @@ import { webhookDelayScenario } from './scenarios/webhook-delay.js';
 
 const SCENARIOS: Scenario[] = [
   ...compressionScenarios,
+  compressionRealWorldScenario,
   mergeSplitScenario,
   ocrScenario,
   ocrPdfScenario,

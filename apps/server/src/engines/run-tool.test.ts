@@ -50,6 +50,7 @@ describe('runTool', () => {
         job_id: 'job-1',
         msg: 'tool finished',
         tool: 'sh',
+        args: ['-c', 'echo warning: odd xref >&2; exit 3'],
         exit_code: 3,
         ms: expect.any(Number),
         stderr: 'warning: odd xref\n',

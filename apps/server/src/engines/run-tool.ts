@@ -200,6 +200,9 @@ export function runTool(
       const report = toolReport();
       report?.log.debug('tool finished', {
         tool: command,
+        // What it was asked, so that a run can be repeated by hand (the bench times the compress
+        // candidate's Ghostscript run alone this way).
+        args,
         exit_code: exitCode,
         signal: signal ?? undefined,
         ms: Math.round(ms),

@@ -20,6 +20,7 @@ export function apiKeysContract(backend: Backend): void {
         createdAt: T0,
         lastUsedAt: null,
         revokedAt: null,
+        expiresAt: null,
       });
       f.clock = T0 + 2_000;
       expect(await f.accounts.keys.authenticate(key)).toEqual({
@@ -78,6 +79,59 @@ export function apiKeysContract(backend: Backend): void {
       const { key } = await f.accounts.keys.create(user.id, 'live', '');
       expect(JSON.stringify(await f.accounts.keys.list())).not.toContain(key.slice(13));
       expect(hashKey(key)).toHaveLength(64);
+    });
+
+    it('renames an active key for its owner only', async () => {
+      const ada = (await f.accounts.users.ensure('ada', 'free')).user;
+      const bob = (await f.accounts.users.ensure('bob', 'free')).user;
+      const { record } = await f.accounts.keys.create(ada.id, 'live', 'laptop');
+      expect(await f.accounts.keys.rename(record.id, bob.id, 'mine now')).toBe(false);
+      expect(await f.accounts.keys.rename(record.id, ada.id, 'old laptop')).toBe(true);
+      expect((await f.accounts.keys.list(ada.id)).map((k) => k.name)).toEqual(['old laptop']);
+      expect(await f.accounts.keys.revoke(record.id)).toBe(true);
+      expect(await f.accounts.keys.rename(record.id, ada.id, 'gone')).toBe(false);
+    });
+
+    it('rolls a key: a new one of the same name and kind, the old one working until its grace ends', async () => {
+      const ada = (await f.accounts.users.ensure('ada', 'free')).user;
+      const old = await f.accounts.keys.create(ada.id, 'test', 'CI');
+      const grace = 60 * 60_000;
+      f.clock = T0 + 1_000;
+      const rolled = await f.accounts.keys.roll(old.record.id, ada.id, grace);
+      expect(rolled?.record).toMatchObject({
+        name: 'CI',
+        kind: 'test',
+        createdAt: T0 + 1_000,
+        expiresAt: null,
+      });
+      expect(rolled?.key).not.toBe(old.key);
+      expect((await f.accounts.keys.list(ada.id)).map((k) => [k.id, k.expiresAt])).toEqual([
+        [old.record.id, T0 + 1_000 + grace],
+        [rolled?.record.id, null],
+      ]);
+      f.clock = T0 + 1_000 + grace - 1;
+      expect((await f.accounts.keys.authenticate(old.key))?.keyId).toBe(old.record.id);
+      expect((await f.accounts.keys.authenticate(rolled?.key ?? ''))?.keyId).toBe(rolled?.record.id);
+      f.clock = T0 + 1_000 + grace;
+      expect(await f.accounts.keys.authenticate(old.key)).toBeUndefined();
+      expect(await f.accounts.keys.rename(old.record.id, ada.id, 'expired')).toBe(false);
+      expect(await f.accounts.keys.authenticate(rolled?.key ?? '')).toBeDefined();
+    });
+
+    it('rolls with no grace at once, once, and for the owner only', async () => {
+      const ada = (await f.accounts.users.ensure('ada', 'free')).user;
+      const bob = (await f.accounts.users.ensure('bob', 'free')).user;
+      const old = await f.accounts.keys.create(ada.id, 'live', 'laptop');
+      expect(await f.accounts.keys.roll(old.record.id, bob.id, 0)).toBeUndefined();
+      const other = await f.again();
+      // Two rolls at once, through two handles: one new key.
+      const both = await Promise.all([
+        f.accounts.keys.roll(old.record.id, ada.id, 0),
+        other.keys.roll(old.record.id, ada.id, 0),
+      ]);
+      expect(both.filter((rolled) => rolled !== undefined)).toHaveLength(1);
+      expect(await f.accounts.keys.authenticate(old.key)).toBeUndefined();
+      expect(await f.accounts.keys.list(ada.id)).toHaveLength(2);
     });
 
     it('sees a plan change on the next authentication', async () => {

@@ -17,6 +17,7 @@ export {
   type ApiKeyStore,
   checkKeyName,
   InvalidKeyNameError,
+  isActive,
   KEY_NAME_MAX,
   type Principal,
 } from './api-keys.js';

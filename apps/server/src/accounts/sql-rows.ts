@@ -33,11 +33,12 @@ export interface KeyRow {
   created_at: Millis;
   last_used_at: Millis | null;
   revoked_at: Millis | null;
+  expires_at: Millis | null;
 }
 
 /** The SELECT list that reads a KeyRow from `api_keys k JOIN users u`. */
 export const KEY_COLUMNS = `k.id, k.user_id, u.name AS user_name, u.email AS user_email, k.name, k.kind, k.prefix,
-                k.created_at, k.last_used_at, k.revoked_at`;
+                k.created_at, k.last_used_at, k.revoked_at, k.expires_at`;
 
 const orNull = (value: Millis | null) => (value === null ? null : Number(value));
 
@@ -52,5 +53,6 @@ export function toKeyRecord(row: KeyRow): ApiKeyRecord {
     createdAt: Number(row.created_at),
     lastUsedAt: orNull(row.last_used_at),
     revokedAt: orNull(row.revoked_at),
+    expiresAt: orNull(row.expires_at),
   };
 }

@@ -26,7 +26,17 @@ export async function keysCreate(
   console.log(key);
 }
 
-export const KEYS_HEADER = ['ID', 'USER', 'NAME', 'KIND', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'];
+export const KEYS_HEADER = [
+  'ID',
+  'USER',
+  'NAME',
+  'KIND',
+  'PREFIX',
+  'CREATED',
+  'LAST USED',
+  'REVOKED',
+  'EXPIRES',
+];
 
 export async function keysList(accounts: Accounts, userRef: string | undefined): Promise<void> {
   let userId: number | undefined;
@@ -43,6 +53,8 @@ export async function keysList(accounts: Accounts, userRef: string | undefined):
     instant(key.createdAt),
     instant(key.lastUsedAt),
     instant(key.revokedAt),
+    // A rolled key's end: it works until then.
+    instant(key.expiresAt),
   ]);
   printTable([KEYS_HEADER, ...rows]);
 }

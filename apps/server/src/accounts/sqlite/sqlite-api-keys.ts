@@ -7,6 +7,9 @@ import type { Plan } from '../plans.js';
 import { KEY_COLUMNS, type KeyRow, toKeyRecord } from '../sql-rows.js';
 import { userLabel } from '../users.js';
 
+/** A key that authenticates at @now: not revoked, and not past a rolled key's grace. */
+const ACTIVE = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now)';
+
 export class SqliteApiKeys implements ApiKeyStore {
   constructor(
     private readonly db: Db,
@@ -14,6 +17,11 @@ export class SqliteApiKeys implements ApiKeyStore {
   ) {}
 
   async create(userId: number, kind: KeyKind, name: string) {
+    const { key, id } = this.insert(userId, kind, name);
+    return { key, record: await this.one(id) };
+  }
+
+  private insert(userId: number, kind: KeyKind, name: string): { key: string; id: string } {
     const key = generateKey(kind);
     const id = `key_${randomBytes(6).toString('hex')}`;
     this.db
@@ -21,9 +29,13 @@ export class SqliteApiKeys implements ApiKeyStore {
         'INSERT INTO api_keys (id, user_id, kind, hash, prefix, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
       .run(id, userId, kind, hashKey(key), displayPrefix(key), name, this.now());
+    return { key, id };
+  }
+
+  private async one(id: string): Promise<ApiKeyRecord> {
     const [record] = await this.select('k.id = @id', { id });
     if (!record) throw new Error(`key ${id} vanished right after it was saved`);
-    return { key, record };
+    return record;
   }
 
   private async select(
@@ -56,6 +68,32 @@ export class SqliteApiKeys implements ApiKeyStore {
     );
   }
 
+  async rename(id: string, ownerId: number, name: string) {
+    return (
+      this.db
+        .prepare(
+          `UPDATE api_keys SET name = @name
+            WHERE id = @id AND user_id = @owner AND ${ACTIVE}`,
+        )
+        .run({ name, id, owner: ownerId, now: this.now() }).changes === 1
+    );
+  }
+
+  async roll(id: string, ownerId: number, graceMs: number) {
+    const now = this.now();
+    const rolled = this.db.transaction(() => {
+      const old = this.db
+        .prepare(
+          `UPDATE api_keys SET expires_at = @expires
+            WHERE id = @id AND user_id = @owner AND revoked_at IS NULL AND expires_at IS NULL
+            RETURNING kind, name`,
+        )
+        .get({ expires: now + graceMs, id, owner: ownerId }) as { kind: KeyKind; name: string } | undefined;
+      return old && this.insert(ownerId, old.kind, old.name);
+    })();
+    return rolled && { key: rolled.key, record: await this.one(rolled.id) };
+  }
+
   async authenticate(presented: string): Promise<Principal | undefined> {
     // Format first: a malformed key never reaches the database (issue #2).
     if (parseKeyKind(presented) === undefined) return undefined;
@@ -63,9 +101,9 @@ export class SqliteApiKeys implements ApiKeyStore {
       .prepare(
         `SELECT k.id AS key_id, k.kind, u.id AS user_id, u.name, u.email, u.plan
            FROM api_keys k JOIN users u ON u.id = k.user_id
-          WHERE k.hash = ? AND k.revoked_at IS NULL`,
+          WHERE k.hash = @hash AND ${ACTIVE}`,
       )
-      .get(hashKey(presented)) as
+      .get({ hash: hashKey(presented), now: this.now() }) as
       | {
           key_id: string;
           kind: KeyKind;

@@ -27,6 +27,7 @@ const KEY_COLUMNS = [
   'created_at',
   'last_used_at',
   'revoked_at',
+  'expires_at',
 ] as const;
 
 function insertOf(table: string, columns: readonly string[]): string {

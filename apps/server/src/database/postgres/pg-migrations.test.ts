@@ -30,15 +30,16 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
     await Promise.all(Array.from({ length: 5 }, () => migrate(new PgDb(pool()))));
     await migrate(new PgDb(pool()));
     const { rows } = await pool().query('SELECT version FROM pdn_migrations ORDER BY version');
-    expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(rows.map((row: { version: number }) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it('gives the deliveries made before receiving hosts the host of their URL', async () => {
     const sql = pool();
     await sql.query("INSERT INTO users (name, plan, created_at) VALUES ('ada', 'premium', 0)");
-    // As a server before receiving hosts left it: that migration undone, and the one after it.
+    // As a server before receiving hosts left it: that migration undone, and the ones after it.
     await sql.query('ALTER TABLE webhook_deliveries DROP COLUMN host');
     await sql.query('ALTER TABLE jobs DROP COLUMN queued_at');
+    await sql.query('ALTER TABLE api_keys DROP COLUMN expires_at');
     await sql.query('DELETE FROM pdn_migrations WHERE version >= 8');
     await sql.query(
       `INSERT INTO webhook_deliveries (job_id, user_id, url, state, attempts, created_at)
@@ -52,8 +53,10 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
   it('reads a job stored without a queue time, before or by an older process, as queued at its creation', async () => {
     const sql = pool();
     await sql.query("INSERT INTO users (name, plan, created_at) VALUES ('bob', 'premium', 0)");
+    // As a server before queue times left it: that migration undone, and the one after it.
     await sql.query('ALTER TABLE jobs DROP COLUMN queued_at');
-    await sql.query('DELETE FROM pdn_migrations WHERE version = 9');
+    await sql.query('ALTER TABLE api_keys DROP COLUMN expires_at');
+    await sql.query('DELETE FROM pdn_migrations WHERE version >= 9');
     const storeAsOld = (id: string) =>
       sql.query(
         `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at)

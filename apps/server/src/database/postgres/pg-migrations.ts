@@ -139,6 +139,8 @@ const MIGRATIONS: readonly string[] = [
   // As in SQLite: when each job last joined the queue, empty where a process of the version before
   // stored it (an API process during a rolling upgrade), its creation standing for it.
   `ALTER TABLE jobs ADD COLUMN queued_at BIGINT;`,
+  // As in SQLite: when a rolled key stops working, empty for every other key.
+  `ALTER TABLE api_keys ADD COLUMN expires_at BIGINT;`,
 ];
 
 /**

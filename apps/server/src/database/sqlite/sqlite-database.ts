@@ -164,6 +164,8 @@ const MIGRATIONS: readonly string[] = [
   // stored before, or by a process of the version before during a rolling upgrade, which names the
   // columns it writes: its creation stands for it (jobs/job-rows.ts).
   `ALTER TABLE jobs ADD COLUMN queued_at INTEGER;`,
+  // When a rolled key stops working (accounts/api-keys.ts): empty for every other key.
+  `ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;`,
 ];
 
 function databasePath(dataDir: string): string {

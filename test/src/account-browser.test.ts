@@ -1,7 +1,8 @@
 // The account area in a real browser: Debian's Chromium driven by playwright-core walks what a new
 // user does: sign up, sign out and in, create a test key, copy it and run its "Try it" lines in a
-// terminal, merge two PDFs with it, see the usage go up, revoke it and get 401, sign out, choose a
-// password from a one-time link as an invited user, and meet a server with sign-up turned off.
+// terminal, merge two PDFs with it, see the usage go up, rename it, roll it with an hour's grace and
+// use both secrets, revoke them and get 401, sign out, choose a password from a one-time link as an
+// invited user, and meet a server with sign-up turned off.
 // axe-core checks every page, at phone and desktop widths, for serious or critical accessibility
 // violations, and each page is saved as a screenshot to look at.
 import { spawnSync } from 'node:child_process';
@@ -154,14 +155,61 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     await look(page, '07-keys');
   });
 
-  it('revokes the key after a confirmation; the next call is 401', async () => {
-    await page.getByRole('link', { name: /Revoke/ }).click();
-    await look(page, '08-revoke-confirm');
-    await page.getByRole('button', { name: 'Revoke key' }).click();
-    await page.waitForURL(url('/account/keys?revoked'));
-    expect(await text('.notice')).toMatch(/revoked/);
-    expect((await merge(key)).status).toBe(401);
-    await look(page, '09-keys-revoked');
+  it('renames the key from the keyboard', async () => {
+    await page.getByRole('link', { name: 'Rename browser test' }).click();
+    await look(page, '08-rename');
+    const name = page.getByLabel('New name');
+    expect(await name.inputValue()).toBe('browser test');
+    await name.focus();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('laptop');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(url('/account/keys?renamed'));
+    expect(await text('.notice')).toBe('The key is renamed.');
+    expect(await text('table.keys')).toContain('laptop');
+    expect(await text('table.keys')).not.toContain('browser test');
+  });
+
+  let rolled = '';
+
+  it('rolls the key with an hour of grace: both secrets work until then, the new one shown once', async () => {
+    await page.getByRole('link', { name: 'Roll laptop' }).click();
+    expect(await page.getByLabel('24 hours').isChecked()).toBe(true);
+    await look(page, '09-roll-confirm');
+    await page.getByLabel('1 hour').check();
+    await page.getByRole('button', { name: 'Roll key' }).click();
+    rolled = (await page.locator('#new-key').innerText()).trim();
+    expect(rolled).toMatch(/^pdn_test_[0-9a-f]{32}$/);
+    expect(rolled).not.toBe(key);
+    expect(await text('h1')).toBe('Your rolled API key');
+    expect(await text('main')).toMatch(/keeps working until .* \(in 60 min\)/);
+    await look(page, '10-key-rolled');
+    expect((await merge(key)).status).toBe(200);
+    expect((await merge(rolled)).status).toBe(200);
+    await page.getByRole('link', { name: /back to your keys/ }).click();
+    expect(await page.content()).not.toContain(rolled);
+    // The old key, marked as expiring and no longer offered for rolling; the new one, both named laptop.
+    const rows = page.locator('table.keys tbody tr');
+    expect(await rows.count()).toBe(2);
+    expect(await rows.nth(0).innerText()).toMatch(/laptop\s+expires in 60 min/);
+    expect(await rows.nth(0).getByRole('link', { name: /Roll/ }).count()).toBe(0);
+    expect(await rows.nth(1).getByRole('link', { name: /Roll/ }).count()).toBe(1);
+    await look(page, '11-keys-rolled');
+  });
+
+  it('revokes both keys after a confirmation; the next calls are 401', async () => {
+    for (const [index, secret] of [key, rolled].entries()) {
+      await page
+        .getByRole('link', { name: /Revoke/ })
+        .first()
+        .click();
+      if (index === 0) await look(page, '12-revoke-confirm');
+      await page.getByRole('button', { name: 'Revoke key' }).click();
+      await page.waitForURL(url('/account/keys?revoked'));
+      expect(await text('.notice')).toMatch(/revoked/);
+      expect((await merge(secret)).status).toBe(401);
+    }
+    await look(page, '13-keys-revoked');
   });
 
   it('signs out: the private pages send back to sign in', async () => {
@@ -169,7 +217,7 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     await page.goto(url('/account/usage'));
     expect(page.url()).toBe(url('/account/sign-in'));
     await page.goto(url('/account/no-such-page'));
-    await look(page, '10-not-found');
+    await look(page, '14-not-found');
   });
 
   it('lets an invited user choose a password from a one-time link, which then stops working', async () => {
@@ -180,14 +228,14 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     expect(link).toMatch(/\/account\/welcome\?token=/);
     await page.goto(link);
     expect(await text('main')).toContain('invited@example.com');
-    await look(page, '12-choose-password');
+    await look(page, '15-choose-password');
     await page.getByLabel('New password').fill('my own new password');
     await page.getByRole('button', { name: 'Save and sign in' }).click();
     await page.waitForURL(url('/account/keys'));
     expect(await text('.who')).toBe('invited@example.com');
     await page.goto(link);
     expect(await text('h1')).toBe('This link no longer works');
-    await look(page, '13-link-used');
+    await look(page, '16-link-used');
     await page.goto(url('/account/keys'));
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(url('/account/sign-in?signed-out'));
@@ -218,7 +266,7 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     try {
       await page.goto(`${closed.baseUrl}/account/sign-up`);
       expect(await text('h1')).toBe('Sign-up is closed');
-      await look(page, '11-sign-up-closed');
+      await look(page, '17-sign-up-closed');
       await page.goto(`${closed.baseUrl}/account/sign-in`);
       expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
     } finally {

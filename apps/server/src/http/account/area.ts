@@ -13,7 +13,16 @@ import { renderPageError } from './page-errors.js';
 import { pageHeaders } from './page-headers.js';
 import { seeOther } from './render.js';
 import { ACCOUNT_ASSETS, type AccountAsset, assetRoute } from './routes/assets.js';
-import { createKey, keysPage, revokeConfirm, revokeSubmit } from './routes/keys.js';
+import {
+  createKey,
+  keysPage,
+  renameForm,
+  renameSubmit,
+  revokeConfirm,
+  revokeSubmit,
+  rollConfirm,
+  rollSubmit,
+} from './routes/keys.js';
 import { signInForm, signInSubmit } from './routes/sign-in.js';
 import { signOutSubmit } from './routes/sign-out.js';
 import { signUpForm, signUpSubmit } from './routes/sign-up.js';
@@ -42,6 +51,10 @@ function accountRouter(deps: AreaDeps): Router<AppState> {
   router.post('/account/sign-out', guard, signOutSubmit(deps));
   router.get('/account/keys', signedIn, keysPage(deps));
   router.post('/account/keys', signedIn, guard, createKey(deps));
+  router.get('/account/keys/:id/rename', signedIn, renameForm(deps));
+  router.post('/account/keys/:id/rename', signedIn, guard, renameSubmit(deps));
+  router.get('/account/keys/:id/roll', signedIn, rollConfirm(deps));
+  router.post('/account/keys/:id/roll', signedIn, guard, rollSubmit(deps));
   router.get('/account/keys/:id/revoke', signedIn, revokeConfirm(deps));
   router.post('/account/keys/:id/revoke', signedIn, guard, revokeSubmit(deps));
   router.get('/account/usage', signedIn, usagePage(deps));

@@ -1,10 +1,47 @@
 // The API keys page: the owner's active keys (name, live or test, a recognisable prefix,
-// created, last used), a form to create one, and revocation behind a confirmation page. The full key
-// appears on KeyCreatedPage only, once, right after it is made.
+// created, last used, and when a rolled key stops working), a form to create one, and for each key
+// rename, roll (a new secret, the old one kept for a chosen grace) and revoke, each on a page of its
+// own. A full key appears once only, on the page answering the form that made it.
 import { type ApiKeyRecord, KEY_NAME_MAX } from '../../../accounts/index.js';
 import { CsrfField, Layout, Notice, type Viewer } from './layout.js';
 import { SecretValue } from './secret-value.js';
-import { utc, When } from './time.js';
+import { fromNow, utc, When } from './time.js';
+
+/** The graces a rolled key's owner may choose, in the order offered; the default is a day. */
+export const ROLL_GRACES = [
+  { value: 'none', label: 'None: stop the old key now', ms: 0 },
+  { value: '1h', label: '1 hour', ms: 60 * 60_000 },
+  { value: '24h', label: '24 hours', ms: 24 * 60 * 60_000 },
+  { value: '7d', label: '7 days', ms: 7 * 24 * 60 * 60_000 },
+] as const;
+export const DEFAULT_GRACE = '24h';
+
+/** Where a key's own pages are: `/account/keys/<id>/<action>`. */
+const keyPath = (record: ApiKeyRecord, action: 'rename' | 'roll' | 'revoke') =>
+  `/account/keys/${encodeURIComponent(record.id)}/${action}`;
+
+function Expiry(props: { at: number; now: number }) {
+  return (
+    <span class="badge badge-expiring">
+      expires{' '}
+      <time dateTime={new Date(props.at).toISOString()} title={utc(props.at)}>
+        {fromNow(props.at, props.now)}
+      </time>
+    </span>
+  );
+}
+
+function KeyTitle(props: { record: ApiKeyRecord }) {
+  const { record } = props;
+  return (
+    <p>
+      <strong>
+        <KeyName name={record.name} />
+      </strong>{' '}
+      <KindBadge kind={record.kind} /> <code>{record.prefix}</code>
+    </p>
+  );
+}
 
 function KindBadge(props: { kind: ApiKeyRecord['kind'] }) {
   return <span class={`badge badge-${props.kind}`}>{props.kind}</span>;
@@ -53,7 +90,15 @@ export function KeysPage(props: {
               {keys.map((key) => (
                 <tr key={key.id}>
                   <td data-label="Name">
-                    <KeyName name={key.name} />
+                    <span>
+                      <KeyName name={key.name} />
+                      {key.expiresAt !== null && (
+                        <>
+                          {' '}
+                          <Expiry at={key.expiresAt} now={now} />
+                        </>
+                      )}
+                    </span>
                   </td>
                   <td data-label="Kind">
                     <KindBadge kind={key.kind} />
@@ -68,7 +113,15 @@ export function KeysPage(props: {
                     <When at={key.lastUsedAt} now={now} />
                   </td>
                   <td class="actions">
-                    <a class="danger-link" href={`/account/keys/${encodeURIComponent(key.id)}/revoke`}>
+                    <a href={keyPath(key, 'rename')}>
+                      Rename<span class="visually-hidden"> {key.name || key.prefix}</span>
+                    </a>
+                    {key.expiresAt === null && (
+                      <a href={keyPath(key, 'roll')}>
+                        Roll<span class="visually-hidden"> {key.name || key.prefix}</span>
+                      </a>
+                    )}
+                    <a class="danger-link" href={keyPath(key, 'revoke')}>
                       Revoke<span class="visually-hidden"> {key.name || key.prefix}</span>
                     </a>
                   </td>
@@ -110,12 +163,16 @@ export function KeyCreatedPage(props: {
   record: ApiKeyRecord;
   /** Where the API is, for the "Try it" lines: without it the CLI calls its default address. */
   baseUrl: string;
+  /** For a rolled key: the key it replaces, and when that one stops working. */
+  replaces?: ApiKeyRecord | undefined;
+  now?: number;
 }) {
   // Not `key`: Preact keeps that prop for itself.
-  const { viewer, secret, record, baseUrl } = props;
+  const { viewer, secret, record, baseUrl, replaces } = props;
+  const title = replaces ? 'Your rolled API key' : 'Your new API key';
   return (
-    <Layout title="Your new API key" viewer={viewer} section="keys">
-      <h1>Your new API key</h1>
+    <Layout title={title} viewer={viewer} section="keys">
+      <h1>{title}</h1>
       <section class="card">
         <p>
           <strong>
@@ -123,6 +180,7 @@ export function KeyCreatedPage(props: {
           </strong>{' '}
           <KindBadge kind={record.kind} />
         </p>
+        {replaces && <Replaced record={replaces} now={props.now ?? Date.now()} />}
         <p class="notice notice-warn">
           Copy it now: this is the only time the whole key is shown. The server keeps only a hash of it.
         </p>
@@ -139,20 +197,96 @@ export function KeyCreatedPage(props: {
   );
 }
 
+function Replaced(props: { record: ApiKeyRecord; now: number }) {
+  const { record, now } = props;
+  const until = record.expiresAt;
+  return (
+    <p>
+      It replaces <code>{record.prefix}</code>
+      {until === null || until <= now ? (
+        ', which no longer works.'
+      ) : (
+        <>
+          , which keeps working until <time dateTime={new Date(until).toISOString()}>{utc(until)}</time> (
+          {fromNow(until, now)}): move every client to the new key before then.
+        </>
+      )}
+    </p>
+  );
+}
+
+export function RenamePage(props: { viewer: Viewer; record: ApiKeyRecord; error?: string | undefined }) {
+  const { viewer, record } = props;
+  return (
+    <Layout title="Rename a key" viewer={viewer} section="keys">
+      <h1>Rename this key</h1>
+      {props.error && <Notice kind="error">{props.error}</Notice>}
+      <section class="card">
+        <KeyTitle record={record} />
+        <form method="post" action={keyPath(record, 'rename')} class="create-key">
+          <CsrfField token={viewer.csrfToken} />
+          <label class="grow">
+            New name
+            <input name="name" required maxLength={KEY_NAME_MAX} value={record.name} />
+          </label>
+          <button type="submit" class="primary">
+            Rename key
+          </button>
+          <a href="/account/keys">Cancel</a>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function RollPage(props: { viewer: Viewer; record: ApiKeyRecord }) {
+  const { viewer, record } = props;
+  return (
+    <Layout title="Roll a key" viewer={viewer} section="keys">
+      <h1>Roll this key?</h1>
+      <section class="card">
+        <KeyTitle record={record} />
+        <p>
+          Rolling makes a new secret under the same name and kind, shown once. The old secret can keep working
+          for a while, so that you can move every client to the new one first.
+        </p>
+        <form method="post" action={keyPath(record, 'roll')}>
+          <CsrfField token={viewer.csrfToken} />
+          <fieldset class="graces">
+            <legend>Keep the old secret working for</legend>
+            {ROLL_GRACES.map((grace) => (
+              <label class="choice" key={grace.value}>
+                <input
+                  type="radio"
+                  name="grace"
+                  value={grace.value}
+                  checked={grace.value === DEFAULT_GRACE}
+                />{' '}
+                {grace.label}
+              </label>
+            ))}
+          </fieldset>
+          <div class="row">
+            <button type="submit" class="primary">
+              Roll key
+            </button>
+            <a href="/account/keys">Cancel</a>
+          </div>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
 export function RevokePage(props: { viewer: Viewer; record: ApiKeyRecord }) {
   const { viewer, record } = props;
   return (
     <Layout title="Revoke a key" viewer={viewer} section="keys">
       <h1>Revoke this key?</h1>
       <section class="card">
-        <p>
-          <strong>
-            <KeyName name={record.name} />
-          </strong>{' '}
-          <KindBadge kind={record.kind} /> <code>{record.prefix}</code>
-        </p>
+        <KeyTitle record={record} />
         <p>Every request made with it is refused from the next one on. This cannot be undone.</p>
-        <form method="post" action={`/account/keys/${encodeURIComponent(record.id)}/revoke`} class="row">
+        <form method="post" action={keyPath(record, 'revoke')} class="row">
           <CsrfField token={viewer.csrfToken} />
           <button type="submit" class="danger">
             Revoke key

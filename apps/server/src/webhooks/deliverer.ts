@@ -21,7 +21,7 @@ import type { JobEvents, JobRecord, JobStore } from '../jobs/index.js';
 import type { Logger } from '../logger.js';
 import type { AddressPolicy } from './address-policy.js';
 import { type AttemptCaps, AttemptSlots } from './attempt-slots.js';
-import type { Delivery, DeliveryStore } from './delivery-store.js';
+import type { Delivery, DeliveryHistory, DeliveryStore } from './delivery-store.js';
 import { type AttemptResult, postEvent } from './post-event.js';
 import { signatureHeader } from './signature.js';
 import type { WebhookSecrets } from './webhook-secrets.js';
@@ -38,6 +38,8 @@ const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
  * another process, stopped mid-attempt, left to run out.
  */
 const LOOK_MS = 30_000;
+/** How many of a user's deliveries the webhooks page lists. */
+const RECENT_DELIVERIES = 20;
 /** Deliveries are forgotten with their jobs, 24 hours after the end. */
 const KEEP_MS = 24 * 60 * 60_000 + 2 * 60 * 60_000;
 
@@ -141,6 +143,21 @@ export class WebhookDeliverer {
     this.#deliverSoon();
   }
 
+  /** `userId`'s latest deliveries, the newest first, with their attempts: for the webhooks page. */
+  recent(userId: number): Promise<DeliveryHistory[]> {
+    return this.#deps.deliveries.recent(userId, RECENT_DELIVERIES);
+  }
+
+  /**
+   * Sends a delivered or failed event of `userId`'s once more, now, signed with their current
+   * secret, as every attempt is. False when they have no such delivery.
+   */
+  async sendAgain(jobId: string, userId: number): Promise<boolean> {
+    const again = await this.#deps.deliveries.sendAgain(jobId, userId, this.#clock.now());
+    if (again) this.#deliverSoon();
+    return again;
+  }
+
   /**
    * Delivers what is due now; resolves once the attempts this starts, and those their ends make room
    * for, have settled (a test's step on its clock).
@@ -233,6 +250,7 @@ export class WebhookDeliverer {
     });
     const delivered = 'status' in result && result.status >= 200 && result.status < 300;
     const delay = RETRY_DELAYS_MS[delivery.attempts - 1];
+    const attempt = { number: delivery.attempts, at: this.#clock.now(), result };
     const fields = {
       event_id: eventId,
       job_id: delivery.jobId,
@@ -240,13 +258,13 @@ export class WebhookDeliverer {
       ...('status' in result ? { status: result.status } : { reason: result.error }),
     };
     if (delivered) {
-      await deliveries.settle(delivery.jobId, { state: 'delivered' });
+      await deliveries.settle(delivery.jobId, { state: 'delivered' }, attempt);
       log.info('webhook delivered', fields);
     } else if (delay === undefined) {
-      await deliveries.settle(delivery.jobId, { state: 'failed' });
+      await deliveries.settle(delivery.jobId, { state: 'failed' }, attempt);
       log.warn('webhook not delivered; no attempts left', fields);
     } else {
-      await deliveries.settle(delivery.jobId, { state: 'due', retryAt: this.#clock.now() + delay });
+      await deliveries.settle(delivery.jobId, { state: 'due', retryAt: this.#clock.now() + delay }, attempt);
       log.info('webhook attempt failed; trying again', { ...fields, retry_in_seconds: delay / 1000 });
     }
   }

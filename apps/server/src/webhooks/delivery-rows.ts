@@ -1,6 +1,6 @@
 // Rows of webhook_deliveries as both SQL backends read them (sqlite-delivery-store.ts, pg-delivery-store.ts).
 // Times are milliseconds: SQLite returns numbers, node-postgres BIGINT as strings; Number() takes both.
-import type { Delivery } from './delivery-store.js';
+import type { AttemptRecord, Delivery, DeliveryHistory } from './delivery-store.js';
 
 export interface DeliveryRow {
   job_id: string;
@@ -12,6 +12,50 @@ export interface DeliveryRow {
   body: string | null;
   attempts: number;
   next_attempt_at: number | string | null;
+  created_at: number | string;
+}
+
+export interface AttemptRow {
+  job_id: string;
+  number: number;
+  at: number | string;
+  status: number | null;
+  error: string | null;
+  body_start: string | null;
+}
+
+/** The values of an attempt's row after its job id: number, at, status, error, body_start. */
+export function attemptValues(attempt: AttemptRecord): (number | string | null)[] {
+  const { result } = attempt;
+  return 'status' in result
+    ? [attempt.number, attempt.at, result.status, null, result.bodyStart]
+    : [attempt.number, attempt.at, null, result.error, null];
+}
+
+function toAttempt(row: AttemptRow): AttemptRecord {
+  return {
+    number: row.number,
+    at: Number(row.at),
+    result:
+      row.status === null
+        ? { error: row.error ?? '' }
+        : { status: row.status, bodyStart: row.body_start ?? '' },
+  };
+}
+
+/** Deliveries with their attempts, which come in any order of jobs, each job's by number. */
+export function toHistories(
+  rows: readonly DeliveryRow[],
+  attempts: readonly AttemptRow[],
+): DeliveryHistory[] {
+  return rows.map((row) => ({
+    ...toDelivery(row),
+    createdAt: Number(row.created_at),
+    attemptLog: attempts
+      .filter((attempt) => attempt.job_id === row.job_id)
+      .map(toAttempt)
+      .sort((a, b) => a.number - b.number),
+  }));
 }
 
 export function toDelivery(row: DeliveryRow): Delivery {

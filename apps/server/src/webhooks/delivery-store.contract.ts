@@ -2,9 +2,16 @@
 // the database backend's suite (database/sqlite/, database/postgres/).
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
-import type { ClaimRoom, DeliveryStore } from './delivery-store.js';
+import type { AttemptRecord, ClaimRoom, DeliveryStore } from './delivery-store.js';
 
 const EVENT = { id: 'evt_1', body: '{"id":"evt_1"}' };
+
+/** Attempt `number`, answered `status` at `at`. */
+const answered = (number: number, at: number, status: number): AttemptRecord => ({
+  number,
+  at,
+  result: { status, bodyStart: `answer ${number}` },
+});
 
 /** Room for `limit` deliveries, skipping nobody unless told. */
 const room = (limit = 10, skip: Partial<ClaimRoom> = {}): ClaimRoom => ({
@@ -43,10 +50,10 @@ export function deliveryStoreContract(backend: Backend): void {
       });
       // Leased: nobody else takes it before the lease ends.
       expect(await store().claimDue(T0 + 99, T0 + 200, room())).toEqual([]);
-      await store().settle('job_1', { state: 'due', retryAt: T0 + 150 });
+      await store().settle('job_1', { state: 'due', retryAt: T0 + 150 }, answered(1, T0 + 50, 500));
       expect(await store().claimDue(T0 + 149, T0 + 300, room())).toEqual([]);
       expect(await store().claimDue(T0 + 150, T0 + 300, room())).toMatchObject([{ attempts: 2 }]);
-      await store().settle('job_1', { state: 'delivered' });
+      await store().settle('job_1', { state: 'delivered' }, answered(2, T0 + 160, 200));
       expect(await store().claimDue(T0 + 10_000, T0 + 20_000, room())).toEqual([]);
       expect(await store().get('job_1')).toMatchObject({
         state: 'delivered',
@@ -109,8 +116,46 @@ export function deliveryStoreContract(backend: Backend): void {
       // A claimed delivery is due again when its lease ends; one due already does not count.
       expect(await store().claimDue(T0 + 50, T0 + 60, room())).toMatchObject([{ jobId: 'job_2' }]);
       expect(await store().nextAttemptAfter(T0 + 50)).toBe(T0 + 60);
-      await store().settle('job_2', { state: 'delivered' });
+      await store().settle('job_2', { state: 'delivered' }, answered(1, T0 + 55, 204));
       expect(await store().nextAttemptAfter(T0 + 50)).toBe(T0 + 90);
+    });
+
+    it("keeps each attempt's outcome, lists a user's latest deliveries and sends one again", async () => {
+      const ada = await user('ada');
+      const bob = await user('bob');
+      await store().subscribe('job_1', ada, 'https://a.example/hook', T0);
+      await store().subscribe('job_2', ada, 'https://b.example/hook', T0 + 1);
+      await store().subscribe('job_3', bob, 'https://a.example/hook', T0 + 2);
+      await store().ready('job_1', EVENT, T0 + 10);
+      await store().claimDue(T0 + 10, T0 + 20, room());
+      const refused = { number: 1, at: T0 + 11, result: { error: 'connect ECONNREFUSED' } };
+      await store().settle('job_1', { state: 'due', retryAt: T0 + 30 }, refused);
+      await store().claimDue(T0 + 30, T0 + 40, room());
+      await store().settle('job_1', { state: 'failed' }, answered(2, T0 + 31, 503));
+      expect(await store().recent(ada, 10)).toEqual([
+        expect.objectContaining({ jobId: 'job_2', state: 'waiting', createdAt: T0 + 1, attemptLog: [] }),
+        expect.objectContaining({
+          jobId: 'job_1',
+          state: 'failed',
+          attempts: 2,
+          createdAt: T0,
+          attemptLog: [refused, answered(2, T0 + 31, 503)],
+        }),
+      ]);
+      expect((await store().recent(ada, 1)).map((d) => d.jobId)).toEqual(['job_2']);
+      // Only a delivered or failed delivery, and only its owner's.
+      expect(await store().sendAgain('job_1', bob, T0 + 50)).toBe(false);
+      expect(await store().sendAgain('job_2', ada, T0 + 50)).toBe(false);
+      expect(await store().sendAgain('job_1', ada, T0 + 50)).toBe(true);
+      expect(await store().sendAgain('job_1', ada, T0 + 50)).toBe(false);
+      expect(await store().claimDue(T0 + 50, T0 + 60, room())).toMatchObject([
+        { jobId: 'job_1', attempts: 3 },
+      ]);
+      await store().settle('job_1', { state: 'delivered' }, answered(3, T0 + 51, 200));
+      expect((await store().recent(ada, 10))[1]?.attemptLog.map((a) => a.number)).toEqual([1, 2, 3]);
+      // Forgotten with its delivery.
+      await store().forget(T0);
+      expect((await store().recent(ada, 10)).map((d) => d.jobId)).toEqual(['job_2']);
     });
 
     it('drops only a waiting delivery, and forgets old ones', async () => {

@@ -2,7 +2,9 @@
 // `callback_url`, made at submission (`waiting`), due once the job ends with its event stored, then
 // attempted until delivered or out of attempts. An async interface with no connection type (STYLE.md
 // 14; sqlite-delivery-store.ts and pg-delivery-store.ts, suite delivery-store.contract.ts); the retry
-// policy is deliverer.ts's.
+// policy is deliverer.ts's. Each attempt's outcome is kept with its delivery, for the owner to read
+// on the webhooks page, and forgotten with it.
+import type { AttemptResult } from './post-event.js';
 
 export type DeliveryState = 'waiting' | 'due' | 'delivered' | 'failed';
 
@@ -20,6 +22,22 @@ export interface Delivery {
   attempts: number;
   /** Unix milliseconds: when the next attempt may start (while due). */
   nextAttemptAt: number | null;
+}
+
+/** One attempt, as its owner reads it on the webhooks page. */
+export interface AttemptRecord {
+  /** 1 for the first. */
+  number: number;
+  /** Unix milliseconds: when it ended. */
+  at: number;
+  /** The receiver's status and the start of its answer, or why there was none. */
+  result: AttemptResult;
+}
+
+/** A delivery with when it was made and its attempts so far, oldest first. */
+export interface DeliveryHistory extends Delivery {
+  createdAt: number;
+  attemptLog: AttemptRecord[];
 }
 
 /** What one claim may take (attempt-slots.ts): at most `limit`, none of these users' or hosts'. */
@@ -45,11 +63,22 @@ export interface DeliveryStore {
   claimDue(now: number, leaseUntil: number, room: ClaimRoom): Promise<Delivery[]>;
   /** When the soonest due delivery not yet due at `now` will be (undefined: none is waiting). */
   nextAttemptAfter(now: number): Promise<number | undefined>;
-  /** The outcome of the attempt just claimed: delivered, failed for good, or due again at `retryAt`. */
+  /**
+   * The outcome of the attempt just claimed, kept with it in one step: delivered, failed for good, or
+   * due again at `retryAt`.
+   */
   settle(
     jobId: string,
     outcome: { state: 'delivered' | 'failed' } | { state: 'due'; retryAt: number },
+    attempt: AttemptRecord,
   ): Promise<void>;
+  /** `userId`'s latest `limit` deliveries, the newest first, each with its attempts. */
+  recent(userId: number, limit: number): Promise<DeliveryHistory[]>;
+  /**
+   * Makes a delivered or failed delivery of `userId`'s due again at `now`, for one more attempt (and
+   * the retries its attempts so far leave it). False when they have no such delivery.
+   */
+  sendAgain(jobId: string, userId: number, now: number): Promise<boolean>;
   /** Drops a waiting delivery whose job will never end (it was never stored). */
   drop(jobId: string): Promise<void>;
   /** Forgets deliveries made at or before `before`. */

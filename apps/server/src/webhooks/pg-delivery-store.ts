@@ -5,8 +5,16 @@
 // (FOR UPDATE SKIP LOCKED cannot sit beside the window functions of the pick.)
 
 import type { PgDb } from '../database/postgres/pg-db.js';
-import { fairPick, nextAttemptSql, type DeliveryRow as Row, toDelivery } from './delivery-rows.js';
-import type { ClaimRoom, DeliveryStore } from './delivery-store.js';
+import {
+  type AttemptRow,
+  attemptValues,
+  fairPick,
+  nextAttemptSql,
+  type DeliveryRow as Row,
+  toDelivery,
+  toHistories,
+} from './delivery-rows.js';
+import type { AttemptRecord, ClaimRoom, DeliveryStore } from './delivery-store.js';
 import { receivingHost } from './receiving-host.js';
 
 export class PgDeliveryStore implements DeliveryStore {
@@ -60,11 +68,38 @@ export class PgDeliveryStore implements DeliveryStore {
   async settle(
     jobId: string,
     outcome: { state: 'delivered' | 'failed' } | { state: 'due'; retryAt: number },
+    attempt: AttemptRecord,
   ) {
+    // One statement, so the outcome and its record are kept together.
     await this.db.changes(
-      'UPDATE webhook_deliveries SET state = $1, next_attempt_at = $2 WHERE job_id = $3',
-      [outcome.state, outcome.state === 'due' ? outcome.retryAt : null, jobId],
+      `WITH settled AS (
+         UPDATE webhook_deliveries SET state = $1, next_attempt_at = $2 WHERE job_id = $3
+       )
+       INSERT INTO webhook_attempts (job_id, number, at, status, error, body_start)
+       VALUES ($3, $4, $5, $6, $7, $8) ON CONFLICT (job_id, number) DO NOTHING`,
+      [outcome.state, outcome.state === 'due' ? outcome.retryAt : null, jobId, ...attemptValues(attempt)],
     );
+  }
+
+  async recent(userId: number, limit: number) {
+    const rows = await this.db.rows<Row>(
+      'SELECT * FROM webhook_deliveries WHERE user_id = $1 ORDER BY created_at DESC, job_id DESC LIMIT $2',
+      [userId, limit],
+    );
+    const attempts = await this.db.rows<AttemptRow>(
+      'SELECT * FROM webhook_attempts WHERE job_id = ANY ($1::text[])',
+      [rows.map((row) => row.job_id)],
+    );
+    return toHistories(rows, attempts);
+  }
+
+  async sendAgain(jobId: string, userId: number, now: number) {
+    const changed = await this.db.changes(
+      `UPDATE webhook_deliveries SET state = 'due', next_attempt_at = $1
+        WHERE job_id = $2 AND user_id = $3 AND state IN ('delivered', 'failed')`,
+      [now, jobId, userId],
+    );
+    return changed === 1;
   }
 
   async drop(jobId: string) {

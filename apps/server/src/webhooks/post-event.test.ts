@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.js';
-import { postEvent } from './post-event.js';
+import { BODY_START_BYTES, postEvent } from './post-event.js';
 import { TestDnsServer } from './test-dns-server.js';
 
 let dns: TestDnsServer;
@@ -28,6 +28,8 @@ async function listen(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;
 }
+/** The receiver's answer: longer than the start of it that is kept. */
+const MOVED = `Moved elsewhere. ${'x'.repeat(400)}`;
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
 beforeAll(async () => {
@@ -38,7 +40,7 @@ beforeAll(async () => {
   receiver = await listen('receiver', (res) => {
     res.statusCode = 302;
     res.setHeader('location', `http://127.0.0.1:${portOf(elsewhere)}/stolen`);
-    res.end();
+    res.end(MOVED);
   });
 });
 afterAll(async () => {
@@ -59,7 +61,7 @@ describe('postEvent', () => {
   it('answers a redirect with its status and follows it nowhere', async () => {
     hits.length = 0;
     const result = await postEvent(attempt(`http://127.0.0.1:${portOf(receiver)}/hook`, ['127.0.0.0/8']));
-    expect(result).toEqual({ status: 302 });
+    expect(result).toEqual({ status: 302, bodyStart: MOVED.slice(0, BODY_START_BYTES) });
     expect(hits).toEqual(['receiver POST /hook']);
   });
 
@@ -68,7 +70,7 @@ describe('postEvent', () => {
     hits.length = 0;
     dns.questions.length = 0;
     const result = await postEvent(attempt(`http://hook.test:${portOf(receiver)}/pinned`, ['127.0.0.0/8']));
-    expect(result).toEqual({ status: 302 });
+    expect(result).toMatchObject({ status: 302 });
     expect(hits).toEqual(['receiver POST /pinned']);
     expect(dns.questions.sort()).toEqual(['hook.test A', 'hook.test AAAA']);
   });

@@ -17,8 +17,11 @@ export interface Attempt {
   policy: AddressPolicy;
 }
 
-/** The receiver's status, or why there was none. */
-export type AttemptResult = { status: number } | { error: string };
+/** How much of a receiver's answer is kept, for its owner to read on the webhooks page. */
+export const BODY_START_BYTES = 256;
+
+/** The receiver's status and the start of its answer's body, or why there was none. */
+export type AttemptResult = { status: number; bodyStart: string } | { error: string };
 
 /** A `lookup` that answers every question with the address already judged. */
 export function pinnedLookup(target: WebhookTarget): LookupFunction {
@@ -57,11 +60,18 @@ export async function postEvent(attempt: Attempt): Promise<AttemptResult> {
       attempt.timeoutMs,
     );
     req.on('response', (res) => {
-      // The answer's body says nothing we use: read it away (bounded by the timeout) and close.
-      res.resume();
+      // Its start is kept for the owner to read; the rest is read away (bounded by the timeout).
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (keptBytes >= BODY_START_BYTES) return;
+        kept.push(chunk.subarray(0, BODY_START_BYTES - keptBytes));
+        keptBytes += chunk.length;
+      });
       res.on('end', () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0 });
+        // A character cut at the limit reads as U+FFFD, which is fine for a glance.
+        resolve({ status: res.statusCode ?? 0, bodyStart: Buffer.concat(kept).toString('utf8') });
       });
       res.on('error', () => {});
     });

@@ -3,8 +3,16 @@
 // travel as JSON arrays, read back by json_each.
 
 import type { Db } from '../database/sqlite/sqlite-database.js';
-import { fairPick, nextAttemptSql, type DeliveryRow as Row, toDelivery } from './delivery-rows.js';
-import type { ClaimRoom, Delivery, DeliveryStore } from './delivery-store.js';
+import {
+  type AttemptRow,
+  attemptValues,
+  fairPick,
+  nextAttemptSql,
+  type DeliveryRow as Row,
+  toDelivery,
+  toHistories,
+} from './delivery-rows.js';
+import type { AttemptRecord, ClaimRoom, Delivery, DeliveryStore } from './delivery-store.js';
 import { receivingHost } from './receiving-host.js';
 
 export class SqliteDeliveryStore implements DeliveryStore {
@@ -70,10 +78,41 @@ export class SqliteDeliveryStore implements DeliveryStore {
   async settle(
     jobId: string,
     outcome: { state: 'delivered' | 'failed' } | { state: 'due'; retryAt: number },
+    attempt: AttemptRecord,
   ) {
-    this.db
-      .prepare('UPDATE webhook_deliveries SET state = ?, next_attempt_at = ? WHERE job_id = ?')
-      .run(outcome.state, outcome.state === 'due' ? outcome.retryAt : null, jobId);
+    this.db.transaction(() => {
+      this.db
+        .prepare('UPDATE webhook_deliveries SET state = ?, next_attempt_at = ? WHERE job_id = ?')
+        .run(outcome.state, outcome.state === 'due' ? outcome.retryAt : null, jobId);
+      this.db
+        .prepare(
+          `INSERT INTO webhook_attempts (job_id, number, at, status, error, body_start)
+           VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (job_id, number) DO NOTHING`,
+        )
+        .run(jobId, ...attemptValues(attempt));
+    })();
+  }
+
+  async recent(userId: number, limit: number) {
+    const rows = this.db
+      .prepare(
+        'SELECT * FROM webhook_deliveries WHERE user_id = ? ORDER BY created_at DESC, job_id DESC LIMIT ?',
+      )
+      .all(userId, limit) as Row[];
+    const attempts = this.db
+      .prepare('SELECT * FROM webhook_attempts WHERE job_id IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(rows.map((row) => row.job_id))) as AttemptRow[];
+    return toHistories(rows, attempts);
+  }
+
+  async sendAgain(jobId: string, userId: number, now: number) {
+    const { changes } = this.db
+      .prepare(
+        `UPDATE webhook_deliveries SET state = 'due', next_attempt_at = ?
+          WHERE job_id = ? AND user_id = ? AND state IN ('delivered', 'failed')`,
+      )
+      .run(now, jobId, userId);
+    return changes === 1;
   }
 
   async drop(jobId: string) {

@@ -141,6 +141,17 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE jobs ADD COLUMN queued_at BIGINT;`,
   // As in SQLite: when a rolled key stops working, empty for every other key.
   `ALTER TABLE api_keys ADD COLUMN expires_at BIGINT;`,
+  // As in SQLite: each attempt of a webhook delivery, and the owner's deliveries, newest first.
+  `CREATE TABLE webhook_attempts (
+     job_id TEXT NOT NULL REFERENCES webhook_deliveries (job_id) ON DELETE CASCADE,
+     number INTEGER NOT NULL,
+     at BIGINT NOT NULL,
+     status INTEGER,
+     error TEXT,
+     body_start TEXT,
+     PRIMARY KEY (job_id, number)
+   );
+   CREATE INDEX webhook_deliveries_user ON webhook_deliveries (user_id, created_at);`,
 ];
 
 /**

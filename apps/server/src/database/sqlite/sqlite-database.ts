@@ -166,6 +166,18 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE jobs ADD COLUMN queued_at INTEGER;`,
   // When a rolled key stops working (accounts/api-keys.ts): empty for every other key.
   `ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;`,
+  // Each attempt of a webhook delivery, for its owner to read on the webhooks page, forgotten with
+  // its delivery; and the owner's deliveries, newest first.
+  `CREATE TABLE webhook_attempts (
+     job_id TEXT NOT NULL REFERENCES webhook_deliveries (job_id) ON DELETE CASCADE,
+     number INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     status INTEGER,
+     error TEXT,
+     body_start TEXT,
+     PRIMARY KEY (job_id, number)
+   );
+   CREATE INDEX webhook_deliveries_user ON webhook_deliveries (user_id, created_at);`,
 ];
 
 function databasePath(dataDir: string): string {

@@ -1,21 +1,26 @@
 // The account area in a real browser: Debian's Chromium driven by playwright-core walks what a new
 // user does: sign up, sign out and in, create a test key, copy it and run its "Try it" lines in a
-// terminal, merge two PDFs with it, see the usage go up, rename it, roll it with an hour's grace and
-// use both secrets, revoke them and get 401, sign out, choose a password from a one-time link as an
-// invited user, and meet a server with sign-up turned off.
+// terminal, merge two PDFs with it, see the usage go up, follow a webhook's delivery and send it again,
+// rename the key, roll it with an hour's grace and use both secrets, revoke them and get 401, sign
+// out, choose a password from a one-time link as an invited user, and meet a server with sign-up
+// turned off.
 // axe-core checks every page, at phone and desktop widths, for serious or critical accessibility
 // violations, and each page is saved as a screenshot to look at.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { labelledPdf } from '@pdn/fixtures';
+import { verifyWebhook } from '@pdn/sdk';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDN_BIN } from '../cli/run-pdn.js';
 import { browserMissing, launchBrowser } from './harness/browser.js';
-import { file, form } from './harness/form.js';
+import { field, file, form } from './harness/form.js';
 import { startServer } from './harness/server.js';
+import { until } from './harness/until.js';
 import { useServer } from './harness/use-server.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('../.screenshots/account/', import.meta.url));
@@ -54,7 +59,8 @@ async function look(page: Page, name: string): Promise<void> {
 }
 
 describe.skipIf(browserMissing !== undefined)('the account area in Chromium', () => {
-  const ctx = useServer();
+  // Webhooks may reach this test's receiver on loopback.
+  const ctx = useServer({ env: { PDN_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' } });
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -155,9 +161,77 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     await look(page, '07-keys');
   });
 
+  it("lists a webhook delivery's attempts, and sends it again signed with the rotated secret", async () => {
+    // The receiver takes the event, then refuses it when it comes again.
+    const answers = [
+      { status: 200, body: 'thanks, got it' },
+      { status: 503, body: 'receiver down for maintenance' },
+    ];
+    const received: { body: string; signature: string }[] = [];
+    const hooks = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      req.on('end', () => {
+        received.push({ body, signature: String(req.headers['pdn-signature']) });
+        const answer = answers.shift() ?? { status: 200, body: '' };
+        res.statusCode = answer.status;
+        res.end(answer.body);
+      });
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    const hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/pdn-events`;
+    try {
+      const submitted = await ctx.call<{ data: { id: string } }>('/api/v1/merge', {
+        key,
+        body: form(
+          file('files[]', await labelledPdf('a', 1)),
+          file('files[]', await labelledPdf('b', 1)),
+          field('callback_url', hookUrl),
+        ),
+        headers: { Prefer: 'respond-async' },
+      });
+      expect(submitted.status).toBe(202);
+      const jobId = submitted.json.data.id;
+      await page.goto(url('/account/webhooks'));
+      const delivery = page.locator('li.delivery', { hasText: jobId });
+      await until('the page shows the delivery delivered', async () => {
+        await page.reload();
+        return (await delivery.count()) === 1 && (await delivery.innerText()).includes('delivered');
+      });
+      expect(await delivery.innerText()).toMatch(
+        /Attempt 1, (just now|\d+ min ago): answered 200\s+thanks, got it/,
+      );
+      expect(await delivery.innerText()).toContain(`to 127.0.0.1:${new URL(hookUrl).port}`);
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.waitForURL(url('/account/webhooks?rotated'));
+      const secret = (await page.locator('#webhook-secret').innerText()).trim();
+      await delivery.getByRole('button', { name: /Send again/ }).click();
+      await page.waitForURL(url('/account/webhooks?sent'));
+      expect(await text('.notice')).toMatch(/on its way again/);
+      await until('the receiver hears the event again', async () => received.length === 2);
+      const [first, again] = received as [(typeof received)[0], (typeof received)[0]];
+      expect(again.body).toBe(first.body);
+      expect(await verifyWebhook(again.body, again.signature, secret)).toMatchObject({
+        data: { job: { id: jobId } },
+      });
+      await until('the page shows the second attempt', async () => {
+        await page.reload();
+        return (await delivery.innerText()).includes('Attempt 2');
+      });
+      expect(await delivery.innerText()).toMatch(/answered 503\s+receiver down for maintenance/);
+      expect(await delivery.innerText()).toMatch(/next attempt in a minute/);
+      await look(page, '08-webhook-deliveries');
+    } finally {
+      await new Promise((resolve) => hooks.close(resolve));
+    }
+  });
+
   it('renames the key from the keyboard', async () => {
+    await page.goto(url('/account/keys'));
     await page.getByRole('link', { name: 'Rename browser test' }).click();
-    await look(page, '08-rename');
+    await look(page, '09-rename');
     const name = page.getByLabel('New name');
     expect(await name.inputValue()).toBe('browser test');
     await name.focus();
@@ -175,7 +249,7 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
   it('rolls the key with an hour of grace: both secrets work until then, the new one shown once', async () => {
     await page.getByRole('link', { name: 'Roll laptop' }).click();
     expect(await page.getByLabel('24 hours').isChecked()).toBe(true);
-    await look(page, '09-roll-confirm');
+    await look(page, '10-roll-confirm');
     await page.getByLabel('1 hour').check();
     await page.getByRole('button', { name: 'Roll key' }).click();
     rolled = (await page.locator('#new-key').innerText()).trim();
@@ -183,7 +257,7 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     expect(rolled).not.toBe(key);
     expect(await text('h1')).toBe('Your rolled API key');
     expect(await text('main')).toMatch(/keeps working until .* \(in 60 min\)/);
-    await look(page, '10-key-rolled');
+    await look(page, '11-key-rolled');
     expect((await merge(key)).status).toBe(200);
     expect((await merge(rolled)).status).toBe(200);
     await page.getByRole('link', { name: /back to your keys/ }).click();
@@ -194,7 +268,7 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     expect(await rows.nth(0).innerText()).toMatch(/laptop\s+expires in 60 min/);
     expect(await rows.nth(0).getByRole('link', { name: /Roll/ }).count()).toBe(0);
     expect(await rows.nth(1).getByRole('link', { name: /Roll/ }).count()).toBe(1);
-    await look(page, '11-keys-rolled');
+    await look(page, '12-keys-rolled');
   });
 
   it('revokes both keys after a confirmation; the next calls are 401', async () => {
@@ -203,13 +277,13 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
         .getByRole('link', { name: /Revoke/ })
         .first()
         .click();
-      if (index === 0) await look(page, '12-revoke-confirm');
+      if (index === 0) await look(page, '13-revoke-confirm');
       await page.getByRole('button', { name: 'Revoke key' }).click();
       await page.waitForURL(url('/account/keys?revoked'));
       expect(await text('.notice')).toMatch(/revoked/);
       expect((await merge(secret)).status).toBe(401);
     }
-    await look(page, '13-keys-revoked');
+    await look(page, '14-keys-revoked');
   });
 
   it('signs out: the private pages send back to sign in', async () => {
@@ -217,7 +291,7 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     await page.goto(url('/account/usage'));
     expect(page.url()).toBe(url('/account/sign-in'));
     await page.goto(url('/account/no-such-page'));
-    await look(page, '14-not-found');
+    await look(page, '15-not-found');
   });
 
   it('lets an invited user choose a password from a one-time link, which then stops working', async () => {
@@ -228,14 +302,14 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     expect(link).toMatch(/\/account\/welcome\?token=/);
     await page.goto(link);
     expect(await text('main')).toContain('invited@example.com');
-    await look(page, '15-choose-password');
+    await look(page, '16-choose-password');
     await page.getByLabel('New password').fill('my own new password');
     await page.getByRole('button', { name: 'Save and sign in' }).click();
     await page.waitForURL(url('/account/keys'));
     expect(await text('.who')).toBe('invited@example.com');
     await page.goto(link);
     expect(await text('h1')).toBe('This link no longer works');
-    await look(page, '16-link-used');
+    await look(page, '17-link-used');
     await page.goto(url('/account/keys'));
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(url('/account/sign-in?signed-out'));
@@ -266,7 +340,7 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     try {
       await page.goto(`${closed.baseUrl}/account/sign-up`);
       expect(await text('h1')).toBe('Sign-up is closed');
-      await look(page, '17-sign-up-closed');
+      await look(page, '18-sign-up-closed');
       await page.goto(`${closed.baseUrl}/account/sign-in`);
       expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
     } finally {

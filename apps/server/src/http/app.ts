@@ -83,7 +83,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(errorEnvelope(log));
   app.use(drain.middleware());
   app.use(httpRules());
-  if (api) app.use(accountArea({ accounts, config, passwords: deps.passwords }));
+  if (api) app.use(accountArea({ accounts, config, passwords: deps.passwords, webhooks: deps.webhooks }));
   app.use(router.routes());
   if (api) app.use(optionsAnswer());
   app.use(api ? unmatched() : unmatched(workerNotFound));

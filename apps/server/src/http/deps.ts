@@ -18,8 +18,11 @@ export interface AppDeps {
   jobs: Jobs;
   /** Decides every call to an operation before its body is read. */
   admission: Admission;
-  /** Told of each submission's callback_url before its job is stored. */
-  webhooks: Pick<WebhookDeliverer, 'subscribe'>;
+  /**
+   * Told of each submission's callback_url before its job is stored; lists and sends again a
+   * user's deliveries for the account area.
+   */
+  webhooks: Pick<WebhookDeliverer, 'subscribe' | 'recent' | 'sendAgain'>;
   /** The account pages' password hashing, on threads of its own; main.ts starts and closes it. */
   passwords: PasswordHasher;
   log: Logger;

@@ -27,7 +27,7 @@ import { signInForm, signInSubmit } from './routes/sign-in.js';
 import { signOutSubmit } from './routes/sign-out.js';
 import { signUpForm, signUpSubmit } from './routes/sign-up.js';
 import { usagePage } from './routes/usage.js';
-import { rotateWebhookSecret, webhooksPage } from './routes/webhooks.js';
+import { rotateWebhookSecret, sendDeliveryAgain, webhooksPage } from './routes/webhooks.js';
 import { welcomeForm, welcomeSubmit } from './routes/welcome.js';
 import { loadViewer } from './viewer.js';
 
@@ -60,6 +60,7 @@ function accountRouter(deps: AreaDeps): Router<AppState> {
   router.get('/account/usage', signedIn, usagePage(deps));
   router.get('/account/webhooks', signedIn, webhooksPage(deps));
   router.post('/account/webhooks/rotate', signedIn, guard, rotateWebhookSecret(deps));
+  router.post('/account/webhooks/deliveries/:job/send-again', signedIn, guard, sendDeliveryAgain(deps));
   return router;
 }
 

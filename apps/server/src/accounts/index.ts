@@ -6,6 +6,7 @@
 import type { ServerAddressStore } from '../server-address/server-address.js';
 import { type WebhookSecretStore, WebhookSecrets } from '../webhooks/webhook-secrets.js';
 import type { ApiKeyStore } from './api-keys.js';
+import { type DeviceLoginStore, DeviceLogins } from './device-logins.js';
 import { type RateEventStore, RateLimiter } from './rate-limiter.js';
 import { type SessionLimits, type SessionStore, Sessions } from './sessions.js';
 import { type SignInLinkStore, SignInLinks } from './sign-in-links.js';
@@ -22,6 +23,12 @@ export {
   type Principal,
 } from './api-keys.js';
 export { clientAddressKey } from './client-address.js';
+export {
+  CLIENT_NAME_MAX,
+  type DeviceLogin,
+  displayUserCode,
+  type PollAnswer,
+} from './device-logins.js';
 export { InvalidEmailError, normaliseEmail } from './email.js';
 export { HashAbandonedError, NoHashPlaceError, type RefusalReason } from './hash-places.js';
 export type { KeyKind } from './key-format.js';
@@ -49,6 +56,8 @@ export interface AccountStores {
   attempts: AttemptStore;
   knownAddresses: KnownAddressStore;
   signInLinks: SignInLinkStore;
+  /** `pdn login`'s device codes (device-logins.ts). */
+  deviceLogins: DeviceLoginStore;
   rateEvents: RateEventStore;
   webhookSecrets: WebhookSecretStore;
   /** Where the server was reached at its latest start: the base of one-time sign-in links (server-address/). */
@@ -61,6 +70,7 @@ export interface Accounts {
   sessions: Sessions;
   throttle: Throttle;
   signInLinks: SignInLinks;
+  deviceLogins: DeviceLogins;
   rateLimiter: RateLimiter;
   webhookSecrets: WebhookSecrets;
   serverAddress: ServerAddressStore;
@@ -82,6 +92,7 @@ export function composeAccounts(stores: AccountStores, options: AccountsOptions 
     sessions: new Sessions(stores.sessions, now, options.sessionLimits ?? DEFAULT_SESSION_LIMITS),
     throttle: new Throttle(stores.attempts, stores.knownAddresses, now),
     signInLinks: new SignInLinks(stores.signInLinks, now),
+    deviceLogins: new DeviceLogins(stores.deviceLogins, now),
     rateLimiter: new RateLimiter(stores.rateEvents, now),
     webhookSecrets: new WebhookSecrets(stores.webhookSecrets, now),
     serverAddress: stores.serverAddress,

@@ -4,6 +4,7 @@
 import type { Pool } from 'pg';
 import { PgApiKeys } from '../../accounts/postgres/pg-api-keys.js';
 import { PgAttempts } from '../../accounts/postgres/pg-attempts.js';
+import { PgDeviceLogins } from '../../accounts/postgres/pg-device-logins.js';
 import { PgKnownAddresses } from '../../accounts/postgres/pg-known-addresses.js';
 import { PgRateEvents } from '../../accounts/postgres/pg-rate-events.js';
 import { PgSessions } from '../../accounts/postgres/pg-sessions.js';
@@ -29,6 +30,7 @@ export async function openPostgresStores(pool: Pool, now: () => number = Date.no
     attempts: new PgAttempts(db),
     knownAddresses: new PgKnownAddresses(db),
     signInLinks: new PgSignInLinks(db),
+    deviceLogins: new PgDeviceLogins(db),
     rateEvents: new PgRateEvents(db),
     jobs: new PgJobStore(db),
     idempotency: new PgIdempotencyStore(db),

@@ -152,6 +152,20 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (job_id, number)
    );
    CREATE INDEX webhook_deliveries_user ON webhook_deliveries (user_id, created_at);`,
+  // As in SQLite: `pdn login`'s device codes, forgotten once expired.
+  `CREATE TABLE device_logins (
+     device_hash TEXT PRIMARY KEY,
+     user_code TEXT NOT NULL UNIQUE,
+     client_name TEXT NOT NULL,
+     client_address TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     interval_ms INTEGER NOT NULL,
+     last_poll_at BIGINT,
+     state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'used')),
+     user_id INTEGER REFERENCES users (id) ON DELETE CASCADE
+   );
+   CREATE INDEX device_logins_expires ON device_logins (expires_at);`,
 ];
 
 /**

@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { describe } from 'vitest';
 import { apiKeysContract } from '../../accounts/api-keys.contract.js';
+import { deviceLoginsContract } from '../../accounts/device-logins.contract.js';
 import { rateLimiterContract } from '../../accounts/rate-limiter.contract.js';
 import { sessionsContract } from '../../accounts/sessions.contract.js';
 import { signInLinksContract } from '../../accounts/sign-in-links.contract.js';
@@ -56,6 +57,7 @@ describe.skipIf(missing !== undefined)('PostgreSQL accounts', () => {
   sessionsContract(postgres);
   throttleContract(postgres);
   signInLinksContract(postgres);
+  deviceLoginsContract(postgres);
   jobStoreContract(postgres);
   idempotencyStoreContract(postgres);
   webhookSecretsContract(postgres);

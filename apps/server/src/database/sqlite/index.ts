@@ -2,6 +2,7 @@
 // folder, shared by the running server and the admin commands.
 import { SqliteApiKeys } from '../../accounts/sqlite/sqlite-api-keys.js';
 import { SqliteAttempts } from '../../accounts/sqlite/sqlite-attempts.js';
+import { SqliteDeviceLogins } from '../../accounts/sqlite/sqlite-device-logins.js';
 import { SqliteKnownAddresses } from '../../accounts/sqlite/sqlite-known-addresses.js';
 import { SqliteRateEvents } from '../../accounts/sqlite/sqlite-rate-events.js';
 import { SqliteSessions } from '../../accounts/sqlite/sqlite-sessions.js';
@@ -27,6 +28,7 @@ export function openSqliteStores(dataDir: string, now: () => number = Date.now):
     attempts: new SqliteAttempts(db),
     knownAddresses: new SqliteKnownAddresses(db),
     signInLinks: new SqliteSignInLinks(db),
+    deviceLogins: new SqliteDeviceLogins(db),
     rateEvents: new SqliteRateEvents(db),
     jobs: new SqliteJobStore(db),
     idempotency: new SqliteIdempotencyStore(db),

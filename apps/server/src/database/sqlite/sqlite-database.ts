@@ -178,6 +178,20 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (job_id, number)
    );
    CREATE INDEX webhook_deliveries_user ON webhook_deliveries (user_id, created_at);`,
+  // `pdn login`'s device codes (accounts/device-logins.ts), forgotten once expired.
+  `CREATE TABLE device_logins (
+     device_hash TEXT PRIMARY KEY,
+     user_code TEXT NOT NULL UNIQUE,
+     client_name TEXT NOT NULL,
+     client_address TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     interval_ms INTEGER NOT NULL,
+     last_poll_at INTEGER,
+     state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'used')),
+     user_id INTEGER REFERENCES users (id) ON DELETE CASCADE
+   );
+   CREATE INDEX device_logins_expires ON device_logins (expires_at);`,
 ];
 
 function databasePath(dataDir: string): string {

@@ -166,7 +166,10 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
     },
   };
 
-  /** Every operation of the document, uploads first so that the jobs ones have jobs to show. */
+  /**
+   * Every operation of the document, uploads first so that the jobs ones have jobs to show, and the
+   * revocation of the key in use last, since every call after it is rightly refused.
+   */
   const operations = Object.values(openapi.paths)
     .flatMap((item) =>
       Object.entries(item as Record<string, { operationId?: string; tags?: string[] }>).flatMap(
@@ -176,7 +179,10 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
             : [{ method, operationId: operation.operationId, tag: operation.tags?.[0] ?? 'default' }],
       ),
     )
-    .sort((a, b) => Number(b.method === 'post') - Number(a.method === 'post'));
+    .sort((a, b) => Number(b.method === 'post') - Number(a.method === 'post'))
+    .sort(
+      (a, b) => Number(a.operationId === 'revokeCurrentKey') - Number(b.operationId === 'revokeCurrentKey'),
+    );
 
   it('runs every operation from "Try it out" with a key, each answered with success', async () => {
     expect(new URL(ctx.server.baseUrl).port).not.toBe('3000');
@@ -205,8 +211,11 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
     expect(called.filter((url) => !url.startsWith(ctx.server.baseUrl))).toEqual([]);
     expect(seen.problems).toEqual([]);
     expect(seen.violations).toEqual([]);
-    // Each upload counted once against the Free plan's 10: nothing was sent twice or refused.
-    const account = await ctx.call<{ data: { used: number } }>('/api/v1/account', { key });
+    // Each upload counted once against the Free plan's 10: nothing was sent twice or refused. Asked
+    // with another key of the same user: the one the page used is revoked now.
+    const other = await ctx.server.createKey({ user: 'docs-reader', plan: 'free' });
+    expect((await ctx.call('/api/v1/account', { key })).status).toBe(401);
+    const account = await ctx.call<{ data: { used: number } }>('/api/v1/account', { key: other });
     expect(account.json.data.used).toBe(5);
   }, 600_000);
 

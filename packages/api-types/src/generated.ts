@@ -204,6 +204,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke the key of this call
+         * @description Revokes the API key the request is made with, as `pdn logout` does: every later request with
+         *     it is answered `401`, in every server process, from the next one on. To revoke another key,
+         *     use the account area's keys page. Not counted against the rate limit.
+         */
+        delete: operations["revokeCurrentKey"];
+        /** CORS preflight for DELETE /api/v1/account/key */
+        options: operations["revokeCurrentKeyPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -720,6 +743,16 @@ export interface components {
         };
         LanguagesResponse: {
             data: components["schemas"]["LanguagesResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The key that was revoked. */
+        RevokedKey: {
+            id: string;
+            /** @enum {string} */
+            kind: "live" | "test";
+        };
+        RevokedKeyResponse: {
+            data: components["schemas"]["RevokedKey"];
             meta: components["schemas"]["Meta"];
         };
         AccountResponse: {
@@ -2102,6 +2135,60 @@ export interface operations {
         };
     };
     accountPreflight: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+        };
+    };
+    revokeCurrentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "key_3f9a0c1d2e4b",
+                     *         "kind": "live"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevokedKeyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeCurrentKeyPreflight: {
         parameters: {
             query?: never;
             header?: {

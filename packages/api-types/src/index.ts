@@ -31,6 +31,7 @@ export type EngineInfo = Schemas['EngineInfo'];
 export type HealthResult = Schemas['HealthResult'];
 export type Plan = Schemas['Plan'];
 export type AccountResult = Schemas['AccountResult'];
+export type RevokedKey = Schemas['RevokedKey'];
 export type JobId = Schemas['JobId'];
 export type JobStatus = Schemas['JobStatus'];
 export type JobOperation = Schemas['JobOperation'];

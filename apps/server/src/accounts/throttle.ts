@@ -72,6 +72,11 @@ export const RULES = {
   /** One address guessing across many accounts, or asking sign-up which emails have one. */
   signInAddress: { name: 'sign-in-address', limit: 20, windowMs: 15 * MINUTE },
   signUpAddress: { name: 'sign-up-address', limit: 5, windowMs: 60 * MINUTE },
+  /** `pdn login` codes asked for by one address (device-logins.ts). */
+  deviceStartAddress: { name: 'device-start-address', limit: 30, windowMs: 15 * MINUTE },
+  /** Unknown `pdn login` user codes entered from one address, and by one account. */
+  deviceCodeAddress: { name: 'device-code-address', limit: 10, windowMs: 15 * MINUTE },
+  deviceCodeUser: { name: 'device-code-user', limit: 10, windowMs: 15 * MINUTE },
 } as const satisfies Record<string, ThrottleRule>;
 
 /** How long after a successful sign-in its address stays known to the account. */

@@ -24,7 +24,7 @@ import { requestId } from './middleware/request-id.js';
 import { unmatched } from './middleware/unmatched.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { windowHeaders } from './rate-limit-headers.js';
-import { accountRoute } from './routes/account.js';
+import { accountRoute, revokeCurrentKeyRoute } from './routes/account.js';
 import { compressRoute } from './routes/compress.js';
 import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
 import { downloadRoute } from './routes/download.js';
@@ -134,6 +134,7 @@ function apiRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/api/v1/languages', ...uncounted, languagesRoute(engines.ocr));
   // Asking what is left must not spend a request.
   router.get('/api/v1/account', authenticated, accountRoute(accounts, uploadLimits));
+  router.delete('/api/v1/account/key', authenticated, revokeCurrentKeyRoute(accounts));
   router.get(DOWNLOAD_PATH, downloadRoute(storage.downloads));
   router.get('/openapi.json', openapiRoute());
   router.get('/docs', docsPageRoute());

@@ -13,6 +13,7 @@ import { renderPageError } from './page-errors.js';
 import { pageHeaders } from './page-headers.js';
 import { seeOther } from './render.js';
 import { ACCOUNT_ASSETS, type AccountAsset, assetRoute } from './routes/assets.js';
+import { deviceCode, deviceDecide, devicePage, deviceToken } from './routes/device.js';
 import {
   createKey,
   keysPage,
@@ -31,9 +32,12 @@ import { rotateWebhookSecret, sendDeliveryAgain, webhooksPage } from './routes/w
 import { welcomeForm, welcomeSubmit } from './routes/welcome.js';
 import { loadViewer } from './viewer.js';
 
+/** A signed-out visitor is sent to sign in, and from a page worth coming back to, back there after. */
 const signedIn: Middleware<AppState> = (ctx, next) => {
-  if (!ctx.state.page?.viewer) return seeOther(ctx, '/account/sign-in');
-  return next();
+  if (ctx.state.page?.viewer) return next();
+  const back =
+    ctx.method === 'GET' && ctx.path === '/account/device' ? `?next=${encodeURIComponent(ctx.url)}` : '';
+  return seeOther(ctx, `/account/sign-in${back}`);
 };
 
 function accountRouter(deps: AreaDeps): Router<AppState> {
@@ -58,6 +62,11 @@ function accountRouter(deps: AreaDeps): Router<AppState> {
   router.get('/account/keys/:id/revoke', signedIn, revokeConfirm(deps));
   router.post('/account/keys/:id/revoke', signedIn, guard, revokeSubmit(deps));
   router.get('/account/usage', signedIn, usagePage(deps));
+  // pdn login: the CLI's two JSON endpoints (no session, no form guard), then the owner's pages.
+  router.post('/account/device/code', deviceCode(deps));
+  router.post('/account/device/token', deviceToken(deps));
+  router.get('/account/device', signedIn, devicePage(deps));
+  router.post('/account/device', signedIn, guard, deviceDecide(deps));
   router.get('/account/webhooks', signedIn, webhooksPage(deps));
   router.post('/account/webhooks/rotate', signedIn, guard, rotateWebhookSecret(deps));
   router.post('/account/webhooks/deliveries/:job/send-again', signedIn, guard, sendDeliveryAgain(deps));

@@ -13,7 +13,8 @@ const FORM_LIMIT = 16 * 1024;
 const STALE_FORM =
   'This form has expired or was not sent from this site. Go back, reload the page and try again.';
 
-async function readBody(ctx: AppContext): Promise<string> {
+/** The request's body as text, at most FORM_LIMIT bytes. */
+export async function readFormBody(ctx: AppContext): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -42,7 +43,7 @@ export function formGuard(): Middleware<AppState> {
     if (ctx.get('Sec-Fetch-Site') === 'cross-site') throw new ForbiddenError(STALE_FORM);
     if (!ctx.is('application/x-www-form-urlencoded'))
       throw new InvalidInputError('Send this form from its page in the account area.');
-    const form = new URLSearchParams(await readBody(ctx));
+    const form = new URLSearchParams(await readFormBody(ctx));
     if (!sameToken(form.get('csrf'), page.csrfToken)) throw new ForbiddenError(STALE_FORM);
     page.form = form;
     await next();

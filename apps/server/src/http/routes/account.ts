@@ -1,6 +1,7 @@
-// GET /api/v1/account (openapi.yaml operation `getAccount`): the key owner's plan and usage.
-// Behind auth but not the rate limit, so checking what is left never spends a request.
-import type { AccountResult } from '@pdn/api-types';
+// GET /api/v1/account (openapi.yaml operation `getAccount`): the key owner's plan and usage, and
+// DELETE /api/v1/account/key (`revokeCurrentKey`, `pdn logout`): the call's own key revoked. Behind
+// auth but not the rate limit, so neither ever spends a request.
+import type { AccountResult, RevokedKey } from '@pdn/api-types';
 import type { Middleware } from 'koa';
 import { type Accounts, lookedAt, planLimits } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
@@ -23,5 +24,15 @@ export function accountRoute(accounts: Accounts, uploadLimits: UploadLimits): Mi
       next_slot_at: usage.nextSlotAt === null ? null : new Date(usage.nextSlotAt).toISOString(),
       key: { id: principal.keyId, kind: principal.keyKind },
     });
+  };
+}
+
+export function revokeCurrentKeyRoute(accounts: Accounts): Middleware<AppState> {
+  return async (ctx) => {
+    const principal = ctx.state.principal;
+    if (!principal) throw new Error('revokeCurrentKeyRoute needs the auth middleware in front of it');
+    // Revoked meanwhile by another request of the same key: it is revoked all the same.
+    await accounts.keys.revoke(principal.keyId, principal.userId);
+    sendData<RevokedKey>(ctx, { id: principal.keyId, kind: principal.keyKind });
   };
 }

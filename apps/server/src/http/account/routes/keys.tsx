@@ -13,6 +13,7 @@ import {
 import { NotFoundError } from '../../../errors.js';
 import type { AppContext, AppState } from '../../state.js';
 import type { AreaDeps } from '../deps.js';
+import { publicBaseUrl } from '../public-url.js';
 import { seeOther, sendPage } from '../render.js';
 import { viewerOf } from '../viewer.js';
 import { KeyCreatedPage, KeysPage, RenamePage, RevokePage, ROLL_GRACES, RollPage } from '../views/keys.js';
@@ -39,9 +40,6 @@ function nameFrom(form: URLSearchParams): { name: string } | { error: string } {
     return { error: `Choose another name: ${caught.message}.` };
   }
 }
-
-/** Where this page was reached is where the API is, unless the operator named the public address. */
-const apiBaseUrl = (deps: AreaDeps, ctx: AppContext) => deps.config.account.publicUrl ?? ctx.origin;
 
 export function keysPage(deps: AreaDeps): Middleware<AppState> {
   return async (ctx) => {
@@ -70,7 +68,7 @@ export function createKey(deps: AreaDeps): Middleware<AppState> {
     const { key, record } = await deps.accounts.keys.create(viewer.userId, kind, named.name);
     sendPage(
       ctx,
-      <KeyCreatedPage viewer={viewer} secret={key} record={record} baseUrl={apiBaseUrl(deps, ctx)} />,
+      <KeyCreatedPage viewer={viewer} secret={key} record={record} baseUrl={publicBaseUrl(deps, ctx)} />,
     );
   };
 }
@@ -126,7 +124,7 @@ export function rollSubmit(deps: AreaDeps): Middleware<AppState> {
         viewer={viewer}
         secret={rolled.key}
         record={rolled.record}
-        baseUrl={apiBaseUrl(deps, ctx)}
+        baseUrl={publicBaseUrl(deps, ctx)}
         replaces={{ ...old, expiresAt: now + grace.ms }}
         now={now}
       />,

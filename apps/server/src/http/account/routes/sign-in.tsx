@@ -17,7 +17,21 @@ import { waitText } from '../views/time.js';
 
 const WRONG = 'The email or password is wrong.';
 
-function page(ctx: AppContext, deps: AreaDeps, extra: { error?: string; notice?: string; email?: string }) {
+/**
+ * Where to go once signed in: the account page the visitor was sent from (`next`, a path of this
+ * area only, never another site), else the keys.
+ */
+function nextPage(given: string | null | undefined): string | undefined {
+  if (typeof given !== 'string' || !given.startsWith('/account/') || /[\\\s]|\/\//.test(given))
+    return undefined;
+  return given;
+}
+
+function page(
+  ctx: AppContext,
+  deps: AreaDeps,
+  extra: { error?: string; notice?: string; email?: string; next?: string | undefined },
+) {
   return (
     <SignInPage
       csrfToken={ctx.state.page?.csrfToken ?? ''}
@@ -25,15 +39,17 @@ function page(ctx: AppContext, deps: AreaDeps, extra: { error?: string; notice?:
       error={extra.error}
       notice={extra.notice}
       email={extra.email}
+      next={extra.next}
     />
   );
 }
 
 export function signInForm(deps: AreaDeps): Middleware<AppState> {
   return (ctx) => {
-    if (ctx.state.page?.viewer) return seeOther(ctx, '/account/keys');
+    const next = nextPage(typeof ctx.query.next === 'string' ? ctx.query.next : undefined);
+    if (ctx.state.page?.viewer) return seeOther(ctx, next ?? '/account/keys');
     const notice = ctx.query['signed-out'] !== undefined ? 'You have signed out.' : undefined;
-    sendPage(ctx, page(ctx, deps, notice === undefined ? {} : { notice }));
+    sendPage(ctx, page(ctx, deps, { next, ...(notice === undefined ? {} : { notice }) }));
   };
 }
 
@@ -51,9 +67,10 @@ export function signInSubmit(deps: AreaDeps): Middleware<AppState> {
     const form = ctx.state.page?.form ?? new URLSearchParams();
     const email = form.get('email') ?? '';
     const password = form.get('password') ?? '';
+    const next = nextPage(form.get('next'));
     const address = clientAddressKey(ctx.ip);
     const early = refusedBeforeHashing(ctx, deps.passwords, address);
-    if (early) return sendPage(ctx, page(ctx, deps, { error: early.message, email }), early.status);
+    if (early) return sendPage(ctx, page(ctx, deps, { error: early.message, email, next }), early.status);
     const user = await find(deps, email);
     // Reserved before the hash, in one step: attempts in flight count as failures until proven right.
     const decision = await accounts.throttle.reserve(
@@ -62,7 +79,7 @@ export function signInSubmit(deps: AreaDeps): Middleware<AppState> {
     if (!decision.reserved) {
       ctx.set('Retry-After', String(decision.waitSeconds));
       const error = `Too many sign-in attempts. Try again in ${waitText(decision.waitSeconds)}.`;
-      return sendPage(ctx, page(ctx, deps, { error, email }), 429);
+      return sendPage(ctx, page(ctx, deps, { error, email, next }), 429);
     }
     const hash = user && (await accounts.users.passwordHash(user.id));
     let matches: boolean;
@@ -76,12 +93,12 @@ export function signInSubmit(deps: AreaDeps): Middleware<AppState> {
       if (!refusal) throw error;
       // Never checked: the attempt was not a failure.
       await accounts.throttle.release(decision.reservation);
-      return sendPage(ctx, page(ctx, deps, { error: refusal.message, email }), refusal.status);
+      return sendPage(ctx, page(ctx, deps, { error: refusal.message, email, next }), refusal.status);
     }
     if (!user || hash === undefined || !matches)
-      return sendPage(ctx, page(ctx, deps, { error: WRONG, email }), 401);
+      return sendPage(ctx, page(ctx, deps, { error: WRONG, email, next }), 401);
     await accounts.throttle.signedIn(decision.reservation, user.id, address);
     await signIn(ctx, accounts, user.id, config.account.sessionLimits.maxMs);
-    seeOther(ctx, '/account/keys');
+    seeOther(ctx, next ?? '/account/keys');
   };
 }

@@ -20,7 +20,8 @@ function NewPasswordField(props: { label: string }) {
   );
 }
 
-export function SignInPage(props: FormProps & { signUpOpen: boolean }) {
+/** `next`: the account page to go on to once signed in (a `pdn login` approval), if not the keys. */
+export function SignInPage(props: FormProps & { signUpOpen: boolean; next?: string | undefined }) {
   return (
     <Layout title="Sign in">
       <section class="card narrow">
@@ -29,6 +30,7 @@ export function SignInPage(props: FormProps & { signUpOpen: boolean }) {
         {props.error && <Notice kind="error">{props.error}</Notice>}
         <form method="post" action="/account/sign-in" class="stack">
           <CsrfField token={props.csrfToken} />
+          {props.next && <input type="hidden" name="next" value={props.next} />}
           <label>
             Email
             <input type="email" name="email" required autocomplete="username" value={props.email ?? ''} />

@@ -7,11 +7,8 @@
 // axe-core checks every page, at phone and desktop widths, for serious or critical accessibility
 // violations, and each page is saved as a screenshot to look at.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { labelledPdf } from '@pdn/fixtures';
 import { verifyWebhook } from '@pdn/sdk';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -19,44 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDN_BIN } from '../cli/run-pdn.js';
 import { browserMissing, launchBrowser } from './harness/browser.js';
 import { field, file, form } from './harness/form.js';
+import { look, SCREENSHOTS, WIDTHS } from './harness/page-checks.js';
 import { startServer } from './harness/server.js';
 import { until } from './harness/until.js';
 import { useServer } from './harness/use-server.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../.screenshots/account/', import.meta.url));
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-
 if (browserMissing !== undefined) console.warn(`account-browser.test.ts skipped: ${browserMissing}`);
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core run inside the page; the serious and critical violations, described. */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  // Through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)',
-  )) as AxeViolation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-/** Checks the page at both widths and saves a screenshot of each. */
-async function look(page: Page, name: string): Promise<void> {
-  for (const [label, size] of Object.entries(WIDTHS)) {
-    await page.setViewportSize(size);
-    expect(await accessibilityProblems(page), `${name} at ${label} width`).toEqual([]);
-    await page.screenshot({ path: `${SCREENSHOTS}${name}-${label}.png`, fullPage: true });
-  }
-  await page.setViewportSize(WIDTHS.desktop);
-}
 
 describe.skipIf(browserMissing !== undefined)('the account area in Chromium', () => {
   // Webhooks may reach this test's receiver on loopback.
@@ -68,7 +33,6 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
   const password = 'a long enough password';
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     console.log(`account screenshots: ${SCREENSHOTS}`);
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: WIDTHS.desktop });

@@ -2,7 +2,7 @@
 // Entry point of `pdn`: runs the command tree and turns whatever it throws into an exit code, in
 // this one place: commands throw typed errors and only this file maps them to exit codes
 // (changesets' packages/cli/src/index.ts does the same).
-import { ApiError, AuthenticationError, RateLimitError } from '@pdn/sdk';
+import { ApiError, AuthenticationError, LoginRefusedError, RateLimitError } from '@pdn/sdk';
 import { type Command, CommanderError } from 'commander';
 import { CommandContext, type Io } from './context.js';
 import { CliError, MissingApiKeyError, OperationsFailedError, UsageError } from './errors.js';
@@ -73,6 +73,8 @@ function exitCodeFor(error: unknown): number {
   if (error instanceof OperationsFailedError) return batchExitCode(error.failures);
   if (isUsageError(error)) return ExitCode.usage;
   if (error instanceof MissingApiKeyError || error instanceof AuthenticationError) return ExitCode.auth;
+  // `pdn login` denied in the browser, or its code expired: no key, as after a 401.
+  if (error instanceof LoginRefusedError) return ExitCode.auth;
   if (error instanceof RateLimitError) return ExitCode.rateLimited;
   if (serverUnavailable(error)) return ExitCode.unavailable;
   if (serverUnreachable(error)) return ExitCode.unreachable;

@@ -7,6 +7,7 @@ import { registerCompress } from './commands/compress.js';
 import { registerConfig } from './commands/config.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerLanguages } from './commands/languages.js';
+import { registerLogin } from './commands/login.js';
 import { registerMerge } from './commands/merge.js';
 import { registerOcr } from './commands/ocr.js';
 import { registerOcrPdf } from './commands/ocr-pdf.js';
@@ -40,6 +41,8 @@ const GLOBALS_USED: Record<string, readonly string[]> = {
   status: API,
   jobs: [...API, 'concurrency'],
   config: ['json'],
+  login: ['baseUrl', 'json'],
+  logout: ['baseUrl', 'json'],
   completion: [],
 };
 
@@ -104,6 +107,7 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerLanguages(program, io);
   registerJobs(program, io);
   registerStatus(program, io);
+  registerLogin(program, io);
   registerConfig(program, io);
   registerCompletion(program, io);
   // A usage error prints the error, commander's "(Did you mean --level?)", and one line naming the

@@ -32,6 +32,7 @@ import {
 import { detectRuntime } from './internal/runtime.js';
 import { resolveUrl } from './internal/url.js';
 import { Jobs } from './jobs.js';
+import { Login } from './login.js';
 import type {
   AccountResult,
   CompressResult,
@@ -41,6 +42,7 @@ import type {
   OcrResult,
   OcrWordsResult,
   OperationResults,
+  RevokedKeyResult,
   SplitResult,
 } from './results.js';
 
@@ -102,6 +104,8 @@ export class Pdn {
   readonly baseUrl: string;
   /** The operations as jobs, and `/api/v1/jobs` (README, "Jobs"). */
   readonly jobs: Jobs;
+  /** Signing in from a browser (`pdn login`): a new key for a client made without one. */
+  readonly login: Login;
   readonly #transport: Transport;
 
   constructor(options: PdnOptions = {}) {
@@ -135,6 +139,7 @@ export class Pdn {
       logger: levelled(options.logger ?? defaultLogger(), options.logLevel),
     };
     this.jobs = new Jobs(this.#transport);
+    this.login = new Login(this.#transport);
   }
 
   /** POST /api/v1/compress */
@@ -182,6 +187,22 @@ export class Pdn {
   account(options: RequestOptions = {}): ApiPromise<AccountResult> {
     return this.#call(
       () => ({ method: 'GET', url: '/api/v1/account', authenticated: true, read: (r) => readEnvelope(r) }),
+      options,
+    );
+  }
+
+  /**
+   * DELETE /api/v1/account/key: revokes the key this client calls with (what `pdn logout` does).
+   * Every later call with it is answered 401. Not counted against the rate limit.
+   */
+  revokeKey(options: RequestOptions = {}): ApiPromise<RevokedKeyResult> {
+    return this.#call(
+      () => ({
+        method: 'DELETE',
+        url: '/api/v1/account/key',
+        authenticated: true,
+        read: (r) => readEnvelope(r),
+      }),
       options,
     );
   }

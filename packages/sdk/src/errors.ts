@@ -12,7 +12,10 @@ export type PdnErrorCode =
   | 'cors_refused'
   | 'timeout'
   | 'aborted'
-  | 'job_canceled';
+  | 'job_canceled'
+  | 'login_denied'
+  | 'login_expired'
+  | 'login_refused';
 
 /** Base of every error the SDK throws (file system errors of `download(d, path)` excepted). */
 export class PdnError extends Error {
@@ -196,6 +199,14 @@ export class JobCanceledError extends PdnError {
   override name = 'JobCanceledError';
   constructor(readonly jobId: string) {
     super('job_canceled', `Job ${jobId} was canceled before it finished`);
+  }
+}
+
+/** A browser sign-in (`pdn.login`) ended without a key: denied, expired, or refused by the server. */
+export class LoginRefusedError extends PdnError {
+  override name = 'LoginRefusedError';
+  constructor(code: 'login_denied' | 'login_expired' | 'login_refused', message: string) {
+    super(code, message);
   }
 }
 

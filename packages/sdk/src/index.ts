@@ -41,6 +41,7 @@ export {
   InternalServerError,
   InvalidInputError,
   JobCanceledError,
+  LoginRefusedError,
   NotFoundError,
   PayloadTooLargeError,
   PdnError,
@@ -57,6 +58,7 @@ export type { OcrDetail, Operation, OperationParams } from './internal/operation
 export type { RetryInfo } from './internal/request.js';
 export type { UploadProgress } from './internal/upload-progress.js';
 export type { Job, JobList, JobMethods, Jobs, ListParams, SubmitOptions, WaitOptions } from './jobs.js';
+export type { Login, LoginCode, LoginGrant } from './login.js';
 export type {
   AccountResult,
   CompressResult,
@@ -67,6 +69,7 @@ export type {
   OcrWordsResult,
   OperationResults,
   RateLimitInfo,
+  RevokedKeyResult,
   SplitResult,
   WithMeta,
 } from './results.js';

@@ -8,6 +8,7 @@ import type {
   OcrResult as OcrData,
   OcrPdfResult as OcrPdfData,
   OcrWord,
+  RevokedKey as RevokedKeyData,
   SplitResult as SplitData,
 } from './api-types/index.js';
 
@@ -40,6 +41,7 @@ export type OcrWordsResult = OcrResult & { words: OcrWord[] };
 export type OcrPdfResult = OcrPdfData & WithMeta;
 export type LanguagesResult = LanguagesData & WithMeta;
 export type AccountResult = AccountData & WithMeta;
+export type RevokedKeyResult = RevokedKeyData & WithMeta;
 
 /** The result of each operation, by its name in the API: what the call answers, or its job's `result`. */
 export interface OperationResults {

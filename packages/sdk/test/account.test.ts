@@ -1,5 +1,6 @@
-// pdn.account() (issue #12): GET /api/v1/account with the key, the data as the server sent it, the
-// request id and rate-limit headers beside it, and the usual error mapping.
+// pdn.account(): GET /api/v1/account with the key, the data as the server sent it, the request id
+// and rate-limit headers beside it, and the usual error mapping; pdn.revokeKey(): DELETE of the
+// calling key.
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError } from '../src/index.js';
@@ -41,6 +42,24 @@ describe('account', () => {
   it('maps 401 to AuthenticationError without retrying', async () => {
     server.use(http.get(`${baseUrl}/api/v1/account`, () => fail(401, 'unauthorized')));
     await expect(client().account()).rejects.toBeInstanceOf(AuthenticationError);
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe('revokeKey', () => {
+  it('sends DELETE /api/v1/account/key with the key and returns the revoked key', async () => {
+    server.use(
+      http.delete(`${baseUrl}/api/v1/account/key`, () => ok({ id: 'key_0123456789ab', kind: 'live' })),
+    );
+    const result = await client().revokeKey();
+    expect(JSON.parse(JSON.stringify(result))).toEqual({ id: 'key_0123456789ab', kind: 'live' });
+    expect(sent[0]?.method).toBe('DELETE');
+    expect(sent[0]?.headers.get('authorization')).toBe(`Bearer ${apiKey}`);
+  });
+
+  it('maps 401 (a key already revoked) to AuthenticationError without retrying', async () => {
+    server.use(http.delete(`${baseUrl}/api/v1/account/key`, () => fail(401, 'unauthorized')));
+    await expect(client().revokeKey()).rejects.toBeInstanceOf(AuthenticationError);
     expect(sent).toHaveLength(1);
   });
 });

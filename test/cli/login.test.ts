@@ -1,0 +1,153 @@
+// `pdn login` and `pdn logout` end to end: the CLI at a real terminal (under `script`) shows a code,
+// Chromium, signed in, opens the page the CLI names, sees what asks (this machine's name, its
+// address) and approves; the CLI saves the new key 0600 and the key works; `pdn logout` revokes it on
+// the server. A browser not signed in is sent through sign-in and back to the code. And the
+// refusals: a denial ends the CLI's wait with exit 3, a device code works once, and codes that match
+// nothing are throttled per address. (An expired code is refused the same way as a denied one; its
+// clock is the store contract's to drive: device-logins.contract.ts.)
+import { readFile, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserMissing, launchBrowser } from '../src/harness/browser.js';
+import { look } from '../src/harness/page-checks.js';
+import { useServer } from '../src/harness/use-server.js';
+import { hasScript, pdnInTerminal, type Terminal } from './run-in-terminal.js';
+import { runPdn } from './run-pdn.js';
+import { useWorkspace } from './workspace.js';
+
+const ctx = useServer();
+const ws = useWorkspace();
+const email = 'terminal.owner@example.com';
+
+describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
+  let browser: Browser;
+  let page: Page;
+  const url = (path: string) => `${ctx.server.baseUrl}${path}`;
+  const env = () => ({ XDG_CONFIG_HOME: ws.configHome });
+  const configFile = () => join(ws.configHome, 'pdn', 'config.json');
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    await page.goto(url('/account/sign-up'));
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(url('/account/keys?welcome'));
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** `pdn login` at a terminal, and the link it shows once it shows it. */
+  async function login(): Promise<{ terminal: Terminal; link: string; code: string }> {
+    const terminal = pdnInTerminal(['login', '--base-url', ctx.server.baseUrl], { cwd: ws.dir, env: env() });
+    await terminal.waitFor(/Waiting for approval/);
+    const link = /Then open (\S+)/.exec(terminal.screen)?.[1] ?? '';
+    const code = /one-time code: (\S+)/.exec(terminal.screen)?.[1] ?? '';
+    return { terminal, link, code };
+  }
+
+  it('saves a working key once the code is approved in the browser', async () => {
+    const { terminal, link, code } = await login();
+    expect(code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    expect(link).toBe(url(`/account/device?code=${code}`));
+    await page.goto(link);
+    expect(await page.locator('h1').innerText()).toBe('Approve this terminal?');
+    const asker = await page.locator('dl.asker').innerText();
+    expect(asker).toContain(hostname());
+    expect(asker).toContain('127.0.0.1');
+    expect(await page.locator('main').innerText()).toContain(code);
+    await look(page, '30-device-approve');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    expect(await page.locator('h1').innerText()).toBe('Terminal approved');
+    await look(page, '31-device-approved');
+    const run = await terminal.done;
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(
+      new RegExp(`Logged in as ${email}: key "pdn CLI on ${hostname()}" \\(pdn_live_…\\w{4}\\) saved to`),
+    );
+    expect((await stat(configFile())).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(await readFile(configFile(), 'utf8')) as { api_key: string; base_url: string };
+    expect(saved.api_key).toMatch(/^pdn_live_[0-9a-f]{32}$/);
+    expect(saved.base_url).toBe(ctx.server.baseUrl);
+    // The next command needs nothing more: the key and the server come from the config file.
+    const status = await runPdn(['status'], { cwd: ws.dir, env: env() });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.text).toMatch(/Free/);
+    await page.goto(url('/account/keys'));
+    expect(await page.locator('table.keys').innerText()).toContain(`pdn CLI on ${hostname()}`);
+  });
+
+  it('logs out: the key is revoked on the server and removed from the config file', async () => {
+    const { api_key: key } = JSON.parse(await readFile(configFile(), 'utf8')) as { api_key: string };
+    const run = await runPdn(['logout'], { cwd: ws.dir, env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.text).toMatch(/Logged out: key pdn_live_…\w{4} is revoked and removed/);
+    expect((await ctx.call('/api/v1/account', { key })).status).toBe(401);
+    expect(JSON.parse(await readFile(configFile(), 'utf8'))).toEqual({ base_url: ctx.server.baseUrl });
+    const again = await runPdn(['logout'], { cwd: ws.dir, env: env() });
+    expect(again.code).toBe(0);
+    expect(again.text).toMatch(/Not logged in/);
+  });
+
+  it('ends the wait with exit 3 when the sign-in is denied, from a browser signed in on the way', async () => {
+    const { terminal, link } = await login();
+    // A browser not signed in yet: the link leads to sign in, and on to the code's page after it.
+    const fresh = await browser.newPage();
+    await fresh.goto(link);
+    expect(new URL(fresh.url()).pathname).toBe('/account/sign-in');
+    await fresh.getByLabel('Email').fill(email);
+    await fresh.getByLabel('Password').fill('a long enough password');
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    await fresh.waitForURL(link);
+    await fresh.getByRole('button', { name: 'Deny' }).click();
+    expect(await fresh.locator('h1').innerText()).toBe('Terminal denied');
+    await fresh.close();
+    const run = await terminal.done;
+    expect(run.code).toBe(3);
+    expect(run.screen).toMatch(/The sign-in was denied in the browser/);
+    expect(JSON.parse(await readFile(configFile(), 'utf8'))).not.toHaveProperty('api_key');
+  });
+
+  it('grants a device code once, and throttles codes that match nothing', async () => {
+    const form = (fields: Record<string, string>) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields),
+    });
+    const started = (await (
+      await fetch(url('/account/device/code'), form({ client_name: 'script' }))
+    ).json()) as {
+      device_code: string;
+      verification_uri_complete: string;
+    };
+    await page.goto(started.verification_uri_complete);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const poll = form({
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: started.device_code,
+    });
+    const first = await fetch(url('/account/device/token'), poll);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(await first.json()).toMatchObject({
+      access_token: expect.stringMatching(/^pdn_live_/),
+      token_type: 'Bearer',
+    });
+    const reused = await fetch(url('/account/device/token'), poll);
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: 'invalid_grant' });
+    // Ten codes that match nothing from this address; the eleventh try is refused unlooked-at.
+    for (let guess = 0; guess < 10; guess += 1) {
+      const res = await page.goto(url('/account/device?code=BBBB-BBBB'));
+      expect(res?.status()).toBe(404);
+    }
+    const refused = await page.goto(url('/account/device?code=CCCC-CCCC'));
+    expect(refused?.status()).toBe(429);
+    expect(await page.locator('[role="alert"]').innerText()).toMatch(/Too many codes that matched nothing/);
+    await look(page, '32-device-throttled');
+  });
+});

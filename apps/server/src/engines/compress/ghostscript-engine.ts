@@ -253,6 +253,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       return { ...output, pageCount };
     } finally {
       await content.settle();
+      deadline.dispose();
     }
   }
 

@@ -2,9 +2,7 @@
 // level 9. Deliberately without --recompress-flate: it drops PNG predictors and made a PNG-image PDF
 // 2.3x larger (issue #3).
 import { resolve } from 'node:path';
-import { InternalError } from '../../errors.js';
-import { type QpdfRun, qpdfSucceeded, runQpdf } from '../pdf/run-qpdf.js';
-import { ToolTimeoutError } from '../run-tool.js';
+import { type QpdfRun, qpdfSucceeded, qpdfTimedOut, runQpdf } from '../pdf/run-qpdf.js';
 
 /**
  * Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path, and
@@ -26,8 +24,7 @@ export async function qpdfLosslessPass(
   try {
     result = await runQpdf(args, run);
   } catch (error) {
-    if (error instanceof InternalError && error.cause instanceof ToolTimeoutError)
-      return { failure: `qpdf did not finish within ${run.timeoutMs / 1000} s` };
+    if (qpdfTimedOut(error)) return { failure: `qpdf did not finish within ${run.timeoutMs / 1000} s` };
     throw error;
   }
   if (!qpdfSucceeded(result)) {

@@ -3,7 +3,7 @@
 // to verify it anyway).
 import { resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
-import { runTool, ToolAbortedError, type ToolResult } from '../run-tool.js';
+import { runTool, ToolAbortedError, type ToolResult, ToolTimeoutError } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
 import { walkPageTreeOf } from './page-walk/page-tree-walk.js';
 
@@ -32,6 +32,11 @@ export async function runQpdf(args: readonly string[], run: QpdfRun): Promise<To
       cause: error,
     });
   }
+}
+
+/** Whether `error` is runQpdf's for a qpdf that ran out of time: for a caller that can do without it. */
+export function qpdfTimedOut(error: unknown): boolean {
+  return error instanceof InternalError && error.cause instanceof ToolTimeoutError;
 }
 
 /** What walking a file's page tree found: the pages really there, or why they cannot be counted. */

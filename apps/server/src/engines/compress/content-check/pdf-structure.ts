@@ -13,7 +13,7 @@ import {
   repairNumbers,
   resolveObject,
 } from '../../pdf/qpdf-json.js';
-import { type QpdfRun, qpdfSucceeded, runQpdf } from '../../pdf/run-qpdf.js';
+import { type QpdfRun, qpdfSucceeded, qpdfTimedOut, runQpdf } from '../../pdf/run-qpdf.js';
 import type { Result } from './render.js';
 
 export interface PdfStructure {
@@ -100,7 +100,15 @@ export function parseStructure(text: string): PdfStructure {
 export async function readStructure(path: string, name: string, run: QpdfRun): Promise<Result<PdfStructure>> {
   const output = resolve(run.cwd, `${name}-structure.json`);
   const keys = ['qpdf', 'pages', 'acroform', 'attachments', 'outlines'].map((key) => `--json-key=${key}`);
-  const result = await runQpdf(['--json', '--json-stream-data=none', ...keys, resolve(path), output], run);
+  let result: Awaited<ReturnType<typeof runQpdf>>;
+  try {
+    result = await runQpdf(['--json', '--json-stream-data=none', ...keys, resolve(path), output], run);
+  } catch (error) {
+    // Out of time, the structure is unknown: no candidate can be proven, and the original answers.
+    if (qpdfTimedOut(error))
+      return { failure: `qpdf did not read its structure within ${run.timeoutMs / 1000} s` };
+    throw error;
+  }
   if (!qpdfSucceeded(result)) {
     return {
       failure: `qpdf could not read its structure (exit ${result.exitCode}): ${result.stderr.trim().slice(0, 300)}`,

@@ -29,7 +29,7 @@ async function listen(
   return server;
 }
 /** The receiver's answer: longer than the start of it that is kept. */
-const MOVED = `Moved elsewhere. ${'x'.repeat(400)}`;
+const MOVED = `Moved\0elsewhere. ${'x'.repeat(400)}`;
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
 beforeAll(async () => {
@@ -61,7 +61,11 @@ describe('postEvent', () => {
   it('answers a redirect with its status and follows it nowhere', async () => {
     hits.length = 0;
     const result = await postEvent(attempt(`http://127.0.0.1:${portOf(receiver)}/hook`, ['127.0.0.0/8']));
-    expect(result).toEqual({ status: 302, bodyStart: MOVED.slice(0, BODY_START_BYTES) });
+    // The NUL kept as U+FFFD: PostgreSQL's text cannot hold it.
+    expect(result).toEqual({
+      status: 302,
+      bodyStart: MOVED.slice(0, BODY_START_BYTES).replace('\0', '\uFFFD'),
+    });
     expect(hits).toEqual(['receiver POST /hook']);
   });
 

@@ -70,8 +70,10 @@ export async function postEvent(attempt: Attempt): Promise<AttemptResult> {
       });
       res.on('end', () => {
         clearTimeout(timer);
-        // A character cut at the limit reads as U+FFFD, which is fine for a glance.
-        resolve({ status: res.statusCode ?? 0, bodyStart: Buffer.concat(kept).toString('utf8') });
+        // A character cut at the limit reads as U+FFFD, which is fine for a glance; so does a NUL,
+        // which PostgreSQL's text cannot hold (the attempt's record, and its outcome, would fail).
+        const bodyStart = Buffer.concat(kept).toString('utf8').replaceAll('\0', '\uFFFD');
+        resolve({ status: res.statusCode ?? 0, bodyStart });
       });
       res.on('error', () => {});
     });

@@ -132,6 +132,9 @@ export function apiKeysContract(backend: Backend): void {
       expect(both.filter((rolled) => rolled !== undefined)).toHaveLength(1);
       expect(await f.accounts.keys.authenticate(old.key)).toBeUndefined();
       expect(await f.accounts.keys.list(ada.id)).toHaveLength(2);
+      // Revoked too, for processes that know nothing of expiry.
+      const rolledOld = (await f.accounts.keys.list(ada.id)).find((key) => key.id === old.record.id);
+      expect(rolledOld).toMatchObject({ revokedAt: T0, expiresAt: T0 });
     });
 
     it('sees a plan change on the next authentication', async () => {

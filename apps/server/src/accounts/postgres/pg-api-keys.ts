@@ -74,12 +74,14 @@ export class PgApiKeys implements ApiKeyStore {
   async roll(id: string, ownerId: number, graceMs: number) {
     const now = this.now();
     const rolled = await this.db.transaction(async (sql) => {
-      // The row lock of the UPDATE makes a second roll of the same key wait, then find it rolled.
+      // The row lock of the UPDATE makes a second roll of the same key wait, then find it rolled. A
+      // key rolled without grace is revoked as well as expired: a process of the version before,
+      // during a rolling upgrade, knows revocation only.
       const [old] = await sql.rows<{ kind: KeyKind; name: string }>(
-        `UPDATE api_keys SET expires_at = $1
+        `UPDATE api_keys SET expires_at = $1, revoked_at = CASE WHEN $4::bigint = 0 THEN $5::bigint END
           WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL AND expires_at IS NULL
           RETURNING kind, name`,
-        [now + graceMs, id, ownerId],
+        [now + graceMs, id, ownerId, graceMs, now],
       );
       return old && (await this.insert(sql, ownerId, old.kind, old.name));
     });

@@ -7,6 +7,12 @@ import type { Plan } from '../plans.js';
 import { KEY_COLUMNS, type KeyRow, toKeyRecord } from '../sql-rows.js';
 import { userLabel } from '../users.js';
 
+/**
+ * A key rolled without grace is revoked as well as expired: a process of the version before, during
+ * a rolling upgrade, knows revocation only.
+ */
+const REVOKED_WITHOUT_GRACE = 'CASE WHEN @grace = 0 THEN @now END';
+
 /** A key that authenticates at @now: not revoked, and not past a rolled key's grace. */
 const ACTIVE = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now)';
 
@@ -84,11 +90,13 @@ export class SqliteApiKeys implements ApiKeyStore {
     const rolled = this.db.transaction(() => {
       const old = this.db
         .prepare(
-          `UPDATE api_keys SET expires_at = @expires
+          `UPDATE api_keys SET expires_at = @expires, revoked_at = ${REVOKED_WITHOUT_GRACE}
             WHERE id = @id AND user_id = @owner AND revoked_at IS NULL AND expires_at IS NULL
             RETURNING kind, name`,
         )
-        .get({ expires: now + graceMs, id, owner: ownerId }) as { kind: KeyKind; name: string } | undefined;
+        .get({ expires: now + graceMs, id, owner: ownerId, now, grace: graceMs }) as
+        | { kind: KeyKind; name: string }
+        | undefined;
       return old && this.insert(ownerId, old.kind, old.name);
     })();
     return rolled && { key: rolled.key, record: await this.one(rolled.id) };

@@ -100,17 +100,24 @@ export function renameSubmit(deps: AreaDeps): Middleware<AppState> {
   };
 }
 
+/** A key of the viewer's that can be rolled: active, and not rolled already (counting down). */
+async function ownRollableKey(deps: AreaDeps, ctx: AppContext, userId: number): Promise<ApiKeyRecord> {
+  const record = await ownActiveKey(deps, ctx, userId);
+  if (record.expiresAt !== null) throw new NotFoundError('This key was rolled already: roll its successor.');
+  return record;
+}
+
 export function rollConfirm(deps: AreaDeps): Middleware<AppState> {
   return async (ctx) => {
     const viewer = viewerOf(ctx);
-    sendPage(ctx, <RollPage viewer={viewer} record={await ownActiveKey(deps, ctx, viewer.userId)} />);
+    sendPage(ctx, <RollPage viewer={viewer} record={await ownRollableKey(deps, ctx, viewer.userId)} />);
   };
 }
 
 export function rollSubmit(deps: AreaDeps): Middleware<AppState> {
   return async (ctx) => {
     const viewer = viewerOf(ctx);
-    const old = await ownActiveKey(deps, ctx, viewer.userId);
+    const old = await ownRollableKey(deps, ctx, viewer.userId);
     const chosen = ctx.state.page?.form?.get('grace');
     const grace = ROLL_GRACES.find((offered) => offered.value === chosen);
     if (grace === undefined) return sendPage(ctx, <RollPage viewer={viewer} record={old} />, 400);

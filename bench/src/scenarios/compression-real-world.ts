@@ -2,7 +2,8 @@
 // to end (upload, work, check, download) against the `gs` CLI at the preset a user would pick for the
 // level (low /printer, medium /ebook, high /screen), and against the work of pdn's own answer done
 // alone (Ghostscript with the chosen candidate's arguments, replayed from the server's debug log, or
-// qpdf's lossless rewrite where that was the answer): the second ratio is what the ladder and the
+// qpdf's lossless rewrite where that was the answer, and the qpdf pass after Ghostscript where that
+// made it): the second ratio is what the ladder and the
 // content check cost on top of the work itself. Each file and level interleaves the three, medians
 // of three rounds after one warm-up call of pdn's. Wall time and CPU seconds both: the CPU ratio is
 // what a busy server pays (pdn's is its server's whole process tree, tools included).
@@ -56,10 +57,9 @@ interface Timed {
   cpu: number;
 }
 
-/** What a pdn answer was, read back from the server's log. */
+/** What a pdn answer was, read back from the server's log, and its work to run alone. */
 interface Answer {
   method: string;
-  phases: PhaseTimings;
   /** The work of the answer done alone; undefined where the answer is the original. */
   alone: (() => Promise<void>) | undefined;
 }
@@ -79,7 +79,7 @@ function recordsOf(server: TestServer, requestId: string): Record<string, unknow
 }
 
 /**
- * The answer's method and phases, and its work alone: the Ghostscript run that wrote the chosen
+ * The answer's method, and its work alone: the Ghostscript run that wrote the chosen
  * candidate, its arguments replayed on the bench's copy of the file, or qpdf's rewrite.
  */
 function answerOf(server: TestServer, requestId: string, file: string, scratch: string): Answer {
@@ -87,10 +87,8 @@ function answerOf(server: TestServer, requestId: string, file: string, scratch: 
   const compressed = records.find((record) => record.msg === 'compressed');
   if (compressed === undefined) throw new Error(`no "compressed" log line for request ${requestId}`);
   const method = String(compressed.method);
-  const phases = compressTimings(server.output, requestId);
-  if (method === 'qpdf')
-    return { method, phases, alone: () => qpdfRewrite(file, `${scratch}/alone-qpdf.pdf`) };
-  if (!method.startsWith('ghostscript')) return { method, phases, alone: undefined };
+  if (method === 'qpdf') return { method, alone: () => qpdfRewrite(file, `${scratch}/alone-qpdf.pdf`) };
+  if (!method.startsWith('ghostscript')) return { method, alone: undefined };
   const written = `-sOutputFile=ghostscript-${compressed.preset}-${compressed.interpreter}.pdf`;
   const gsRun = records.find(
     (record) => record.msg === 'tool finished' && Array.isArray(record.args) && record.args.includes(written),
@@ -102,9 +100,11 @@ function answerOf(server: TestServer, requestId: string, file: string, scratch: 
   const replayed = args.map((arg) => arg.replaceAll(input, file));
   return {
     method,
-    phases,
     alone: async () => {
       await run(String(gsRun.tool), replayed, { cwd: scratch });
+      // The qpdf pass after it, where that made the answer.
+      if (method === 'ghostscript+qpdf')
+        await qpdfRewrite(`${scratch}/${written.slice('-sOutputFile='.length)}`, `${scratch}/alone-qpdf.pdf`);
     },
   };
 }
@@ -118,6 +118,18 @@ async function timed(task: () => Promise<unknown>, cpu: () => Promise<number>): 
 }
 
 const median = (values: readonly number[]) => percentile(values, 50);
+
+/** Each phase's median over the rounds. */
+function medianPhases(rounds: readonly PhaseTimings[]): PhaseTimings {
+  const of = (phase: keyof PhaseTimings) => median(rounds.map((timings) => timings[phase]));
+  return {
+    inspect: of('inspect'),
+    ghostscript: of('ghostscript'),
+    qpdf: of('qpdf'),
+    check: of('check'),
+    reference: of('reference'),
+  };
+}
 
 interface FileResult {
   file: string;
@@ -147,13 +159,13 @@ async function measureFile(
   // The warm-up call also tells which candidate answers, and so what to run alone.
   const answer = answerOf(server, await callPdn(), file, scratch);
   const runs: { pdn: Timed; cli: Timed; alone: Timed | undefined }[] = [];
-  let phases = answer.phases;
+  const phases: PhaseTimings[] = [];
   for (let round = 0; round < rounds; round += 1) {
     let requestId = '';
     const pdnRun = await timed(async () => {
       requestId = await callPdn();
     }, serverCpu);
-    phases = compressTimings(server.output, requestId);
+    phases.push(compressTimings(server.output, requestId));
     const cli = await timed(
       () => ghostscript(file, `${scratch}/cli.pdf`, PRESET[level]),
       waitedChildrenCpuSeconds,
@@ -172,7 +184,7 @@ async function measureFile(
     pdn: mid((r) => r.pdn),
     cli: mid((r) => r.cli),
     alone: answer.alone && mid((r) => r.alone as Timed),
-    phases,
+    phases: medianPhases(phases),
   };
 }
 

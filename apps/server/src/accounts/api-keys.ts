@@ -1,9 +1,10 @@
 // API keys: created by their owner in the account area or by the admin command, shown once, stored
-// as SHA-256 hashes, renamed, rolled and revoked by id. Rolling a key makes a new key of the same name
-// and kind and gives the old one an expiry, the grace its owner chose to move every client to the new
-// one (Stripe's "roll key"); an expired key is refused as a revoked one is. authenticate() runs on every /api/v1 request and reads
-// the database each time: no cache of key validity, so a revocation holds on the very next request in
-// every server process. Every backend implements ApiKeyStore and passes api-keys.contract.ts.
+// as SHA-256 hashes, renamed, rolled and revoked by id. Rolling a key makes a new key of the same
+// name and kind and gives the old one an expiry, the grace its owner chose to move every client to
+// the new one (Stripe's "roll key"); an expired key is refused as a revoked one is. authenticate()
+// runs on every /api/v1 request and reads the database each time: no cache of key validity, so a
+// revocation holds on the very next request in every server process. Every backend implements
+// ApiKeyStore and passes api-keys.contract.ts.
 import type { KeyKind } from './key-format.js';
 import type { Plan } from './plans.js';
 

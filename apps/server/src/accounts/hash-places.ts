@@ -2,9 +2,10 @@
 // request's arrival to the end of its hash, of which `running` hash at once and the rest wait. One
 // client address (client-address.ts: an IPv6 client by its /64) holds at most `perAddress` of them,
 // so one address cannot take them all, and waiting places get their turn round-robin between
-// addresses (the address served least recently goes next), not in arrival order (STYLE.md 27). A request that finds no place
-// is refused at once, before any hashing; one whose client goes away while it waits leaves without
-// hashing. A hash that has started runs to its end: scrypt cannot be interrupted, and it is short.
+// addresses (the address served least recently goes next), not in arrival order (STYLE.md 27). A
+// request that finds no place is refused at once, before any hashing; one whose client goes away
+// while it waits leaves without hashing. A hash that has started runs to its end: scrypt cannot be
+// interrupted, and it is short.
 
 export interface PlaceLimits {
   /** Hashes running at once (the hashing threads). */

@@ -3,9 +3,10 @@
 // one; an answer given before the body has all arrived closes the connection after a bounded drain;
 // CORS answers preflights and marks every /api answer, errors included, before anything can fail;
 // the error envelope wraps every route, and the shutdown drain every request; on /api/v1, auth runs
-// first, and the operations decide admission before the body is read. Every role serves the operational routes (/healthz,
-// /readyz, /metrics); the API, the account pages and the docs only a role that takes submissions
-// (role.ts), so a worker's port answers its scraper and its balancer's checks, and 404 to the rest.
+// first, and the operations decide admission before the body is read. Every role serves the
+// operational routes (/healthz, /readyz, /metrics); the API, the account pages and the docs only a
+// role that takes submissions (role.ts), so a worker's port answers its scraper and its balancer's
+// checks, and 404 to the rest.
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import { partsOf } from '../role.js';

@@ -5,12 +5,13 @@ import { resolve } from 'node:path';
 import { type QpdfRun, qpdfSucceeded, qpdfTimedOut, runQpdf } from '../pdf/run-qpdf.js';
 
 /**
- * Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path, and
- * whether qpdf had to repair the file on the way (it warned, exit code 3), or qpdf's reason when it cannot rewrite the file. Passing inspection (a walk of the page tree) does not
- * promise a rewrite: a damaged file whose repair leaves an object numbered 2^31-1 walks fine, but qpdf
- * then has no number left for the object streams it makes ("max object id is too high to create new
- * objects"; found by the fuzzer, where it was a 500). Like a Ghostscript failure, that only means one
- * candidate fewer, and so does a run out of time.
+ * Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path,
+ * and whether qpdf had to repair the file on the way (it warned, exit code 3), or qpdf's reason
+ * when it cannot rewrite the file. Passing inspection (a walk of the page tree) does not promise a
+ * rewrite: a damaged file whose repair leaves an object numbered 2^31-1 walks fine, but qpdf then
+ * has no number left for the object streams it makes ("max object id is too high to create new
+ * objects"; found by the fuzzer, where it was a 500). Like a Ghostscript failure, that only means
+ * one candidate fewer, and so does a run out of time.
  */
 export async function qpdfLosslessPass(
   inputPath: string,

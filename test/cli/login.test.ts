@@ -61,7 +61,10 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
     expect(asker).toContain('127.0.0.1');
     expect(await page.locator('main').innerText()).toContain(code);
     await look(page, '30-device-approve');
-    await page.getByRole('button', { name: 'Approve' }).click();
+    // From the keyboard: Enter on the focused button.
+    await page.getByRole('button', { name: 'Approve' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(url('/account/device'));
     expect(await page.locator('h1').innerText()).toBe('Terminal approved');
     await look(page, '31-device-approved');
     const run = await terminal.done;

@@ -11,7 +11,8 @@ export const SCREENSHOTS = fileURLToPath(new URL('../../.screenshots/account/', 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 export const WIDTHS = {
   desktop: { width: 1280, height: 800 },
-  phone: { width: 390, height: 844 },
+  // The narrowest phone in common use (an iPhone SE or mini).
+  phone: { width: 375, height: 812 },
 } as const;
 
 interface AxeViolation {

@@ -1,7 +1,8 @@
-// A tool that overruns its time budget (issue #3: Ghostscript took 18 s on a 60-page PDF with a fully
-// embedded font): the request is a 500 internal_error with a generic message, the tool's whole process
-// group is gone, nothing is left on disk, and the server goes on serving. The budget is set to the
-// 1 s minimum so the overrun is certain, not a race.
+// A tool that overruns its time budget (Ghostscript took 18 s on a 60-page PDF with a fully embedded
+// font): the tool's whole process group is gone, nothing is left on disk, and the server goes on
+// serving. A compress out of time is the file's cost, not a fault: Ghostscript is given up and the
+// answer is qpdf's lossless rewrite or the original, never a 500 a retry would meet again. The budget
+// is set to the 1 s minimum so the overrun is certain, not a race.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { embeddedFontPdf, labelledPdf, scannedDocumentPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,16 +22,15 @@ describe.skipIf(missing('ghostscript', 'the tool-timeout test'))('a Ghostscript 
     heavy = await embeddedFontPdf({ pages: 60 });
   });
 
-  it('is a generic 500, kills the tool, leaves nothing behind, and the server goes on', async () => {
+  it("answers qpdf's rewrite or the original, kills the tool, leaves nothing behind, and goes on", async () => {
     const before = await listFiles(ctx.server);
-    const res = await ctx.call<{ error: { message: string } }>('/api/v1/compress', {
+    const res = await ctx.call<{ data: { method: string; page_count: number } }>('/api/v1/compress', {
       key,
       body: form(file('file', heavy, 'fonts.pdf'), field('level', 'medium')),
     });
-    expect(res.status).toBe(500);
-    // The message is for clients: no paths, no command lines (STYLE.md principle 4).
-    expect(res.json.error.message).not.toContain(ctx.server.rootDir);
-    expect(res.json.error.message).not.toMatch(/\bgs\b|ghostscript|fonts\.pdf/i);
+    expect(res.status).toBe(200);
+    expect(['qpdf', 'original']).toContain(res.json.data.method);
+    expect(res.json.data.page_count).toBe(60);
 
     expect(await processesMentioning(ctx.server.dataDir)).toEqual([]);
     expect(await filesLeftSince(ctx.server, before)).toEqual([]);

@@ -100,6 +100,7 @@ export class Pdn {
   static readonly WebhookVerificationError = errors.WebhookVerificationError;
   static readonly TooManyJobsError = errors.TooManyJobsError;
   static readonly JobCanceledError = errors.JobCanceledError;
+  static readonly LoginRefusedError = errors.LoginRefusedError;
 
   readonly baseUrl: string;
   /** The operations as jobs, and `/api/v1/jobs` (README, "Jobs"). */
@@ -300,6 +301,7 @@ export declare namespace Pdn {
   type WebhookVerificationError = errors.WebhookVerificationError;
   type TooManyJobsError = errors.TooManyJobsError;
   type JobCanceledError = errors.JobCanceledError;
+  type LoginRefusedError = errors.LoginRefusedError;
 }
 
 /** Refuses an expired download (ExpiredError) before anything is sent. */

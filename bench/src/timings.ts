@@ -4,6 +4,7 @@
 //   {"level":"info","time":"…","request_id":"3f9a…","msg":"compressed",
 //    "inspect_ms":41,"ghostscript_ms":512,"qpdf_ms":30,"check_ms":280,"reference_ms":350}
 // Reading the log keeps these internal figures out of the API's responses.
+import { percentile } from './stats.js';
 
 export interface PhaseTimings {
   inspect: number;
@@ -16,7 +17,7 @@ export interface PhaseTimings {
 }
 
 /** The log's JSON records; the lines that are not one (a tool's stray output) are skipped. */
-function recordsOf(log: string): Record<string, unknown>[] {
+export function recordsOf(log: string): Record<string, unknown>[] {
   const records: Record<string, unknown>[] = [];
   for (const line of log.split('\n')) {
     if (!line.startsWith('{')) continue;
@@ -48,5 +49,21 @@ export function compressTimings(log: string, requestId: string): PhaseTimings {
     qpdf: ms('qpdf'),
     check: ms('check'),
     reference: Number.isFinite(reference) ? reference : 0,
+  };
+}
+
+/** Each phase's median over several runs' timings. */
+export function medianTimings(runs: readonly PhaseTimings[]): PhaseTimings {
+  const of = (phase: keyof PhaseTimings) =>
+    percentile(
+      runs.map((timings) => timings[phase]),
+      50,
+    );
+  return {
+    inspect: of('inspect'),
+    ghostscript: of('ghostscript'),
+    qpdf: of('qpdf'),
+    check: of('check'),
+    reference: of('reference'),
   };
 }

@@ -22,7 +22,7 @@ import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { treeCpuSeconds, waitedChildrenCpuSeconds } from '../process-cpu.js';
 import { formatMs, type Row, table } from '../report.js';
 import { percentile } from '../stats.js';
-import { compressTimings, type PhaseTimings } from '../timings.js';
+import { compressTimings, medianTimings, type PhaseTimings, recordsOf } from '../timings.js';
 
 const SCENARIO = '2b. Compression of real files';
 const run = promisify(execFile);
@@ -65,17 +65,8 @@ interface Answer {
 }
 
 /** The server's log records of `requestId`. */
-function recordsOf(server: TestServer, requestId: string): Record<string, unknown>[] {
-  return server.output
-    .split('\n')
-    .filter((line) => line.startsWith('{') && line.includes(requestId))
-    .flatMap((line) => {
-      try {
-        return [JSON.parse(line) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
+function recordsOfRequest(server: TestServer, requestId: string): Record<string, unknown>[] {
+  return recordsOf(server.output).filter((record) => record.request_id === requestId);
 }
 
 /**
@@ -83,7 +74,7 @@ function recordsOf(server: TestServer, requestId: string): Record<string, unknow
  * candidate, its arguments replayed on the bench's copy of the file, or qpdf's rewrite.
  */
 function answerOf(server: TestServer, requestId: string, file: string, scratch: string): Answer {
-  const records = recordsOf(server, requestId);
+  const records = recordsOfRequest(server, requestId);
   const compressed = records.find((record) => record.msg === 'compressed');
   if (compressed === undefined) throw new Error(`no "compressed" log line for request ${requestId}`);
   const method = String(compressed.method);
@@ -118,18 +109,6 @@ async function timed(task: () => Promise<unknown>, cpu: () => Promise<number>): 
 }
 
 const median = (values: readonly number[]) => percentile(values, 50);
-
-/** Each phase's median over the rounds. */
-function medianPhases(rounds: readonly PhaseTimings[]): PhaseTimings {
-  const of = (phase: keyof PhaseTimings) => median(rounds.map((timings) => timings[phase]));
-  return {
-    inspect: of('inspect'),
-    ghostscript: of('ghostscript'),
-    qpdf: of('qpdf'),
-    check: of('check'),
-    reference: of('reference'),
-  };
-}
 
 interface FileResult {
   file: string;
@@ -184,7 +163,7 @@ async function measureFile(
     pdn: mid((r) => r.pdn),
     cli: mid((r) => r.cli),
     alone: answer.alone && mid((r) => r.alone as Timed),
-    phases: medianPhases(phases),
+    phases: medianTimings(phases),
   };
 }
 

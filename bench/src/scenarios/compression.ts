@@ -13,7 +13,7 @@ import type { CorpusFile } from '../corpus.js';
 import { type Pixmap, psnr, renderFirstPage } from '../psnr.js';
 import { formatBytes, formatMs, type Row, table } from '../report.js';
 import { summarize, timeRuns } from '../stats.js';
-import { compressTimings, type PhaseTimings } from '../timings.js';
+import { compressTimings, medianTimings, type PhaseTimings } from '../timings.js';
 
 const LEVELS: readonly CompressionLevel[] = ['low', 'medium', 'high'];
 /** Issue #9: quality at 150 dpi as well as 100 dpi. */
@@ -194,11 +194,6 @@ async function compressionSize(context: BenchContext): Promise<ScenarioResult> {
   };
 }
 
-/** Median of one phase over the runs, in ms. */
-function medianOf(timings: readonly PhaseTimings[], phase: keyof PhaseTimings): number {
-  return summarize(timings.map((timing) => timing[phase])).median;
-}
-
 async function compressionTime(context: BenchContext): Promise<ScenarioResult> {
   // A server of its own that logs at info: each answer's phase timings come back in its log line
   // (apps/server/src/engines/compress/phase-timer.ts), matched by request id.
@@ -224,9 +219,7 @@ async function compressionTime(context: BenchContext): Promise<ScenarioResult> {
       const ratio = total.median / gs.median;
       // The warm-up run's timings are not among the measured ones.
       const measured = phases.slice(-context.profile.runs);
-      const [inspect, ghostscriptMs, qpdf, check, reference] = (
-        ['inspect', 'ghostscript', 'qpdf', 'check', 'reference'] as const
-      ).map((phase) => medianOf(measured, phase)) as [number, number, number, number, number];
+      const { inspect, ghostscript: ghostscriptMs, qpdf, check, reference } = medianTimings(measured);
       const rest = total.median - inspect - ghostscriptMs - qpdf - check;
       rows.push({
         scenario: '2. Compression time',

@@ -10,7 +10,7 @@ import type { CompressResponse, ErrorResponse, Job, JobListResponse } from '@pdn
 import { photoPdf } from '@pdn/fixtures';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from './contract/checked-fetch.js';
+import { type CallResult, call } from './contract/checked-fetch.js';
 import { download, pageCount } from './harness/download.js';
 import { field, file, form } from './harness/form.js';
 import { type OwnService, ownPostgres, ownRedis, ownServicesMissing } from './harness/own-services.js';
@@ -53,14 +53,10 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
   beforeAll(async () => {
     [redis, postgres] = await Promise.all([ownRedis(), ownPostgres()]);
     services = await startSharedServices({ databaseUrl: postgres.url, redisUrl: redis.url });
-    // At info, the worker's log tells when the job ends.
-    const env = {
-      ...services.env,
-      PDN_SIGNING_SECRET: randomBytes(32).toString('hex'),
-      PDN_LOG_LEVEL: 'info',
-    };
-    api = await startServer({ env, role: 'api' });
-    worker = await startServer({ env, role: 'worker' });
+    const env = { ...services.env, PDN_SIGNING_SECRET: randomBytes(32).toString('hex') };
+    api = await startServer({ env: { ...env, PDN_LOG_LEVEL: 'info' }, role: 'api' });
+    // At debug, the worker's log tells when a job's tools run, and when the job ends.
+    worker = await startServer({ env: { ...env, PDN_LOG_LEVEL: 'debug' }, role: 'worker' });
     photos = await photoPdf({ pages: PAGES, seed: 3 });
   }, 180_000);
 
@@ -77,14 +73,17 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
     call: (path, options) => call(api.baseUrl, path, options),
   };
 
-  /** The job of `user` that is running, read from the job store directly (the API may be cut off). */
-  async function runningJob(user: string): Promise<string> {
+  /**
+   * The job of `user` that the store marks running, read from it directly (the API may be cut off). The
+   * store marks a job running as it hands it to BullMQ, before a worker takes it up.
+   */
+  async function markedRunning(user: string): Promise<string> {
     const db = new pg.Client({ connectionString: services.env.PDN_DATABASE_URL });
     await db.connect();
     try {
       let id: string | undefined;
       await until(
-        `${user}'s job starts`,
+        `${user}'s job is marked running`,
         async () => {
           const { rows } = await db.query<{ id: string }>(
             `SELECT j.id FROM jobs j JOIN users u ON u.id = j.user_id
@@ -102,14 +101,64 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
     }
   }
 
+  /** Whether the worker's log has a line about job `id` that contains `text`. */
+  function workerTells(id: string, text: RegExp): boolean {
+    return worker.log.split('\n').some((line) => line.includes(id) && text.test(line));
+  }
+
+  /** `user`'s job, once the worker runs its tools. */
+  async function runningJob(user: string): Promise<string> {
+    const id = await markedRunning(user);
+    await until(`${user}'s job runs on the worker`, async () => workerTells(id, /tool finished/));
+    return id;
+  }
+
+  /** Whether the call's answer is the job's output, or a clean 5xx envelope. */
+  async function expectOutputOrCleanFailure(
+    res: CallResult<CompressResponse | ErrorResponse>,
+  ): Promise<void> {
+    if (res.status === 200) {
+      const { data } = res.json as CompressResponse;
+      expect(await pageCount((await download(through, data.download.url)).bytes)).toBe(PAGES);
+    } else {
+      expect(res.status, res.bytes.toString('utf8')).toBeGreaterThanOrEqual(500);
+      expect((res.json as ErrorResponse).error.code).toMatch(/^[a-z_]+$/);
+    }
+  }
+
+  /** Job `id` is `user`'s only job, run once, succeeded, its output there to download. */
+  async function expectRecordedOnce(key: string, id: string): Promise<void> {
+    let jobs: Job[] = [];
+    await until(
+      `job ${id} is recorded as succeeded`,
+      async () => {
+        const list = await call<JobListResponse>(api.baseUrl, '/api/v1/jobs', { key });
+        jobs = list.status === 200 ? list.json.data.jobs : [];
+        return jobs.length > 0 && jobs.every((job) => job.status === 'succeeded');
+      },
+      60_000,
+    );
+    expect(jobs.map((job) => [job.id, job.attempts])).toEqual([[id, 1]]);
+    const result = jobs[0]?.result as { download: { url: string } } | undefined;
+    expect(await pageCount((await download(through, result?.download.url ?? '')).bytes)).toBe(PAGES);
+  }
+
+  /** `user`'s synchronous compress call, not yet answered. */
+  async function compressCall(user: string) {
+    const key = await api.createKey({ user, plan: 'premium' });
+    const answer = call<CompressResponse | ErrorResponse>(api.baseUrl, '/api/v1/compress', {
+      key,
+      body: form(file('file', photos, 'photos.pdf'), field('level', 'high')),
+    });
+    return { key, answer };
+  }
+
   /**
    * Whether the worker's log tells of job `id`'s end: recorded ("job ended"), or not ("could not be
    * ended"), or offered again until the store is back.
    */
   function endedOnWorker(id: string): boolean {
-    return worker.log
-      .split('\n')
-      .some((line) => line.includes(id) && /job ended|could not be ended|offered again/.test(line));
+    return workerTells(id, /job ended|could not be ended|offered again/);
   }
 
   for (const [name, service] of [
@@ -118,11 +167,7 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
   ] as const) {
     it(`answers it within seconds of ${name}'s return, and records the job once, with its output`, async () => {
       const user = `waiter-${name.toLowerCase()}`;
-      const key = await api.createKey({ user, plan: 'premium' });
-      const answer = call<CompressResponse | ErrorResponse>(api.baseUrl, '/api/v1/compress', {
-        key,
-        body: form(file('file', photos, 'photos.pdf'), field('level', 'high')),
-      });
+      const { key, answer } = await compressCall(user);
       const id = await runningJob(user);
       await service().stop();
       // The job ends on the worker while the service is away, and the outage goes on a moment: any
@@ -132,29 +177,35 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
       await service().start();
 
       // Within seconds: the waiter looks at the store again, and the worker records the end it kept.
-      const res = await within(answer, RETURN_TO_ANSWER_MS, `the answer after ${name} came back`);
-      if (res.status === 200) {
-        const { data } = res.json as CompressResponse;
-        expect(await pageCount((await download(through, data.download.url)).bytes)).toBe(PAGES);
-      } else {
-        expect(res.status, res.bytes.toString('utf8')).toBeGreaterThanOrEqual(500);
-        expect((res.json as ErrorResponse).error.code).toMatch(/^[a-z_]+$/);
-      }
-
-      // Recorded once: the user's only job, run once, succeeded, its output there to download.
-      let jobs: Job[] = [];
-      await until(
-        `job ${id} is recorded as succeeded`,
-        async () => {
-          const list = await call<JobListResponse>(api.baseUrl, '/api/v1/jobs', { key });
-          jobs = list.status === 200 ? list.json.data.jobs : [];
-          return jobs.length > 0 && jobs.every((job) => job.status === 'succeeded');
-        },
-        60_000,
+      await expectOutputOrCleanFailure(
+        await within(answer, RETURN_TO_ANSWER_MS, `the answer after ${name} came back`),
       );
-      expect(jobs.map((job) => [job.id, job.attempts])).toEqual([[id, 1]]);
-      const result = jobs[0]?.result as { download: { url: string } } | undefined;
-      expect(await pageCount((await download(through, result?.download.url ?? '')).bytes)).toBe(PAGES);
+      await expectRecordedOnce(key, id);
     });
   }
+
+  it('runs a job a worker takes up while PostgreSQL is away once it is back, on its first attempt', async () => {
+    const user = 'taken-up-in-outage';
+    const { key, answer } = await compressCall(user);
+    // The worker, stopped, cannot take the job up before PostgreSQL is away; the store marks it running.
+    process.kill(worker.pid, 'SIGSTOP');
+    let id: string;
+    try {
+      id = await markedRunning(user);
+      await postgres.stop();
+    } finally {
+      process.kill(worker.pid, 'SIGCONT');
+    }
+    await until(
+      `the worker waits for the store to run job ${id}`,
+      async () => workerTells(id, /waits for it to start/),
+      30_000,
+    );
+    await postgres.start();
+
+    await expectOutputOrCleanFailure(
+      await within(answer, RETURN_TO_ANSWER_MS, 'the answer after PostgreSQL came back'),
+    );
+    await expectRecordedOnce(key, id);
+  });
 });

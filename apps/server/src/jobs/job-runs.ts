@@ -27,11 +27,13 @@ import type { JobOutcome, JobRecord, JobStore } from './job-store.js';
 const ENGINE_LISTENERS = 32;
 /**
  * A job whose end the store cannot take (the database is away) offers it again this often, for at
- * most END_PATIENCE_MS: its output is made, and recorded once the database is back, its waiters are
- * answered within a second or so of that, instead of a restart running the whole job again.
+ * most STORE_PATIENCE_MS: its output is made, and recorded once the database is back, its waiters are
+ * answered within a second or so of that, instead of a restart running the whole job again. A worker
+ * handed a job while the database is away waits for it the same way before running the job, instead
+ * of spending the job's attempts on the outage.
  */
-const END_RETRY_MS = 1_000;
-const END_PATIENCE_MS = 10 * 60_000;
+const STORE_RETRY_MS = 1_000;
+const STORE_PATIENCE_MS = 10 * 60_000;
 
 /** Where a run's inputs are, and what becomes of a run a stopping process interrupts. */
 export interface RunSource {
@@ -142,19 +144,44 @@ export class JobRuns {
   }
 
   /**
-   * Records a job's end, offering it again while the store cannot be reached (END_RETRY_MS), until it
-   * is back, END_PATIENCE_MS pass, or a stopping process interrupts its jobs.
+   * What a worker reads of a job before running it, read again while the store cannot be reached, until
+   * it is back, STORE_PATIENCE_MS pass, or this process closes.
    */
-  async #recordEnd(id: string, outcome: JobOutcome, at: number, log: Logger): Promise<JobRecord | undefined> {
-    const giveUpAt = performance.now() + END_PATIENCE_MS;
+  readBeforeRun<T>(read: () => Promise<T>, log: Logger): Promise<T> {
+    return this.#patiently(read, () => !this.#closed, log, 'the job waits for it to start');
+  }
+
+  /**
+   * Records a job's end, offering it again while the store cannot be reached, until it is back,
+   * STORE_PATIENCE_MS pass, or a stopping process interrupts its jobs.
+   */
+  #recordEnd(id: string, outcome: JobOutcome, at: number, log: Logger): Promise<JobRecord | undefined> {
+    const { store } = this.#deps;
+    const wanted = () => !this.#interrupting;
+    return this.#patiently(
+      () => store.finish(id, outcome, at),
+      wanted,
+      log,
+      "the job's end is offered again",
+    );
+  }
+
+  /** `step`, tried every STORE_RETRY_MS while the store is unreachable and `wanted` holds; warns once. */
+  async #patiently<T>(
+    step: () => Promise<T>,
+    wanted: () => boolean,
+    log: Logger,
+    meanwhile: string,
+  ): Promise<T> {
+    const giveUpAt = performance.now() + STORE_PATIENCE_MS;
     for (let told = false; ; told = true) {
       try {
-        return await this.#deps.store.finish(id, outcome, at);
+        return await step();
       } catch (failure) {
-        const waitable = failure instanceof ServiceUnavailableError && !this.#interrupting;
+        const waitable = failure instanceof ServiceUnavailableError && wanted();
         if (!waitable || performance.now() >= giveUpAt) throw failure;
-        if (!told) log.warn("the job store is unreachable: the job's end is offered again until it is back");
-        await sleep(END_RETRY_MS);
+        if (!told) log.warn(`the job store is unreachable: ${meanwhile} until it is back`);
+        await sleep(STORE_RETRY_MS);
       }
     }
   }

@@ -50,7 +50,12 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<
     async (job) => {
       const { id } = job.data;
       // BullMQ runs it again (its last worker died): the store counts every start.
-      const record = job.attemptsStarted > 1 ? await store.restart(id, now()) : await store.get(id);
+      // Read again while the store is away: an outage is waited out, not counted as an attempt.
+      const log = deps.log.child({ job_id: id });
+      const record = await runs.readBeforeRun(
+        () => (job.attemptsStarted > 1 ? store.restart(id, now()) : store.get(id)),
+        log,
+      );
       if (record?.status !== 'running') return 'skipped';
       // Nothing to hand back when interrupted: the attempt throws and BullMQ gives the job to another worker.
       const source = { inputs, storedInputs: true, interrupted: async () => {} };

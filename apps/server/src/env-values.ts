@@ -27,3 +27,11 @@ export function integer(
   }
   return value;
 }
+
+/** `true` or `false`, or `fallback` when unset. */
+export function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got '${raw}'`);
+  return raw === 'true';
+}

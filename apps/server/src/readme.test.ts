@@ -10,7 +10,7 @@ it("README.md's configuration table names every variable config.ts reads", async
   ].join('\n');
   const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
   const read = new Set(
-    [...config.matchAll(/\b(?:text|integer|oneOf|url)\(env, '([A-Z_]+)'/g)].map((m) => m[1]),
+    [...config.matchAll(/\b(?:text|integer|flag|oneOf|url)\(env, '([A-Z_]+)'/g)].map((m) => m[1]),
   );
   read.add('XDG_DATA_HOME');
   const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Running in production'));

@@ -109,7 +109,7 @@ export async function ownRedis(args: string[] = ['--save', '', '--appendonly', '
 }
 
 /** Numeric ids of a local account (PostgreSQL refuses to run as root). */
-function idsOf(user: string): { uid: number; gid: number } {
+export function idsOf(user: string): { uid: number; gid: number } {
   const id = (flag: string) => Number(spawnSync('id', [flag, user], { encoding: 'utf8' }).stdout.trim());
   return { uid: id('-u'), gid: id('-g') };
 }

@@ -23,7 +23,7 @@ describe('backendConfig', () => {
         env: SHARED,
         want: {
           kind: 'shared',
-          databaseUrl: SHARED.PDN_DATABASE_URL,
+          database: { url: SHARED.PDN_DATABASE_URL, poolSize: 3, preparedStatements: true },
           redisUrl: SHARED.PDN_REDIS_URL,
           redisKeyPrefix: 'pdn:',
           jobLockMs: 15_000,
@@ -32,6 +32,13 @@ describe('backendConfig', () => {
       },
     ],
     ['a shorter job lock', { env: { ...SHARED, PDN_JOB_LOCK_MS: '5000' }, want: { jobLockMs: 5000 } }],
+    [
+      'a pool size, and no prepared statements for a pooler in transaction mode',
+      {
+        env: { ...SHARED, PDN_DATABASE_POOL_SIZE: '8', PDN_DATABASE_PREPARED_STATEMENTS: 'false' },
+        want: { database: { url: SHARED.PDN_DATABASE_URL, poolSize: 8, preparedStatements: false } },
+      },
+    ],
     [
       'an S3-compatible endpoint, path-style, with keys',
       {
@@ -74,6 +81,20 @@ describe('backendConfig', () => {
       },
     ],
     ['no shared signing secret', { env: SHARED, secret: false, message: /needs PDN_SIGNING_SECRET/ }],
+    [
+      'an empty pool',
+      {
+        env: { ...SHARED, PDN_DATABASE_POOL_SIZE: '0' },
+        message: /PDN_DATABASE_POOL_SIZE must be an integer from 1/,
+      },
+    ],
+    [
+      'prepared statements neither on nor off',
+      {
+        env: { ...SHARED, PDN_DATABASE_PREPARED_STATEMENTS: 'no' },
+        message: /PDN_DATABASE_PREPARED_STATEMENTS must be true or false, got 'no'/,
+      },
+    ],
     [
       'a job lock too short to renew',
       {

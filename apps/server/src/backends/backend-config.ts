@@ -5,12 +5,11 @@
 // in a local SQLite file, or outputs in a folder the other processes cannot read. So a partial set
 // stops the server at start with the list of what is missing.
 import { ConfigError } from '../config-error.js';
-import { type Env, integer, text } from '../env-values.js';
+import { type Env, flag, integer, text } from '../env-values.js';
 
 /** What connects a process to the shared services; every process of one deployment gets the same. */
 export interface SharedBackendConfig {
-  /** postgres://…: accounts (users, keys, plans, sessions, sign-in links, throttle). */
-  databaseUrl: string;
+  database: DatabaseConfig;
   /** redis://… or rediss://…: rate-limit windows and the sweeper's lock. */
   redisUrl: string;
   /** PDN_REDIS_KEY_PREFIX, default `pdn:`: keeps deployments (or test runs) sharing one Redis apart. */
@@ -23,6 +22,23 @@ export interface SharedBackendConfig {
    */
   jobLockMs: number;
   s3: S3Config;
+}
+
+export interface DatabaseConfig {
+  /** postgres://…: accounts (users, keys, plans, sessions, sign-in links, throttle), jobs, deliveries. */
+  url: string;
+  /**
+   * PDN_DATABASE_POOL_SIZE: the connections one process opens at most. The deployment's sum, every
+   * process's pool, must stay under PostgreSQL's max_connections less its reserved ones (README,
+   * "Connections to PostgreSQL").
+   */
+  poolSize: number;
+  /**
+   * PDN_DATABASE_PREPARED_STATEMENTS: queries with parameters as named statements, parsed and planned
+   * once per connection. Off for a pooler that cannot carry them between its server connections
+   * (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements: boolean;
 }
 
 export interface S3Config {
@@ -40,6 +56,13 @@ export type BackendConfig = { kind: 'embedded' } | ({ kind: 'shared' } & SharedB
 
 /** PDN_JOB_LOCK_MS when unset: a dead worker's job moves on within about 25 s. */
 export const DEFAULT_JOB_LOCK_MS = 15_000;
+/**
+ * PDN_DATABASE_POOL_SIZE when unset: 30 processes open at most 90 connections, under PostgreSQL's
+ * default max_connections (100, 3 of them kept for superusers). Three suffice for a process: a call's
+ * statements take about a millisecond each, and a burst's wait for a connection is measured in the
+ * crowd tests on the shared stack.
+ */
+export const DEFAULT_DATABASE_POOL_SIZE = 3;
 
 /** The variables that ask for the shared backends; any one of them set means all are needed. */
 export const SHARED_VARIABLES = [
@@ -94,14 +117,15 @@ export function backendConfig(env: Env, signingSecretSet: boolean): BackendConfi
         'Unset them all for the embedded SQLite file and outputs folder.',
     );
   }
-  const forcePathStyle = text(env, 'PDN_S3_FORCE_PATH_STYLE') ?? 'false';
-  if (forcePathStyle !== 'true' && forcePathStyle !== 'false')
-    throw new ConfigError(`PDN_S3_FORCE_PATH_STYLE must be true or false, got '${forcePathStyle}'`);
   const endpoint = text(env, 'PDN_S3_ENDPOINT');
   const creds = credentials(env);
   return {
     kind: 'shared',
-    databaseUrl: url(env, 'PDN_DATABASE_URL', ['postgres:', 'postgresql:']),
+    database: {
+      url: url(env, 'PDN_DATABASE_URL', ['postgres:', 'postgresql:']),
+      poolSize: integer(env, 'PDN_DATABASE_POOL_SIZE', DEFAULT_DATABASE_POOL_SIZE, 1, 1_000),
+      preparedStatements: flag(env, 'PDN_DATABASE_PREPARED_STATEMENTS', true),
+    },
     redisUrl: url(env, 'PDN_REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: text(env, 'PDN_REDIS_KEY_PREFIX') ?? 'pdn:',
     jobLockMs: integer(env, 'PDN_JOB_LOCK_MS', DEFAULT_JOB_LOCK_MS, 2_000, 600_000),
@@ -109,7 +133,7 @@ export function backendConfig(env: Env, signingSecretSet: boolean): BackendConfi
       ...(endpoint === undefined ? {} : { endpoint: url(env, 'PDN_S3_ENDPOINT', ['http:', 'https:']) }),
       bucket: text(env, 'PDN_S3_BUCKET') ?? '',
       region: text(env, 'PDN_S3_REGION') ?? '',
-      forcePathStyle: forcePathStyle === 'true',
+      forcePathStyle: flag(env, 'PDN_S3_FORCE_PATH_STYLE', false),
       ...(creds === undefined ? {} : { credentials: creds }),
     },
   };

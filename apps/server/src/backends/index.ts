@@ -59,7 +59,7 @@ function openLocalQueue(parts: QueueParts): JobQueue {
 export async function openAdminAccounts(config: Config, log: Logger, cleanups: Cleanups): Promise<Accounts> {
   if (config.backends.kind === 'shared') {
     const { openSharedAccounts } = await import('./shared.js');
-    return openSharedAccounts(config.backends.databaseUrl, accountsOptions(config), log, cleanups);
+    return openSharedAccounts(config.backends.database, accountsOptions(config), log, cleanups);
   }
   const stores = openExistingStores(config.dataDir, process.cwd());
   cleanups.add('database (SQLite)', () => stores.close());
@@ -82,5 +82,5 @@ export async function copyAccountsIntoShared(
     );
   if (!hasDatabase(fromDataDir)) throw new Error(`no database in ${fromDataDir}: nothing to copy`);
   const { copyIntoSharedAccounts } = await import('./shared.js');
-  return copyIntoSharedAccounts(config.backends.databaseUrl, fromDataDir, log, cleanups);
+  return copyIntoSharedAccounts(config.backends.database, fromDataDir, log, cleanups);
 }

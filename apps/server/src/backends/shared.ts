@@ -24,7 +24,7 @@ import type { Logger } from '../logger.js';
 import { redisSweepLock } from '../storage/redis-sweep-lock.js';
 import { S3InputStore } from '../storage/s3/s3-input-store.js';
 import { S3OutputStore } from '../storage/s3/s3-output-store.js';
-import type { S3Config, SharedBackendConfig } from './backend-config.js';
+import type { DatabaseConfig, S3Config, SharedBackendConfig } from './backend-config.js';
 import type { Cleanups } from './cleanups.js';
 import type { Backends } from './index.js';
 import { outageLog } from './outage-log.js';
@@ -47,10 +47,10 @@ async function opened<T>(service: string, url: string, open: () => Promise<T>): 
   }
 }
 
-function openPool(url: string, log: Logger, cleanups: Cleanups): pg.Pool {
+function openPool(database: DatabaseConfig, log: Logger, cleanups: Cleanups): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
+    connectionString: database.url,
+    max: database.poolSize,
     // A request waits at most this long for a connection while PostgreSQL is away, then gets 503.
     connectionTimeoutMillis: 3_000,
     idleTimeoutMillis: 30_000,
@@ -116,36 +116,58 @@ async function openS3(config: S3Config, cleanups: Cleanups): Promise<S3Client> {
   return client;
 }
 
+/**
+ * PostgreSQL's codes for a named statement prepared twice on one connection, or missing from it: what
+ * a pooler in transaction mode that cannot carry named statements causes at the first queries.
+ */
+const STATEMENT_NOT_CARRIED = new Set(['42P05', '26000']);
+
 /** The stores in PostgreSQL, its schema brought up to date (under an advisory lock) on the way. */
-async function openStores(pool: pg.Pool, databaseUrl: string, options: AccountsOptions): Promise<Stores> {
-  return opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool, options.now));
+async function openStores(
+  pool: pg.Pool,
+  database: DatabaseConfig,
+  options: AccountsOptions,
+): Promise<Stores> {
+  return opened('PostgreSQL', redacted(database.url), async () => {
+    try {
+      return await openPostgresStores(pool, options.now, database.preparedStatements);
+    } catch (error) {
+      if (!STATEMENT_NOT_CARRIED.has((error as { code?: string }).code ?? '')) throw error;
+      throw new Error(
+        `${(error as Error).message}: behind a pooler in transaction mode that does not carry named ` +
+          'statements (PgBouncer before 1.21), set PDN_DATABASE_PREPARED_STATEMENTS=false ' +
+          '(README, "Connections to PostgreSQL")',
+        { cause: error },
+      );
+    }
+  });
 }
 
 /** `pdn-server accounts copy`: a SQLite data folder's users and keys into the PostgreSQL database. */
 export async function copyIntoSharedAccounts(
-  databaseUrl: string,
+  database: DatabaseConfig,
   fromDataDir: string,
   log: Logger,
   cleanups: Cleanups,
 ): Promise<CopyCounts> {
-  const pool = openPool(databaseUrl, log, cleanups);
-  await opened('PostgreSQL', redacted(databaseUrl), () => openPostgresStores(pool));
+  const pool = openPool(database, log, cleanups);
+  await openStores(pool, database, {});
   const source = openDatabase(fromDataDir);
   cleanups.add('source database (SQLite)', () => {
     source.close();
   });
-  return copyFromSqlite(source, new PgDb(pool));
+  return copyFromSqlite(source, new PgDb(pool, database.preparedStatements));
 }
 
 /** For the admin commands: accounts alone, no Redis or S3 client. */
 export async function openSharedAccounts(
-  databaseUrl: string,
+  database: DatabaseConfig,
   options: AccountsOptions,
   log: Logger,
   cleanups: Cleanups,
 ): Promise<Accounts> {
-  const pool = openPool(databaseUrl, log, cleanups);
-  return composeAccounts(await openStores(pool, databaseUrl, options), options);
+  const pool = openPool(database, log, cleanups);
+  return composeAccounts(await openStores(pool, database, options), options);
 }
 
 export async function openSharedBackends(
@@ -154,15 +176,15 @@ export async function openSharedBackends(
   log: Logger,
   cleanups: Cleanups,
 ): Promise<Backends> {
-  const pool = openPool(config.databaseUrl, log, cleanups);
-  const stores = await openStores(pool, config.databaseUrl, options);
+  const pool = openPool(config.database, log, cleanups);
+  const stores = await openStores(pool, config.database, options);
   const redis = await openRedis(config.redisUrl, log, cleanups);
   await warnIfForgetful(redis, redacted(config.redisUrl), log);
   const queueRedis = await openQueueRedis(config.redisUrl, log, cleanups);
   watchSharedConnections(pool, redis, cleanups);
   const s3 = await openS3(config.s3, cleanups);
   log.info('backends: shared', {
-    accounts: redacted(config.databaseUrl),
+    accounts: redacted(config.database.url),
     rate_limits: redacted(config.redisUrl),
     outputs_and_inputs: `${config.s3.endpoint ?? 'AWS S3'} bucket ${config.s3.bucket}`,
   });

@@ -19,9 +19,16 @@ import type { Stores } from '../stores.js';
 import { PgDb } from './pg-db.js';
 import { migrate } from './pg-migrations.js';
 
-/** Brings the schema up to date, then the stores; close() leaves the pool to its owner. */
-export async function openPostgresStores(pool: Pool, now: () => number = Date.now): Promise<Stores> {
-  const db = new PgDb(pool);
+/**
+ * Brings the schema up to date, then the stores; close() leaves the pool to its owner.
+ * `preparedStatements`: PgDb's.
+ */
+export async function openPostgresStores(
+  pool: Pool,
+  now: () => number = Date.now,
+  preparedStatements = true,
+): Promise<Stores> {
+  const db = new PgDb(pool, preparedStatements);
   await migrate(db);
   return {
     users: new PgUsers(db, now),

@@ -20,12 +20,14 @@ export interface Sql {
 const statementNames = new Map<string, string>();
 
 /**
- * A query with parameters as a named statement: each pooled connection parses and plans it once, not
- * at every call (the key lookup runs on every request; issue #15). One without parameters stays a
- * simple query, which may hold several statements (the migrations).
+ * A query with parameters as a named statement when `prepared`: each pooled connection parses and
+ * plans it once, not at every call (the key lookup runs on every request). Unnamed, for a pooler
+ * whose server connections cannot carry it, it is parsed at every call. One without parameters stays
+ * a simple query, which may hold several statements (the migrations).
  */
-function query(text: string, params: Params) {
+function query(text: string, params: Params, prepared: boolean) {
   if (params.length === 0) return { text };
+  if (!prepared) return { text, values: params as unknown[] };
   let name = statementNames.get(text);
   if (name === undefined) {
     name = `pdn_${statementNames.size + 1}`;
@@ -34,13 +36,13 @@ function query(text: string, params: Params) {
   return { name, text, values: params as unknown[] };
 }
 
-function runner(target: Pool | PoolClient): Sql {
+function runner(target: Pool | PoolClient, prepared: boolean): Sql {
   return {
     async rows<Row extends QueryResultRow>(text: string, params: Params = []) {
-      return (await target.query<Row>(query(text, params))).rows;
+      return (await target.query<Row>(query(text, params, prepared))).rows;
     },
     async changes(text: string, params: Params = []) {
-      return (await target.query(query(text, params))).rowCount ?? 0;
+      return (await target.query(query(text, params, prepared))).rowCount ?? 0;
     },
   };
 }
@@ -63,8 +65,12 @@ export class PgDb implements Sql {
   /** Per lock, the last transaction of this process waiting for it (lockedTransaction). */
   readonly #lockTurns = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly pool: Pool) {
-    this.sql = runner(pool);
+  /** `preparedStatements`: whether queries with parameters are named statements (see query()). */
+  constructor(
+    private readonly pool: Pool,
+    private readonly preparedStatements = true,
+  ) {
+    this.sql = runner(pool, preparedStatements);
   }
 
   rows<Row extends QueryResultRow>(text: string, params?: Params): Promise<Row[]> {
@@ -82,7 +88,7 @@ export class PgDb implements Sql {
       let broken: unknown;
       try {
         await client.query('BEGIN');
-        const result = await work(runner(client));
+        const result = await work(runner(client, this.preparedStatements));
         await client.query('COMMIT');
         return result;
       } catch (error) {

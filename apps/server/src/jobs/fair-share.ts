@@ -60,11 +60,48 @@ export function shouldHandOn(users: readonly UserWork[], userId: number, slots: 
 
 /** Starts the next job in the fair order: the picked user's oldest queued one; undefined when none is queued. */
 export async function claimNext(store: JobStore, now: number, slots: number): Promise<JobRecord | undefined> {
-  for (let tries = 0; tries < CLAIM_TRIES; tries += 1) {
-    const userId = pickNext(await store.usersWithWork(), slots);
-    if (userId === undefined) return undefined;
-    const claimed = await store.claimOldest(userId, now);
-    if (claimed !== undefined) return claimed;
+  const [job] = await claimUpTo(store, now, slots, 1);
+  return job;
+}
+
+/**
+ * Starts up to `room` jobs in the fair order, each the picked user's oldest queued one. Who has work is
+ * read once (or taken from `users`, read by the caller) and brought up to date here after each start,
+ * so a burst of starts costs one read; fewer start when fewer were queued at the read, and a job
+ * stored after it wakes whoever claims again. A pick another claim took first (SKIP LOCKED) makes it
+ * read again, at most CLAIM_TRIES times.
+ */
+export async function claimUpTo(
+  store: JobStore,
+  now: number,
+  slots: number,
+  room: number,
+  users?: readonly UserWork[],
+): Promise<JobRecord[]> {
+  const claimed: JobRecord[] = [];
+  let known = users;
+  for (let misses = 0; claimed.length < room && misses < CLAIM_TRIES; ) {
+    known ??= await store.usersWithWork();
+    const userId = pickNext(known, slots);
+    if (userId === undefined) break;
+    const job = await store.claimOldest(userId, now);
+    if (job === undefined) {
+      known = undefined;
+      misses += 1;
+      continue;
+    }
+    claimed.push(job);
+    known = afterStart(known, userId);
   }
-  return undefined;
+  return claimed;
+}
+
+/** `users` once `userId` started one of its queued jobs, the latest start of all. */
+function afterStart(users: readonly UserWork[], userId: number): UserWork[] {
+  const latest = Math.max(0, ...users.map((user) => user.lastStart ?? 0));
+  return users.map((user) =>
+    user.userId === userId
+      ? { ...user, queued: user.queued - 1, running: user.running + 1, lastStart: latest + 1 }
+      : user,
+  );
 }

@@ -2,7 +2,7 @@
 // backend's suite (database/sqlite/sqlite.test.ts, database/postgres/postgres.test.ts).
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
-import { claimNext } from './fair-share.js';
+import { claimNext, claimUpTo } from './fair-share.js';
 import { type JobMode, type JobStore, type NewJob, UnfinishedJobsCapReached } from './job-store.js';
 
 const INPUT = { files: [{ stored: '0', name: 'a.pdf', size: 10 }], params: { level: 'high' } };
@@ -68,6 +68,30 @@ export function jobStoreContract(backend: Backend): void {
       const c1 = await submit(cy);
       const b2 = await submit(bob);
       expect(await claimAll()).toEqual([b1.id, c1.id, rest[0]?.id, b2.id, rest[1]?.id, rest[2]?.id]);
+    });
+
+    it('starts a burst in the same fair order from one read of who has work', async () => {
+      const [ada, bob, cy] = [await user('ada'), await user('bob'), await user('cy')];
+      await submit(ada);
+      await claimNext(jobs(), f.clock, 1);
+      const rest = [await submit(ada), await submit(ada), await submit(ada)];
+      const b1 = await submit(bob);
+      const c1 = await submit(cy);
+      const b2 = await submit(bob);
+      let reads = 0;
+      const counted: JobStore = Object.create(jobs(), {
+        usersWithWork: {
+          value: () => {
+            reads += 1;
+            return jobs().usersWithWork();
+          },
+        },
+      });
+      const burst = await claimUpTo(counted, f.clock, 8, 5);
+      expect(burst.map((job) => job.id)).toEqual([b1.id, c1.id, rest[0]?.id, b2.id, rest[1]?.id]);
+      expect(reads).toBe(1);
+      // Room for more than is queued: the one left, and no more.
+      expect((await claimUpTo(jobs(), f.clock, 8, 5)).map((job) => job.id)).toEqual([rest[2]?.id]);
     });
 
     it("tells each user's work for the fair order, and starts one user's oldest job only", async () => {

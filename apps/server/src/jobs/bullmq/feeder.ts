@@ -17,7 +17,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { CoalescedRuns } from '../../coalesced-runs.js';
 import type { Logger } from '../../logger.js';
-import { claimNext } from '../fair-share.js';
+import { claimUpTo } from '../fair-share.js';
 import type { JobStore } from '../job-store.js';
 import { MAX_ATTEMPTS } from '../retention.js';
 import type { StartedHereMarks } from './started-here-marks.js';
@@ -107,19 +107,20 @@ export class Feeder {
         this.#reconcileDue = false;
         await this.#requeueStranded();
       }
+      // Most wakes (a job's end) find nothing queued: the store says so before Redis is asked anything.
+      const users = await store.usersWithWork();
+      if (this.#closed || !users.some((user) => user.queued > 0)) return;
       const capacity = await this.#deps.capacity();
       if (capacity === 0) {
         // No worker yet (or any more): no end will come to wake the feeder, so it looks again.
-        const queued = (await store.unfinishedCounts()).some((row) => row.status === 'queued');
-        if (queued) this.#wakeLater(NO_WORKER_RETRY_MS);
+        this.#wakeLater(NO_WORKER_RETRY_MS);
         return;
       }
-      while (!this.#closed && (await this.#handedOut()) < capacity) {
-        const job = await claimNext(store, now(), capacity);
-        if (job === undefined) break;
+      const claimed = await claimUpTo(store, now(), capacity, capacity - (await this.#handedOut()), users);
+      for (const [index, job] of claimed.entries()) {
         await queue.add(job.operation, { id: job.id }, { jobId: job.id }).catch(async (error) => {
-          // It never left the queue: it waits on from when it joined.
-          await store.release(job.id, job.queuedAt);
+          // They never left the queue: they wait on from when they joined.
+          for (const left of claimed.slice(index)) await store.release(left.id, left.queuedAt);
           throw error;
         });
       }

@@ -34,6 +34,11 @@ const ENGINE_LISTENERS = 32;
  */
 const STORE_RETRY_MS = 1_000;
 const STORE_PATIENCE_MS = 10 * 60_000;
+/**
+ * How long a stop of a job not running here is kept: a worker that read the job as running from the
+ * store may start it a moment after its cancel was heard, and the kept stop ends that run at once.
+ */
+const EARLY_STOP_MS = 60_000;
 
 /** Where a run's inputs are, and what becomes of a run a stopping process interrupts. */
 export interface RunSource {
@@ -68,6 +73,8 @@ export interface JobRunsDeps {
 export class JobRuns {
   readonly #deps: JobRunsDeps;
   readonly #running = new Map<string, Running>();
+  /** Stops of jobs that were not running here, by when they came, oldest first (EARLY_STOP_MS). */
+  readonly #earlyStops = new Map<string, number>();
   /** Slots promised to callers that are getting a job to run in them (reserve()). */
   #reserved = 0;
   #closed = false;
@@ -108,6 +115,10 @@ export class JobRuns {
     setMaxListeners(ENGINE_LISTENERS, controller.signal);
     const running: Running = { controller, canceled: false, done: Promise.resolve({ status: 'canceled' }) };
     this.#running.set(record.id, running);
+    if (this.#earlyStops.delete(record.id)) {
+      running.canceled = true;
+      controller.abort(new Error('job canceled'));
+    }
     const labels = { operation: record.operation, mode: record.mode };
     jobQueueWait.observe(labels, Math.max(0, this.#deps.now() - record.queuedAt) / 1000);
     jobsRunning.inc(labels);
@@ -118,15 +129,31 @@ export class JobRuns {
     return running.done;
   }
 
-  /** Stops job `id`'s tools if it runs here; resolves once its run is over (undefined: not here). */
+  /**
+   * Stops job `id`'s tools if it runs here; resolves once its run is over. Undefined when it does not
+   * run here: the stop is then kept a while, for a run of it about to start (EARLY_STOP_MS).
+   */
   stop(id: string): Promise<RunEnd> | undefined {
     const running = this.#running.get(id);
-    if (running === undefined) return undefined;
+    if (running === undefined) {
+      this.#keepEarlyStop(id);
+      return undefined;
+    }
     if (!running.canceled) {
       running.canceled = true;
       running.controller.abort(new Error('job canceled'));
     }
     return running.done.catch(() => ({ status: 'canceled' }) as const);
+  }
+
+  #keepEarlyStop(id: string): void {
+    const now = performance.now();
+    for (const [kept, at] of this.#earlyStops) {
+      if (now - at < EARLY_STOP_MS) break;
+      this.#earlyStops.delete(kept);
+    }
+    this.#earlyStops.delete(id);
+    this.#earlyStops.set(id, now);
   }
 
   /**

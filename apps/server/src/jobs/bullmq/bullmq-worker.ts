@@ -36,15 +36,6 @@ export interface BullmqWorkerDeps {
 
 export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<{ id: string }>> {
   const { store, inputs, runs, now } = deps;
-  /**
-   * A cancel published while the store was read reached this process before the job ran here, and
-   * stopped nothing: the job, running here now, is read again, and stopped if it ended meanwhile. A
-   * cancel published from now on reaches it directly. A failed read leaves it to run.
-   */
-  const stopIfCanceledMeanwhile = async (id: string) => {
-    const record = await store.get(id).catch(() => undefined);
-    if (record !== undefined && record.status !== 'running') await runs.stop(id);
-  };
   const worker = new Worker<{ id: string }>(
     deps.queueName,
     async (job) => {
@@ -59,7 +50,9 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<
       if (record?.status !== 'running') return 'skipped';
       // Nothing to hand back when interrupted: the attempt throws and BullMQ gives the job to another worker.
       const source = { inputs, storedInputs: true, interrupted: async () => {} };
-      const [end] = await Promise.all([runs.run(record, source), stopIfCanceledMeanwhile(id)]);
+      // A cancel heard while the store was read stopped nothing here yet: the runs kept it, and it
+      // stops this run as it starts.
+      const end = await runs.run(record, source);
       if (end.status === 'interrupted') throw new Error('the worker stopped before the job ended');
       if (end.status === 'failed') throw new UnrecoverableError(`${end.error.code}: ${end.error.message}`);
       // A job handed on is queued again in the store: the feeder hands it out anew on its next turn.

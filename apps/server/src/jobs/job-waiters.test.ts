@@ -49,6 +49,17 @@ describe('JobWaiters', () => {
     expect((await waiters.ended(job.id))?.record).toMatchObject({ status: 'succeeded', result: { ok: 1 } });
   });
 
+  it('waits through polls on a job it heard of before it was stored, and finds its end', async () => {
+    const later: NewJob = { ...job, id: 'job_later' };
+    const ended = waiters.ended(later.id, { stored: false });
+    // Polls that find no record yet: the job is not stored yet, not gone.
+    const polled = reads;
+    while (reads < polled + 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    await store.create(later, Date.now());
+    await store.finish(later.id, { status: 'succeeded', result: { ok: 2 } }, Date.now());
+    expect((await ended)?.record).toMatchObject({ id: later.id, status: 'succeeded' });
+  });
+
   it('takes an event with the record, or what stopped the job here, as it comes', async () => {
     const ended = waiters.ended(job.id);
     const failure = new Error('disk full');

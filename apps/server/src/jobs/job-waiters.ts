@@ -1,6 +1,7 @@
 // Everyone in this process who waits for a job to end: a synchronous call, a long poll (`Prefer:
 // wait`), a repeated Idempotency-Key. A waiter subscribes to the job's end, then looks at the store, so
-// no end is missed between the two (BullMQ's Job.waitUntilFinished does the same). Events can be lost
+// no end is missed between the two (BullMQ's Job.waitUntilFinished does the same); a synchronous call
+// subscribes before its job is stored, when no end can have come yet, and skips that look. Events can be lost
 // where they cross processes (a Redis restart, a worker whose news never left), so while anyone waits,
 // and only then, the store is looked at every POLL_MS for all of them in one read.
 import type { JobEnd, JobEvents } from './job-queue.js';
@@ -22,6 +23,8 @@ export class JobWaiters {
   readonly #store: JobStore;
   readonly #pollMs: number;
   readonly #waiting = new Map<string, Set<Waiter>>();
+  /** Jobs waited on since before they were stored: no record of one yet does not mean it is gone. */
+  readonly #unstored = new Set<string>();
   readonly #unsubscribe: () => void;
   #timer: NodeJS.Timeout | undefined;
 
@@ -33,13 +36,14 @@ export class JobWaiters {
 
   /**
    * Job `id`'s end; undefined when `timeoutMs` passes or `signal` aborts first. Never rejects: a store
-   * that cannot be read now is read again at the next poll.
+   * that cannot be read now is read again at the next poll. `stored: false`: the job is about to be
+   * stored, by the caller, who aborts `signal` if that fails.
    */
   ended(
     id: string,
-    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+    options: { timeoutMs?: number; signal?: AbortSignal; stored?: boolean } = {},
   ): Promise<EndedJob | undefined> {
-    const { timeoutMs, signal } = options;
+    const { timeoutMs, signal, stored = true } = options;
     if (signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const waiters = this.#waiting.get(id) ?? new Set<Waiter>();
@@ -50,20 +54,22 @@ export class JobWaiters {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         waiters.delete(finish);
-        if (waiters.size === 0 && this.#waiting.get(id) === waiters) this.#waiting.delete(id);
+        if (waiters.size === 0 && this.#waiting.get(id) === waiters) {
+          this.#waiting.delete(id);
+          this.#unstored.delete(id);
+        }
         if (this.#waiting.size === 0) this.#stopPolling();
         resolve(ended);
       };
       waiters.add(finish);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#startPolling();
+      if (!stored) {
+        this.#unstored.add(id);
+        return;
+      }
       // Looked at once subscribed: an end recorded before the subscription is found here.
-      this.#store.get(id).then(
-        (record) => {
-          if (record === undefined || record.finishedAt !== null) this.#settle(id, { record });
-        },
-        () => {},
-      );
+      this.#look(id);
     });
   }
 
@@ -81,12 +87,20 @@ export class JobWaiters {
       return;
     }
     // Heard from another process: the store has the end.
-    this.#store.get(end.id).then(
-      (record) => {
-        if (record === undefined || record.finishedAt !== null) this.#settle(end.id, { record });
-      },
+    this.#look(end.id);
+  }
+
+  #look(id: string): void {
+    this.#store.get(id).then(
+      (record) => this.#settleIfEnded(id, record),
       () => {},
     );
+  }
+
+  /** Settles `id`'s waiters when `record` is ended, or missing from a store that had the job. */
+  #settleIfEnded(id: string, record: JobRecord | undefined): void {
+    if (record === undefined ? !this.#unstored.has(id) : record.finishedAt !== null)
+      this.#settle(id, { record });
   }
 
   #settle(id: string, ended: EndedJob): void {
@@ -110,9 +124,6 @@ export class JobWaiters {
     const records = await this.#store.getMany(ids).catch(() => undefined);
     if (records === undefined) return;
     const kept = new Map(records.map((record) => [record.id, record]));
-    for (const id of ids) {
-      const record = kept.get(id);
-      if (record === undefined || record.finishedAt !== null) this.#settle(id, { record });
-    }
+    for (const id of ids) this.#settleIfEnded(id, kept.get(id));
   }
 }

@@ -34,8 +34,16 @@ export async function callJob(
 ): Promise<unknown> {
   const { queue, waiters, views, log, maxWaitMs } = deps;
   signal.throwIfAborted();
-  const record = await queue.add({ ...submission, mode: 'sync' });
-  const { id } = record;
+  const { id } = submission;
+  // Heard from before the job is stored, so its end cannot come first and the store need not be read.
+  const notStored = new AbortController();
+  const end = waiters.ended(id, { signal: AbortSignal.any([signal, notStored.signal]), stored: false });
+  try {
+    await queue.add({ ...submission, mode: 'sync' });
+  } catch (error) {
+    notStored.abort();
+    throw error;
+  }
   const stop = () => {
     queue
       .withdraw(id)
@@ -52,10 +60,12 @@ export async function callJob(
         log.warn('withdrawing a job that found no slot failed', { job_id: id, error }),
       );
   }, maxWaitMs);
-  signal.addEventListener('abort', stop, { once: true });
+  // A caller gone while the job was stored has it withdrawn all the same.
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
   try {
     // Undefined only once the signal aborted (no time limit): the caller's own end.
-    const ended = await waiters.ended(id, { signal });
+    const ended = await end;
     if (ended?.record?.status === 'succeeded') return views.view(ended.record).result;
     signal.throwIfAborted();
     if (ended?.error !== undefined) throw ended.error;

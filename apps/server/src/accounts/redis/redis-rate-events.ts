@@ -13,20 +13,26 @@ import { type Admission, type RateEventStore, type RateWindow, WINDOW_MS } from 
 const SERVICE = 'rate-limit store (Redis)';
 
 // KEYS[1] the user's set; ARGV: now (ms), window (ms), limit (-1: unlimited), unique member.
-// Returns { used before this request, oldest score or -1, 1 when admitted else 0 }.
+// Returns { used before this request, oldest score or -1, 1 when admitted else 0 }. A refusal only
+// reads (two commands: a refused caller retrying fast costs Redis little); an admission also drops what
+// left the window, so the set holds at most a window's entries.
 const ADMIT = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-local used = redis.call('ZCARD', KEYS[1])
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local oldest = -1
-if first[2] then oldest = tonumber(first[2]) end
+local since = '(' .. (tonumber(ARGV[1]) - tonumber(ARGV[2]))
+local used = redis.call('ZCOUNT', KEYS[1], since, '+inf')
 local limit = tonumber(ARGV[3])
+local first
 local admitted = 0
 if limit < 0 or used < limit then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+  first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   admitted = 1
+else
+  first = redis.call('ZRANGEBYSCORE', KEYS[1], since, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
 end
+local oldest = -1
+if first[2] then oldest = tonumber(first[2]) end
 return { used, oldest, admitted }
 `;
 

@@ -162,7 +162,7 @@ export class BullmqJobQueue implements JobQueue {
       if (started !== undefined) return started;
     }
     const record = await storeSubmission(store, inputs, submission, now());
-    this.#feeder.wake();
+    this.#feeder.wake(true);
     return record;
   }
 

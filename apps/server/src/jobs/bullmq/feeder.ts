@@ -18,7 +18,7 @@ import type { Redis } from 'ioredis';
 import { CoalescedRuns } from '../../coalesced-runs.js';
 import type { Logger } from '../../logger.js';
 import { claimUpTo } from '../fair-share.js';
-import type { JobStore } from '../job-store.js';
+import type { JobStore, UserWork } from '../job-store.js';
 import { MAX_ATTEMPTS } from '../retention.js';
 import type { StartedHereMarks } from './started-here-marks.js';
 
@@ -60,12 +60,18 @@ export interface FeederDeps {
   };
 }
 
+function queuedIn(users: readonly UserWork[]): boolean {
+  return users.some((user) => user.queued > 0);
+}
+
 export class Feeder {
   readonly #deps: FeederDeps;
   readonly #feeds = new CoalescedRuns(() => this.#feed());
   /** Set at start and every RECONCILE_MS: the next feed first requeues stranded jobs. */
   #reconcileDue = true;
   #reconcileTimer: NodeJS.Timeout | undefined;
+  /** Set by a wake for a job just stored: the next feed knows that a job waits without asking. */
+  #jobStored = false;
   #closed = false;
 
   constructor(deps: FeederDeps) {
@@ -86,9 +92,13 @@ export class Feeder {
     clearInterval(this.#reconcileTimer);
   }
 
-  /** A job was stored queued, or a worker's slot freed: hands out jobs while workers have slots. */
-  wake(): void {
+  /**
+   * A job was stored queued (`jobStored`), or a worker's slot freed: hands out jobs while workers have
+   * slots.
+   */
+  wake(jobStored = false): void {
     if (this.#closed) return;
+    if (jobStored) this.#jobStored = true;
     this.#feeds.request().catch((error: unknown) => {
       this.#deps.log.error('dispatching jobs failed', { error });
       this.#wakeLater(FEED_FAILED_RETRY_MS);
@@ -97,6 +107,10 @@ export class Feeder {
 
   async #feed(): Promise<void> {
     const { redis, store, queue, lockKey, now } = this.#deps;
+    const jobStored = this.#jobStored;
+    this.#jobStored = false;
+    // Most wakes (a job's end) find nothing queued: the store says so before Redis is asked anything.
+    if (!jobStored && !this.#reconcileDue && !queuedIn(await store.usersWithWork())) return;
     const token = randomBytes(8).toString('hex');
     if ((await redis.set(lockKey, token, 'PX', FEED_LOCK_MS, 'NX')) === null) {
       this.#wakeLater(FEED_RETRY_MS);
@@ -107,9 +121,8 @@ export class Feeder {
         this.#reconcileDue = false;
         await this.#requeueStranded();
       }
-      // Most wakes (a job's end) find nothing queued: the store says so before Redis is asked anything.
       const users = await store.usersWithWork();
-      if (this.#closed || !users.some((user) => user.queued > 0)) return;
+      if (this.#closed || !queuedIn(users)) return;
       const capacity = await this.#deps.capacity();
       if (capacity === 0) {
         // No worker yet (or any more): no end will come to wake the feeder, so it looks again.

@@ -16,6 +16,7 @@ import { buildCorpus } from './corpus.js';
 import { describeMachine } from './machine.js';
 import { FULL, QUICK } from './profile.js';
 import { type Results, toMarkdown, writeResults } from './report.js';
+import { backendCostScenario } from './scenarios/backend-cost.js';
 import { compressionScenarios } from './scenarios/compression.js';
 import { compressionRealWorldScenario } from './scenarios/compression-real-world.js';
 import { idempotencyScenario } from './scenarios/idempotency.js';
@@ -44,6 +45,7 @@ const SCENARIOS: Scenario[] = [
   memoryScenario,
   ocrSoakScenario,
   sharedBackendsScenario,
+  backendCostScenario,
   jobsScenario,
   idempotencyScenario,
   scaleOutScenario,

@@ -48,6 +48,8 @@ export interface Profile {
    * compression of `photoPages` photo pages waits through.
    */
   lostAnswers: { earlyAnswers: number; outages: number; photoPages: number };
+  /** What a call costs the shared backends: calls of each kind counted, seconds each idle process is watched. */
+  backendCost: { calls: number; idleSeconds: number };
 }
 
 export const FULL: Profile = {
@@ -75,6 +77,7 @@ export const FULL: Profile = {
   sharing: { crowdSeconds: 60, overloadSeconds: 60, hogPages: 20, hogMerges: 10 },
   webhookJobs: 10,
   lostAnswers: { earlyAnswers: 1000, outages: 5, photoPages: 120 },
+  backendCost: { calls: 50, idleSeconds: 10 },
 };
 
 export const QUICK: Profile = {
@@ -103,4 +106,5 @@ export const QUICK: Profile = {
   sharing: { crowdSeconds: 3, overloadSeconds: 3, hogPages: 2, hogMerges: 2 },
   webhookJobs: 2,
   lostAnswers: { earlyAnswers: 50, outages: 1, photoPages: 3 },
+  backendCost: { calls: 5, idleSeconds: 2 },
 };

@@ -116,9 +116,10 @@ export function idsOf(user: string): { uid: number; gid: number } {
 
 /**
  * A PostgreSQL cluster of the test's own, trusting local connections, its superuser `root`; `url` is
- * its `postgres` database. Run as the `postgres` account when the test runs as root.
+ * its `postgres` database. Run as the `postgres` account when the test runs as root. `settings`: more
+ * server settings, each passed as `-c name=value` (e.g. `shared_preload_libraries`).
  */
-export async function ownPostgres(): Promise<OwnService> {
+export async function ownPostgres(settings: Record<string, string> = {}): Promise<OwnService> {
   const bin = postgresBin();
   if (bin === undefined) throw new Error("PostgreSQL's server binaries are not installed");
   const dir = await mkdtemp(join(tmpdir(), 'pdn-e2e-postgres-'));
@@ -138,6 +139,9 @@ export async function ownPostgres(): Promise<OwnService> {
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
   const url = `postgres://root@127.0.0.1:${port}/postgres`;
+  const serverSettings = Object.entries({ listen_addresses: '127.0.0.1', fsync: 'off', ...settings }).flatMap(
+    ([name, value]) => ['-c', `${name}=${value}`],
+  );
   const ready = async () => {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
     try {
@@ -152,11 +156,10 @@ export async function ownPostgres(): Promise<OwnService> {
   };
   const server = new Restartable(
     () =>
-      spawn(
-        join(bin, 'postgres'),
-        ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'],
-        { ...as, stdio: 'ignore' },
-      ),
+      spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, ...serverSettings], {
+        ...as,
+        stdio: 'ignore',
+      }),
     ready,
     `PostgreSQL on port ${port}`,
   );

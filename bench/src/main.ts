@@ -31,6 +31,7 @@ import { ocrPdfScenario } from './scenarios/ocr-pdf.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
 import { scaleOutScenario } from './scenarios/scale-out.js';
 import { sharedBackendsScenario } from './scenarios/shared-backends.js';
+import { sharedLatencyScenario } from './scenarios/shared-latency.js';
 import { sharingScenario } from './scenarios/sharing.js';
 import { signInFloodScenario } from './scenarios/sign-in-flood.js';
 import { webhookDelayScenario } from './scenarios/webhook-delay.js';
@@ -46,6 +47,7 @@ const SCENARIOS: Scenario[] = [
   ocrSoakScenario,
   sharedBackendsScenario,
   backendCostScenario,
+  sharedLatencyScenario,
   jobsScenario,
   idempotencyScenario,
   scaleOutScenario,

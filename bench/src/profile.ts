@@ -50,6 +50,8 @@ export interface Profile {
   lostAnswers: { earlyAnswers: number; outages: number; photoPages: number };
   /** What a call costs the shared backends: calls of each kind counted, seconds each idle process is watched. */
   backendCost: { calls: number; idleSeconds: number };
+  /** The shared path against embedded: merges each side in a run, and runs per condition. */
+  sharedLatency: { samples: number; runs: number };
 }
 
 export const FULL: Profile = {
@@ -78,6 +80,7 @@ export const FULL: Profile = {
   webhookJobs: 10,
   lostAnswers: { earlyAnswers: 1000, outages: 5, photoPages: 120 },
   backendCost: { calls: 50, idleSeconds: 10 },
+  sharedLatency: { samples: 500, runs: 3 },
 };
 
 export const QUICK: Profile = {
@@ -107,4 +110,5 @@ export const QUICK: Profile = {
   webhookJobs: 2,
   lostAnswers: { earlyAnswers: 50, outages: 1, photoPages: 3 },
   backendCost: { calls: 5, idleSeconds: 2 },
+  sharedLatency: { samples: 20, runs: 1 },
 };

@@ -1,4 +1,5 @@
-// The small merge the job and idempotency scenarios time: two 1-page PDFs, as one multipart body.
+// The small merge the job, idempotency and shared-backend scenarios time: two small PDFs, as one
+// multipart body, and one merge's wall time.
 import { labelledPdf } from '@pdn/fixtures';
 
 export async function smallMergeForm(): Promise<FormData> {
@@ -6,4 +7,17 @@ export async function smallMergeForm(): Promise<FormData> {
   body.append('files[]', new Blob([await labelledPdf('a', 1)], { type: 'application/pdf' }), 'a.pdf');
   body.append('files[]', new Blob([await labelledPdf('b', 1)], { type: 'application/pdf' }), 'b.pdf');
   return body;
+}
+
+/** One merge's wall time, request sent to answer read. */
+export async function timedMerge(baseUrl: string, key: string, body: FormData): Promise<number> {
+  const start = performance.now();
+  const response = await fetch(`${baseUrl}/api/v1/merge`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body,
+  });
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`merge answered ${response.status}`);
+  return performance.now() - start;
 }

@@ -27,6 +27,7 @@ import {
   shareAtMost,
 } from '../prometheus-text.js';
 import { type Row, skippedRow } from '../report.js';
+import { timedMerge } from '../small-merge.js';
 import { percentile } from '../stats.js';
 
 const CLIENTS = 50;
@@ -234,19 +235,6 @@ async function decisionFloor(context: BenchContext, intervalMs: number): Promise
       note: `what this machine allows a Node process that only decides, at ${((CLIENTS / intervalMs) * 1000).toFixed(0)} decisions/s: the server, doing more in between, is not expected under it; timed by the callers, exact percentiles. Within 2 ms: Redis ${within2ms('Redis')}, SQLite ${within2ms('SQLite')}; p50 Redis ${ms(at('Redis', 50))}, SQLite ${ms(at('SQLite', 50))}; inside Redis ${insideRedis.toFixed(0)} µs per decision (its commandstats); ${CLIENTS * perClient} decisions each; ${load()}`,
     },
   ];
-}
-
-/** One merge's wall time, request sent to answer read. */
-async function timedMerge(baseUrl: string, key: string, body: FormData): Promise<number> {
-  const start = performance.now();
-  const response = await fetch(`${baseUrl}/api/v1/merge`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}` },
-    body,
-  });
-  await response.arrayBuffer();
-  if (!response.ok) throw new Error(`merge answered ${response.status}`);
-  return performance.now() - start;
 }
 
 async function mergeLatency(context: BenchContext, shared: TestServer, key: string): Promise<Row[]> {

@@ -2,10 +2,11 @@
 // multipart body, and one merge's wall time.
 import { labelledPdf } from '@pdn/fixtures';
 
-export async function smallMergeForm(): Promise<FormData> {
+/** Two PDFs of `pages` pages each; the form can be sent again and again. */
+export async function smallMergeForm(pages = 1): Promise<FormData> {
   const body = new FormData();
-  body.append('files[]', new Blob([await labelledPdf('a', 1)], { type: 'application/pdf' }), 'a.pdf');
-  body.append('files[]', new Blob([await labelledPdf('b', 1)], { type: 'application/pdf' }), 'b.pdf');
+  body.append('files[]', new Blob([await labelledPdf('a', pages)], { type: 'application/pdf' }), 'a.pdf');
+  body.append('files[]', new Blob([await labelledPdf('b', pages)], { type: 'application/pdf' }), 'b.pdf');
   return body;
 }
 

@@ -15,7 +15,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '@pdn/e2e/harness';
 import { type LimiterUnderTest, redisLimiter, sqliteLimiter } from '@pdn/e2e/rate-limiters';
 import { sharedServicesMissing, startSharedServices } from '@pdn/e2e/shared-services';
-import { labelledPdf } from '@pdn/fixtures';
 import { ADMIT_ALL } from '../admit-all.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import {
@@ -27,7 +26,7 @@ import {
   shareAtMost,
 } from '../prometheus-text.js';
 import { type Row, skippedRow } from '../report.js';
-import { timedMerge } from '../small-merge.js';
+import { smallMergeForm, timedMerge } from '../small-merge.js';
 import { percentile } from '../stats.js';
 
 const CLIENTS = 50;
@@ -238,18 +237,12 @@ async function decisionFloor(context: BenchContext, intervalMs: number): Promise
 }
 
 async function mergeLatency(context: BenchContext, shared: TestServer, key: string): Promise<Row[]> {
-  const [a, b] = [await labelledPdf('a', 2), await labelledPdf('b', 2)];
-  const body = () => {
-    const form = new FormData();
-    form.append('files[]', new Blob([a], { type: 'application/pdf' }), 'a.pdf');
-    form.append('files[]', new Blob([b], { type: 'application/pdf' }), 'b.pdf');
-    return form;
-  };
+  const form = await smallMergeForm(2);
   const runs = context.profile.shared.merges;
   const times = { embedded: [] as number[], shared: [] as number[] };
   const merge = {
-    embedded: () => timedMerge(context.server.baseUrl, context.apiKey, body()),
-    shared: () => timedMerge(shared.baseUrl, key, body()),
+    embedded: () => timedMerge(context.server.baseUrl, context.apiKey, form),
+    shared: () => timedMerge(shared.baseUrl, key, form),
   };
   // Two unmeasured rounds warm both servers and their connections up.
   for (let i = 0; i < 2; i += 1) await Promise.all([merge.embedded(), merge.shared()]);

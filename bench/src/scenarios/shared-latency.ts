@@ -10,11 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { startServer, type TestServer } from '@pdn/e2e/harness';
 import { sharedServicesMissing, startSharedServices } from '@pdn/e2e/shared-services';
-import { labelledPdf } from '@pdn/fixtures';
 import { ADMIT_ALL } from '../admit-all.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { type Row, skippedRow } from '../report.js';
-import { timedMerge } from '../small-merge.js';
+import { smallMergeForm, timedMerge } from '../small-merge.js';
 import { percentile } from '../stats.js';
 
 const SCENARIO = '8c. Shared path latency';
@@ -89,16 +88,10 @@ async function sharedLatency(context: BenchContext): Promise<ScenarioResult> {
     const api = await startServer({ env, role: 'api' });
     started.push(api);
     const key = await api.createKey({ user: 'latency', plan: 'enterprise' });
-    const [a, b] = [await labelledPdf('a', 2), await labelledPdf('b', 2)];
-    const body = () => {
-      const form = new FormData();
-      form.append('files[]', new Blob([a], { type: 'application/pdf' }), 'a.pdf');
-      form.append('files[]', new Blob([b], { type: 'application/pdf' }), 'b.pdf');
-      return form;
-    };
+    const form = await smallMergeForm(2);
     const merge = {
-      embedded: () => timedMerge(context.server.baseUrl, context.apiKey, body()),
-      shared: () => timedMerge(api.baseUrl, key, body()),
+      embedded: () => timedMerge(context.server.baseUrl, context.apiKey, form),
+      shared: () => timedMerge(api.baseUrl, key, form),
     };
     // Unmeasured calls warm both paths up: connections, prepared statements, scripts loaded.
     await oneRun(20, merge);

@@ -121,7 +121,12 @@ export class BullmqJobQueue implements JobQueue {
     if (parts.api) {
       const events = new QueueEvents(QUEUE, { connection: this.#connect(), prefix: this.#bullPrefix });
       this.#queueEvents = events;
-      events.on('completed', ({ jobId }) => {
+      events.on('completed', ({ jobId, returnvalue }) => {
+        // A long job that handed its slot on is queued again in the store: a job to feed, not an end.
+        if (returnvalue === 'handed-on') {
+          this.#feeder.wake(true);
+          return;
+        }
         this.#feeder.wake();
         this.events.emit({ id: jobId });
       });

@@ -18,7 +18,7 @@ import type { Redis } from 'ioredis';
 import { CoalescedRuns } from '../../coalesced-runs.js';
 import type { Logger } from '../../logger.js';
 import { claimUpTo } from '../fair-share.js';
-import type { JobStore, UserWork } from '../job-store.js';
+import type { JobStore } from '../job-store.js';
 import { MAX_ATTEMPTS } from '../retention.js';
 import type { StartedHereMarks } from './started-here-marks.js';
 
@@ -60,10 +60,6 @@ export interface FeederDeps {
   };
 }
 
-function queuedIn(users: readonly UserWork[]): boolean {
-  return users.some((user) => user.queued > 0);
-}
-
 export class Feeder {
   readonly #deps: FeederDeps;
   readonly #feeds = new CoalescedRuns(() => this.#feed());
@@ -72,6 +68,13 @@ export class Feeder {
   #reconcileTimer: NodeJS.Timeout | undefined;
   /** Set by a wake for a job just stored: the next feed knows that a job waits without asking. */
   #jobStored = false;
+  /**
+   * Whether jobs may still wait for a slot as far as this process knows: its last feed left some
+   * queued for want of room, or went wrong. Only then does a freed slot (a job's end) make it feed.
+   * Jobs another process left queued are that process's to feed on the next end; should it stop
+   * first, a job stored anywhere, or the look for stranded jobs every RECONCILE_MS, feeds them.
+   */
+  #mayHaveQueued = true;
   #closed = false;
 
   constructor(deps: FeederDeps) {
@@ -101,6 +104,7 @@ export class Feeder {
     if (jobStored) this.#jobStored = true;
     this.#feeds.request().catch((error: unknown) => {
       this.#deps.log.error('dispatching jobs failed', { error });
+      this.#mayHaveQueued = true;
       this.#wakeLater(FEED_FAILED_RETRY_MS);
     });
   }
@@ -109,10 +113,12 @@ export class Feeder {
     const { redis, store, queue, lockKey, now } = this.#deps;
     const jobStored = this.#jobStored;
     this.#jobStored = false;
-    // Most wakes (a job's end) find nothing queued: the store says so before Redis is asked anything.
-    if (!jobStored && !this.#reconcileDue && !queuedIn(await store.usersWithWork())) return;
+    // Most wakes are a job's end with nothing left waiting: neither the store nor Redis is asked.
+    if (!jobStored && !this.#reconcileDue && !this.#mayHaveQueued) return;
     const token = randomBytes(8).toString('hex');
     if ((await redis.set(lockKey, token, 'PX', FEED_LOCK_MS, 'NX')) === null) {
+      // Another feeder is at it, and may have read the queue before this process's job was stored.
+      if (jobStored) this.#jobStored = true;
       this.#wakeLater(FEED_RETRY_MS);
       return;
     }
@@ -122,7 +128,9 @@ export class Feeder {
         await this.#requeueStranded();
       }
       const users = await store.usersWithWork();
-      if (this.#closed || !queuedIn(users)) return;
+      const queued = users.reduce((sum, user) => sum + user.queued, 0);
+      this.#mayHaveQueued = queued > 0;
+      if (this.#closed || queued === 0) return;
       const capacity = await this.#deps.capacity();
       if (capacity === 0) {
         // No worker yet (or any more): no end will come to wake the feeder, so it looks again.
@@ -130,6 +138,7 @@ export class Feeder {
         return;
       }
       const claimed = await claimUpTo(store, now(), capacity, capacity - (await this.#handedOut()), users);
+      this.#mayHaveQueued = claimed.length < queued;
       for (const [index, job] of claimed.entries()) {
         await queue.add(job.operation, { id: job.id }, { jobId: job.id }).catch(async (error) => {
           // They never left the queue: they wait on from when they joined.

@@ -31,6 +31,11 @@ export interface JobEnd {
   /** The job as recorded, when this process recorded its end; elsewhere, read it from the store. */
   record?: JobRecord | undefined;
   /**
+   * The job as the process that recorded its end told it (BullMQ's completion carries it): enough for
+   * a waiter, but this process made no event of it (the webhook deliverer acts on `record` only).
+   */
+  told?: JobRecord | undefined;
+  /**
    * What ended it when it ran in this process: the operation's own error (its cause is for the log
    * only), or the store's failure to record the end, which leaves no record.
    */
@@ -106,7 +111,11 @@ export class SlotHandedOn extends Error {
 export type JobProcessor = (job: ClaimedJob, signal: AbortSignal) => Promise<unknown>;
 
 /**
- * How a worker's attempt at a job ended: recorded in the store, interrupted (not recorded), or handed
- * on (queued again for its next turn).
+ * How a worker's attempt at a job ended: recorded in the store (`recorded`: the job as it stands then;
+ * absent when someone else ended it first), interrupted (not recorded), or handed on (queued again for
+ * its next turn).
  */
-export type RunEnd = JobOutcome | { status: 'interrupted' } | { status: 'handed-on' };
+export type RunEnd =
+  | (JobOutcome & { recorded?: JobRecord })
+  | { status: 'interrupted' }
+  | { status: 'handed-on' };

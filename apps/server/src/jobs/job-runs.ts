@@ -296,6 +296,6 @@ export class JobRuns {
       await inputs
         .remove(id)
         .catch((failure: unknown) => log.warn("removing a job's inputs failed", { error: failure }));
-    return outcome;
+    return { ...outcome, recorded: ended };
   }
 }

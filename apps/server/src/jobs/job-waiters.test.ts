@@ -17,6 +17,8 @@ describe('JobWaiters', () => {
   let events: LocalJobEvents;
   let waiters: JobWaiters;
   let reads: number;
+  /** Reads of one job (after subscribing, or on news of an end from another process). */
+  let gets: number;
   let job: NewJob;
 
   beforeEach(async () => {
@@ -25,10 +27,12 @@ describe('JobWaiters', () => {
     const userId = (await db.users.ensure('ada', 'free')).user.id;
     // Counts the looks at the store, to tell that nothing polls when nobody waits.
     reads = 0;
+    gets = 0;
     store = new Proxy(db.jobs, {
       get(target, name) {
         const value = Reflect.get(target, name);
         if (name === 'getMany') reads += 1;
+        if (name === 'get') gets += 1;
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
@@ -58,6 +62,14 @@ describe('JobWaiters', () => {
     await store.create(later, Date.now());
     await store.finish(later.id, { status: 'succeeded', result: { ok: 2 } }, Date.now());
     expect((await ended)?.record).toMatchObject({ id: later.id, status: 'succeeded' });
+  });
+
+  it('takes the record another process told of its end without reading the store', async () => {
+    const ended = waiters.ended(job.id, { stored: false });
+    const told = await store.finish(job.id, { status: 'succeeded', result: { ok: 3 } }, Date.now());
+    events.emit({ id: job.id, told });
+    expect((await ended)?.record).toEqual(told);
+    expect(gets).toBe(0);
   });
 
   it('takes an event with the record, or what stopped the job here, as it comes', async () => {

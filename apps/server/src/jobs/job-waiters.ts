@@ -82,8 +82,9 @@ export class JobWaiters {
 
   #heard(end: JobEnd): void {
     if (!this.#waiting.has(end.id)) return;
-    if (end.record !== undefined || end.error !== undefined) {
-      this.#settle(end.id, { record: end.record, error: end.error });
+    const record = end.record ?? end.told;
+    if (record !== undefined || end.error !== undefined) {
+      this.#settle(end.id, { record, error: end.error });
       return;
     }
     // Heard from another process: the store has the end.

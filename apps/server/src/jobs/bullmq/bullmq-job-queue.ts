@@ -58,6 +58,15 @@ export interface BullmqJobQueueDeps {
   strandedMs?: number;
 }
 
+/**
+ * What a worker's BullMQ job returned: its run's status, with the job's record once ended. Workers of
+ * an earlier version return the status alone.
+ */
+function completion(returnvalue: unknown): { status: string; record?: JobRecord } {
+  if (typeof returnvalue === 'string') return { status: returnvalue };
+  return (returnvalue ?? { status: 'unknown' }) as { status: string; record?: JobRecord };
+}
+
 export class BullmqJobQueue implements JobQueue {
   readonly #deps: BullmqJobQueueDeps;
   readonly events: LocalJobEvents;
@@ -122,13 +131,14 @@ export class BullmqJobQueue implements JobQueue {
       const events = new QueueEvents(QUEUE, { connection: this.#connect(), prefix: this.#bullPrefix });
       this.#queueEvents = events;
       events.on('completed', ({ jobId, returnvalue }) => {
+        const told = completion(returnvalue);
         // A long job that handed its slot on is queued again in the store: a job to feed, not an end.
-        if (returnvalue === 'handed-on') {
+        if (told.status === 'handed-on') {
           this.#feeder.wake(true);
           return;
         }
         this.#feeder.wake();
-        this.events.emit({ id: jobId });
+        this.events.emit({ id: jobId, told: told.record });
       });
       events.on('failed', ({ jobId }) => {
         this.#feeder.wake();

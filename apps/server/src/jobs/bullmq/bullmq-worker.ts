@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
 import type { InputStore } from '../../storage/index.js';
 import type { JobRuns } from '../job-runs.js';
-import type { JobStore } from '../job-store.js';
+import type { JobRecord, JobStore } from '../job-store.js';
 import { MAX_ATTEMPTS } from '../retention.js';
 
 export interface BullmqWorkerDeps {
@@ -34,6 +34,21 @@ export interface BullmqWorkerDeps {
   now: () => number;
 }
 
+/**
+ * The largest record a completion carries (its JSON): BullMQ keeps what a job returns in its event
+ * stream, 10,000 events long, so an OCR's text goes by the store instead.
+ */
+const TOLD_RECORD_MAX_CHARS = 8 * 1024;
+
+/**
+ * An ended job's record for BullMQ's completion, which every API process hears: their waiters are
+ * answered without reading the store. Undefined when too large: they read it there.
+ */
+function toldRecord(record: JobRecord | undefined): JobRecord | undefined {
+  if (record === undefined || JSON.stringify(record).length > TOLD_RECORD_MAX_CHARS) return undefined;
+  return record;
+}
+
 export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<{ id: string }>> {
   const { store, inputs, runs, now } = deps;
   const worker = new Worker<{ id: string }>(
@@ -47,7 +62,7 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<
         () => (job.attemptsStarted > 1 ? store.restart(id, now()) : store.get(id)),
         log,
       );
-      if (record?.status !== 'running') return 'skipped';
+      if (record?.status !== 'running') return { status: 'skipped' };
       // Nothing to hand back when interrupted: the attempt throws and BullMQ gives the job to another worker.
       const source = { inputs, storedInputs: true, interrupted: async () => {} };
       // A cancel heard while the store was read stopped nothing here yet: the runs kept it, and it
@@ -56,7 +71,8 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<
       if (end.status === 'interrupted') throw new Error('the worker stopped before the job ended');
       if (end.status === 'failed') throw new UnrecoverableError(`${end.error.code}: ${end.error.message}`);
       // A job handed on is queued again in the store: the feeder hands it out anew on its next turn.
-      return end.status;
+      if (end.status === 'handed-on') return end;
+      return { status: end.status, record: toldRecord(end.recorded) };
     },
     {
       connection: deps.connection,

@@ -1,9 +1,9 @@
 // Everyone in this process who waits for a job to end: a synchronous call, a long poll (`Prefer:
 // wait`), a repeated Idempotency-Key. A waiter subscribes to the job's end, then looks at the store, so
 // no end is missed between the two (BullMQ's Job.waitUntilFinished does the same); a synchronous call
-// subscribes before its job is stored, when no end can have come yet, and skips that look. Events can be lost
-// where they cross processes (a Redis restart, a worker whose news never left), so while anyone waits,
-// and only then, the store is looked at every POLL_MS for all of them in one read.
+// subscribes before its job is stored, when no end can have come yet, and skips that look. Events can
+// be lost where they cross processes (a Redis restart, a worker whose news never left), so while anyone
+// waits, and only then, the store is looked at every POLL_MS for all of them in one read.
 import type { JobEnd, JobEvents } from './job-queue.js';
 import type { JobRecord, JobStore } from './job-store.js';
 

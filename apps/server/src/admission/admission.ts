@@ -162,14 +162,16 @@ export class Admission {
         return this.#look(caller);
       },
       leave: () => call?.leave(),
-      done: async ({ jobId, clientGone }) => {
+      done: async ({ jobId, clientGone, answeredByJob }) => {
         call?.leave();
-        const job = jobId === undefined ? undefined : await jobs.get(jobId).catch(() => undefined);
         // A synchronous call is counted once its job starts: one whose client went away before, or
         // which found no slot in time, did nothing.
-        const neverStarted =
-          job === undefined ? clientGone && !head.async : job.mode === 'sync' && job.startedAt === null;
-        if (neverStarted) await uncount();
+        if (!answeredByJob) {
+          const job = jobId === undefined ? undefined : await jobs.get(jobId).catch(() => undefined);
+          const neverStarted =
+            job === undefined ? clientGone && !head.async : job.mode === 'sync' && job.startedAt === null;
+          if (neverStarted) await uncount();
+        }
         if (held !== undefined) await keys.settle(userId, held.key, held.token, jobId);
       },
     };

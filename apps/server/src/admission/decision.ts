@@ -37,9 +37,10 @@ export interface Admitted {
   /**
    * The call is over: its place freed; a synchronous call whose job never started (its client went
    * away first, or it found no slot in time) given back to the hourly limit; its key freed unless its
-   * job did work. `clientGone`: the client left before the answer.
+   * job did work. `clientGone`: the client left before the answer. `answeredByJob`: its job's result
+   * answered it, or its job was stored to run: the job counts, and the store need not be asked.
    */
-  done(outcome: { jobId: string | undefined; clientGone: boolean }): Promise<void>;
+  done(outcome: { jobId: string | undefined; clientGone: boolean; answeredByJob: boolean }): Promise<void>;
 }
 
 export type Decision =

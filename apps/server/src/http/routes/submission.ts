@@ -94,6 +94,7 @@ export function submissionRoute(route: OperationRoute, deps: SubmissionDeps): Mi
     // sending the call again at once, say) while its canceled work winds down.
     ctx.res.once('close', admitted.leave);
     let jobId: string | undefined;
+    let answeredByJob = false;
     try {
       await readUpload(ctx, principal.plan, parts, deps.uploads, async (upload) => {
         const callbackUrl = await callbackOf(ctx, upload, deps.webhookPolicy);
@@ -121,6 +122,7 @@ export function submissionRoute(route: OperationRoute, deps: SubmissionDeps): Mi
             throw noSlotInTime(error.boundMs);
           });
           sendData(ctx, result);
+          answeredByJob = true;
           return;
         }
         const record = await deps.jobs.queue.add({ ...submission, mode: 'async' }).catch(async (error) => {
@@ -130,13 +132,14 @@ export function submissionRoute(route: OperationRoute, deps: SubmissionDeps): Mi
           const { unfinishedJobs } = planLimits(principal.plan, deps.uploadLimits);
           throw tooManyJobs(error.unfinished, unfinishedJobs, planTitle(principal.plan));
         });
+        answeredByJob = true;
         sendData(ctx, deps.jobs.views.view(record));
         ctx.status = 202;
         ctx.set('Location', `/api/v1/jobs/${record.id}`);
         ctx.set('Preference-Applied', 'respond-async');
       });
     } finally {
-      await admitted.done({ jobId, clientGone: clientGone(ctx) });
+      await admitted.done({ jobId, clientGone: clientGone(ctx), answeredByJob });
     }
   };
 }

@@ -1,6 +1,6 @@
 // What the figures were measured on (issue #6: "Report the machine at the top of the results").
 import { execFile } from 'node:child_process';
-import { cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -22,6 +22,11 @@ async function versionOf(command: string, args: string[]): Promise<string> {
   } catch {
     return 'not installed';
   }
+}
+
+/** How busy the machine was as a row was measured, for the row's note. */
+export function loadNote(): string {
+  return `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
 }
 
 export async function describeMachine(): Promise<Machine> {

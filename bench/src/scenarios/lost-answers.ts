@@ -20,6 +20,7 @@ import { type OwnService, ownPostgres, ownRedis, ownServicesMissing } from '@pdn
 import { sharedServicesMissing, startSharedServices } from '@pdn/e2e/shared-services';
 import { labelledPdf, photoPdf } from '@pdn/fixtures';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
+import { loadNote } from '../machine.js';
 import { formatBytes, formatMs, type Row, skippedRow } from '../report.js';
 import { percentile } from '../stats.js';
 
@@ -37,8 +38,6 @@ const ENDED_WITHIN_MS = 60_000;
 /** A small job answered within this is a deployment taking jobs as usual. */
 const PROMPT_MS = 1000;
 const RECOVERY_TARGET_MS = 5000;
-
-const load = () => `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
 
 /** What one upload came back as: an HTTP status, or the message of fetch's TypeError and its cause. */
 type Outcome = number | string;
@@ -111,7 +110,7 @@ async function earlyAnswers(context: BenchContext): Promise<Row> {
       ratio: null,
       target: '0',
       met: errors === 0,
-      note: `${outcomes.length} uploads of ${formatBytes(BODY_BYTES)} over the ${formatBytes(FREE_LIMIT_BYTES)} Free limit with fetch: ${tallyText(outcomes)}; ${BUSY_CALLS} compressions of another user running meanwhile; load average up to ${busiest.toFixed(1)}, ${load()} at the end`,
+      note: `${outcomes.length} uploads of ${formatBytes(BODY_BYTES)} over the ${formatBytes(FREE_LIMIT_BYTES)} Free limit with fetch: ${tallyText(outcomes)}; ${BUSY_CALLS} compressions of another user running meanwhile; load average up to ${busiest.toFixed(1)}, ${loadNote()} at the end`,
     };
   } finally {
     await server.stop();
@@ -256,7 +255,7 @@ async function waiterAfterOutage(context: BenchContext, service: Service): Promi
       ratio: null,
       target: `<= ${formatMs(RECOVERY_TARGET_MS)}`,
       met: slowest <= RECOVERY_TARGET_MS && clean && endedAway === runs.length,
-      note: `median of ${runs.length}, max ${slowest >= 0 ? formatMs(slowest) : `${formatMs(-slowest)} before the return`} (before it: answered during the outage); answered ${answers.join(', ')}; ${endedAway} of ${runs.length} jobs ended while it was away; the compression (${photoPages} photo pages, level high) took ${formatMs(aloneMs)} alone; ${TITLE[service]} stopped halfway and started again a second after its job ended${service === 'redis' ? ', empty' : ''}; ${load()}`,
+      note: `median of ${runs.length}, max ${slowest >= 0 ? formatMs(slowest) : `${formatMs(-slowest)} before the return`} (before it: answered during the outage); answered ${answers.join(', ')}; ${endedAway} of ${runs.length} jobs ended while it was away; the compression (${photoPages} photo pages, level high) took ${formatMs(aloneMs)} alone; ${TITLE[service]} stopped halfway and started again a second after its job ended${service === 'redis' ? ', empty' : ''}; ${loadNote()}`,
     };
   } finally {
     await Promise.all([server?.stop(), worker?.stop()]);

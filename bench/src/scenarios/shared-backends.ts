@@ -10,13 +10,13 @@
 // and nothing queued runs where it lands (jobs/bullmq/bullmq-job-queue.ts), its inputs never in the bucket.
 // Skipped, with the reason in the row, when PostgreSQL or Redis is absent.
 import { randomBytes } from 'node:crypto';
-import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '@pdn/e2e/harness';
 import { type LimiterUnderTest, redisLimiter, sqliteLimiter } from '@pdn/e2e/rate-limiters';
 import { sharedServicesMissing, startSharedServices } from '@pdn/e2e/shared-services';
 import { ADMIT_ALL } from '../admit-all.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
+import { loadNote } from '../machine.js';
 import {
   type Buckets,
   bucketsBetween,
@@ -80,7 +80,6 @@ async function decisionLatencies(
 }
 
 /** The machine's load now, beside figures it moves. */
-const load = () => `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
 
 async function scrape(server: TestServer): Promise<string> {
   const response = await fetch(`${server.baseUrl}/metrics`);
@@ -177,7 +176,7 @@ async function serverSideDecisions(
       ratio: p(redisPaced, 0.99) / p(sqlitePaced, 0.99),
       target: '< 2 ms',
       met: shareAtMost(redisPaced.buckets, 0.002).share >= 0.99,
-      note: `${CLIENTS} clients over ${USERS} users, each sending an empty merge (refused with 400 after the decision) every ${intervalMs.toFixed(0)} ms, half the ${redis.perSecond.toFixed(0)} requests/s the Redis server answered saturated (next row); ${timing}. Redis: ${seen(redisPaced)}; SQLite: ${seen(sqlitePaced)}. One client alone (${perClient} requests): p99 Redis ${ms(p(redisAlone, 0.99))}, SQLite ${ms(p(sqliteAlone, 0.99))}; ${load()}`,
+      note: `${CLIENTS} clients over ${USERS} users, each sending an empty merge (refused with 400 after the decision) every ${intervalMs.toFixed(0)} ms, half the ${redis.perSecond.toFixed(0)} requests/s the Redis server answered saturated (next row); ${timing}. Redis: ${seen(redisPaced)}; SQLite: ${seen(sqlitePaced)}. One client alone (${perClient} requests): p99 Redis ${ms(p(redisAlone, 0.99))}, SQLite ${ms(p(sqliteAlone, 0.99))}; ${loadNote()}`,
     },
     {
       scenario: SCENARIO,
@@ -187,7 +186,7 @@ async function serverSideDecisions(
       ratio: p(redis, 0.99) / p(sqlite, 0.99),
       target: '',
       met: null,
-      note: `reported beside the target: a saturated server's answers wait their turn, so Redis's figure holds the event loop turning to its reply among the other requests (see the loop delay), while SQLite decides synchronously, its wait falling on the other requests instead. Redis: ${seen(redis)}; SQLite: ${seen(sqlite)}; ${load()}`,
+      note: `reported beside the target: a saturated server's answers wait their turn, so Redis's figure holds the event loop turning to its reply among the other requests (see the loop delay), while SQLite decides synchronously, its wait falling on the other requests instead. Redis: ${seen(redis)}; SQLite: ${seen(sqlite)}; ${loadNote()}`,
     },
   ];
   return { rows, intervalMs };
@@ -231,7 +230,7 @@ async function decisionFloor(context: BenchContext, intervalMs: number): Promise
       ratio: redis / sqlite,
       target: '',
       met: null,
-      note: `what this machine allows a Node process that only decides, at ${((CLIENTS / intervalMs) * 1000).toFixed(0)} decisions/s: the server, doing more in between, is not expected under it; timed by the callers, exact percentiles. Within 2 ms: Redis ${within2ms('Redis')}, SQLite ${within2ms('SQLite')}; p50 Redis ${ms(at('Redis', 50))}, SQLite ${ms(at('SQLite', 50))}; inside Redis ${insideRedis.toFixed(0)} µs per decision (its commandstats); ${CLIENTS * perClient} decisions each; ${load()}`,
+      note: `what this machine allows a Node process that only decides, at ${((CLIENTS / intervalMs) * 1000).toFixed(0)} decisions/s: the server, doing more in between, is not expected under it; timed by the callers, exact percentiles. Within 2 ms: Redis ${within2ms('Redis')}, SQLite ${within2ms('SQLite')}; p50 Redis ${ms(at('Redis', 50))}, SQLite ${ms(at('SQLite', 50))}; inside Redis ${insideRedis.toFixed(0)} µs per decision (its commandstats); ${CLIENTS * perClient} decisions each; ${loadNote()}`,
     },
   ];
 }
@@ -262,7 +261,7 @@ async function mergeLatency(context: BenchContext, shared: TestServer, key: stri
       ratio: onShared / embedded,
       target: '<= +30 ms',
       met: onShared - embedded <= 30,
-      note: `added ${ms(onShared - embedded)}; ${runs} merges each, one at a time, alternating which goes first; an --role all server, each merge run where it landed (no input through the bucket, no BullMQ); PostgreSQL and Redis reached directly, s3rver in the bench process; ${load()}`,
+      note: `added ${ms(onShared - embedded)}; ${runs} merges each, one at a time, alternating which goes first; an --role all server, each merge run where it landed (no input through the bucket, no BullMQ); PostgreSQL and Redis reached directly, s3rver in the bench process; ${loadNote()}`,
     },
   ];
 }

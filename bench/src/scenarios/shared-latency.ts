@@ -7,21 +7,18 @@
 // at most doubles p99, in every run.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { availableParallelism, loadavg } from 'node:os';
 import { startServer, type TestServer } from '@pdn/e2e/harness';
 import { sharedServicesMissing, startSharedServices } from '@pdn/e2e/shared-services';
 import { ADMIT_ALL } from '../admit-all.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
-import { type Row, skippedRow } from '../report.js';
+import { loadNote } from '../machine.js';
+import { formatMs, type Row, skippedRow } from '../report.js';
 import { smallMergeForm, timedMerge } from '../small-merge.js';
 import { percentile } from '../stats.js';
 
 const SCENARIO = '8c. Shared path latency';
 const P50_ADDED_MS = 30;
 const P99_RATIO = 2;
-
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-const load = () => `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
 
 interface Run {
   embedded: { p50: number; p99: number };
@@ -57,18 +54,18 @@ function rowOf(condition: string, runs: Run[], samples: number, loadSeen: string
   const each = runs
     .map(
       (run, i) =>
-        `run ${i + 1}: p50 ${ms(run.shared.p50)} vs ${ms(run.embedded.p50)}, p99 ${ms(run.shared.p99)} vs ${ms(run.embedded.p99)}`,
+        `run ${i + 1}: p50 ${formatMs(run.shared.p50)} vs ${formatMs(run.embedded.p50)}, p99 ${formatMs(run.shared.p99)} vs ${formatMs(run.embedded.p99)}`,
     )
     .join('; ');
   return {
     scenario: SCENARIO,
     case: `a small merge (2 + 2 pages) ${condition}: shared path (an --role api and an --role worker process; PostgreSQL, Redis, BullMQ, S3 on s3rver) vs embedded, p50 (the middle run of ${runs.length})`,
-    pdn: ms(middle.shared.p50),
-    baseline: `embedded ${ms(middle.embedded.p50)}`,
+    pdn: formatMs(middle.shared.p50),
+    baseline: `embedded ${formatMs(middle.embedded.p50)}`,
     ratio: middle.shared.p50 / middle.embedded.p50,
     target: `p50 <= +${P50_ADDED_MS} ms, p99 <= ${P99_RATIO} x, every run`,
     met: added.every((a) => a <= P50_ADDED_MS) && ratios.every((r) => r <= P99_RATIO),
-    note: `p50 added ${spread(added, ms)}, p99 ratio ${spread(ratios, (r) => r.toFixed(2))} over the runs; ${each}. ${samples} merges each side a run, one at a time, taking turns at going first; ${loadSeen}`,
+    note: `p50 added ${spread(added, formatMs)}, p99 ratio ${spread(ratios, (r) => r.toFixed(2))} over the runs; ${each}. ${samples} merges each side a run, one at a time, taking turns at going first; ${loadSeen}`,
   };
 }
 
@@ -104,7 +101,7 @@ async function sharedLatency(context: BenchContext): Promise<ScenarioResult> {
       try {
         const done: Run[] = [];
         for (let i = 0; i < runs; i += 1) done.push(await oneRun(samples, merge));
-        rows.push(rowOf(condition, done, samples, load()));
+        rows.push(rowOf(condition, done, samples, loadNote()));
       } finally {
         spinning?.kill('SIGKILL');
       }

@@ -14,7 +14,7 @@
 // The client shares the machine's cores with the server; counts and percentiles come with their samples.
 
 import { randomBytes } from 'node:crypto';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '@pdn/e2e/harness';
 import { sharedServicesMissing, startSharedServices } from '@pdn/e2e/shared-services';
@@ -22,6 +22,7 @@ import { labelledPdf, ocrSample, scannedDocumentPdf } from '@pdn/fixtures';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { folderBytes } from '../folder-size.js';
 import { type EncodedForm, encodeForm, LoadClient } from '../load-client.js';
+import { loadNote } from '../machine.js';
 import { samplePeak } from '../peak.js';
 import { sampleTreePeak } from '../process-memory.js';
 import { formatBytes, formatMs, type Row, skippedRow } from '../report.js';
@@ -68,7 +69,6 @@ const tallyText = (answers: readonly Answer[]) =>
 const count = (answers: readonly Answer[], status: number) =>
   answers.filter((a) => a.status === status).length;
 const msOf = (answers: readonly Answer[]) => answers.map((a) => a.ms);
-const load = () => `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
 
 /** The small operations a crowd calls, in turn. */
 async function smallCalls(): Promise<[string, EncodedForm][]> {
@@ -147,7 +147,7 @@ async function burst(): Promise<Row> {
       ratio: null,
       target: '10 / 20 / 0',
       met: exact,
-      note: `${tallyText(answers)}; ${load()}`,
+      note: `${tallyText(answers)}; ${loadNote()}`,
     };
   });
 }
@@ -190,7 +190,7 @@ async function sharedBurst(): Promise<Row> {
       ratio: null,
       target: '10 / 40 / 0',
       met: count(answers, 200) === 10 && count(answers, 429) === 40,
-      note: `${tallyText(answers)}; ${load()}`,
+      note: `${tallyText(answers)}; ${loadNote()}`,
     };
   } finally {
     client.close();
@@ -226,7 +226,7 @@ async function crowd(context: BenchContext): Promise<Row[]> {
         ratio: null,
         target: '0',
         met: many.answers.length === count(many.answers, 200),
-        note: `${tallyText(many.answers)}; ${load()}`,
+        note: `${tallyText(many.answers)}; ${loadNote()}`,
       },
       {
         scenario: SCENARIO,
@@ -312,7 +312,7 @@ async function hog(context: BenchContext): Promise<Row> {
       ratio: median / percentile(idle, 50),
       target: `<= 2 x alone + ${CHUNK_S} s`,
       met: median <= bound && count(answers, 200) === answers.length,
-      note: `${runs} merges: ${tallyText(answers)}; p99 ${formatMs(percentile(msOf(answers), 99))}. Each long job is read in chunks of about ${CHUNK_S} s and hands its slot on between them while the other user waits, so a merge waits for a chunk to end, not the job; ${load()}`,
+      note: `${runs} merges: ${tallyText(answers)}; p99 ${formatMs(percentile(msOf(answers), 99))}. Each long job is read in chunks of about ${CHUNK_S} s and hands its slot on between them while the other user waits, so a merge waits for a chunk to end, not the job; ${loadNote()}`,
     };
   });
 }
@@ -380,7 +380,7 @@ async function overload(context: BenchContext): Promise<Row[]> {
         ratio: null,
         target: `<= ${REFUSAL_TARGET_MS} ms`,
         met: refusedP99 <= REFUSAL_TARGET_MS,
-        note: `${refused.length} refused, ${count(answers, 0)} without an answer; ${load()}`,
+        note: `${refused.length} refused, ${count(answers, 0)} without an answer; ${loadNote()}`,
       },
       {
         scenario: SCENARIO,

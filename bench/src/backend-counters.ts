@@ -59,7 +59,8 @@ interface Statement {
   ms: number;
 }
 
-function add(counts: Map<string, number>, key: string, n = 1): void {
+/** Adds `n` to `key`'s count. */
+export function add(counts: Map<string, number>, key: string, n = 1): void {
   counts.set(key, (counts.get(key) ?? 0) + n);
 }
 

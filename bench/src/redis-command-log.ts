@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Redis } from 'ioredis';
+import { add } from './backend-counters.js';
 
 export interface CommandLine {
   /** Redis's clock, ms (MONITOR's lines; 0 for SLOWLOG's entries). */
@@ -116,10 +117,6 @@ export interface Seen {
   byProcess: Map<string, number>;
 }
 
-function count(counts: Map<string, number>, key: string, n = 1): void {
-  counts.set(key, (counts.get(key) ?? 0) + n);
-}
-
 /** `lines` (MONITOR's, in order) told apart; `who` names the process of a client's `ip:port`. */
 export function seenIn(
   lines: readonly CommandLine[],
@@ -134,9 +131,9 @@ export function seenIn(
       seen.inScripts += 1;
     } else {
       sender = who(line.source);
-      count(seen.sent, names(line));
+      add(seen.sent, names(line));
     }
-    count(seen.byProcess, sender);
+    add(seen.byProcess, sender);
   }
   return seen;
 }
@@ -183,7 +180,7 @@ export function commandsOf(
   let sender = 'unknown';
   for (const line of lines) {
     if (line.source !== 'lua') sender = who(line.source);
-    if (sender === process) count(commands, (line.args[0] ?? '').toLowerCase());
+    if (sender === process) add(commands, (line.args[0] ?? '').toLowerCase());
   }
   return commands;
 }

@@ -2,7 +2,8 @@
 // reserved before their password is hashed, so wrong passwords sent at once are checked no more than
 // the limit allows; the owner still gets in from an address it signed in from before; an IPv6 client
 // is counted by its /64; and sign-ups for emails that have an account cost the address a failed
-// sign-in. Each visitor claims its address in X-Forwarded-For, believed with PDN_TRUST_PROXY=1.
+// sign-in. Each visitor claims its address in X-Forwarded-For, believed with PDN_TRUST_PROXY=1; a
+// server without it warns once, at the first request of any kind that carries the header.
 import { describe, expect, it } from 'vitest';
 import { AccountVisitor, type PageResult } from './harness/account-visitor.js';
 import { scrapeMetrics } from './harness/metrics-scrape.js';
@@ -125,16 +126,32 @@ describe('addresses', () => {
 describe('X-Forwarded-For without PDN_TRUST_PROXY', () => {
   const direct = useServer({ env: { PDN_LOG_LEVEL: 'warn' } });
 
-  it('warns the operator once, at the first request that carries it', async () => {
+  it('warns the operator once, at the first request that carries it, an API call as much as a page', async () => {
     const warnings = () =>
       direct.server.log
         .split('\n')
         .filter((line) => line.includes('X-Forwarded-For but PDN_TRUST_PROXY is 0'));
-    await new AccountVisitor(direct.server.baseUrl).get('/account/sign-in');
-    await new AccountVisitor(direct.server.baseUrl).get('/account/sign-in');
-    for (let tries = 0; tries < 50 && warnings().length === 0; tries += 1)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(warnings()).toHaveLength(1);
+    const warned = async () => {
+      for (let tries = 0; tries < 50 && warnings().length === 0; tries += 1)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      return warnings();
+    };
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 300));
+    // Without the header: nothing to warn about.
+    expect((await fetch(direct.server.url('/api/v1/languages'))).status).toBe(401);
+    await settled();
+    expect(warnings()).toEqual([]);
+    // A proxy's first traffic is often API calls only: the warning must not wait for a sign-in.
+    const key = await direct.server.createKey({ user: 'proxied', plan: 'free' });
+    const call = await fetch(direct.server.url('/api/v1/languages'), {
+      headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': '203.0.113.9' },
+    });
+    expect(call.status).toBe(200);
+    expect(await warned()).toHaveLength(1);
     expect(JSON.parse(warnings()[0] ?? '{}')).toMatchObject({ level: 'warn' });
+    await new AccountVisitor(direct.server.baseUrl).get('/account/sign-in');
+    await new AccountVisitor(direct.server.baseUrl).get('/account/sign-in');
+    await settled();
+    expect(warnings()).toHaveLength(1);
   });
 });

@@ -18,6 +18,7 @@ import type { AppDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
 import { cors } from './middleware/cors.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
+import { forwardedForWarning } from './middleware/forwarded-for-warning.js';
 import { httpRules } from './middleware/http-rules.js';
 import { metrics } from './middleware/metrics.js';
 import { optionsAnswer } from './middleware/options.js';
@@ -78,6 +79,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   );
 
   app.use(requestId(log));
+  // Only a role that serves the account area reads the client's address (sign-in throttle, hashing).
+  if (api) app.use(forwardedForWarning(config.account.trustProxy));
   if (config.httpMetrics) app.use(metrics());
   app.use(closeAfterUnreadBody());
   app.use(cors(config.corsOrigins));

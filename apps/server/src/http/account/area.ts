@@ -8,7 +8,6 @@ import { unmatched } from '../middleware/unmatched.js';
 import type { AppState } from '../state.js';
 import type { AreaDeps } from './deps.js';
 import { formGuard } from './form-guard.js';
-import { forwardedForWarning } from './forwarded-for-warning.js';
 import { renderPageError } from './page-errors.js';
 import { pageHeaders } from './page-headers.js';
 import { seeOther } from './render.js';
@@ -88,13 +87,11 @@ export function accountArea(deps: AreaDeps): Middleware<AppState> {
   // The router adds its params to the context itself; to the area it is a middleware like any other.
   const routes = accountRouter(deps).routes() as Middleware<AppState>;
   const assets = assetRouter().routes() as Middleware<AppState>;
-  const proxyWarning = forwardedForWarning(deps.config.account.trustProxy);
   const notFound = unmatched(
     () => 'There is no page at this address. It may have moved, or the link is mistyped.',
   );
   return async (ctx, next) => {
     if (ctx.path !== '/account' && !ctx.path.startsWith('/account/')) return next();
-    proxyWarning(ctx);
     try {
       ctx.set(pageHeaders());
       await assets(ctx, async () => {

@@ -1,4 +1,5 @@
 // Password hashes on the server's hashing threads (needs a build: the thread runs dist/'s worker).
+import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // A hash takes about 0.3 s on an idle 2-core machine, several times that on a busy one.
@@ -61,4 +62,31 @@ describe('PasswordHasher', () => {
       }
     },
   );
+});
+
+describe('ScryptThreads', () => {
+  it("leaves libuv's thread pool to the API: file reads finish while four hashes run", HASHING, async () => {
+    const four = new ScryptThreads(4);
+    const deriveOnFour = four.derive.bind(four);
+    try {
+      // Each thread started and warm, so that the hashes below are running, not starting.
+      await Promise.all(Array.from({ length: 4 }, () => hashPassword('warm up', deriveOnFour)));
+      let hashed = 0;
+      const hashes = Array.from({ length: 4 }, () =>
+        hashPassword('correct horse battery', deriveOnFour).then(() => {
+          hashed += 1;
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // fs.readFile waits on libuv's pool (four threads unless UV_THREADPOOL_SIZE says otherwise): had
+      // the hashes taken its threads, as node:crypto's asynchronous scrypt does, no read would finish
+      // before a hash had.
+      await Promise.all(Array.from({ length: 8 }, () => readFile(new URL(import.meta.url))));
+      expect(hashed).toBe(0);
+      await Promise.all(hashes);
+      expect(hashed).toBe(4);
+    } finally {
+      await four.close();
+    }
+  });
 });

@@ -6,8 +6,8 @@
 //
 // Codes live 15 minutes (as GitHub's do) and are used once. The device code is 32 random bytes and
 // stored only as its hash; the user code is 8 letters from an alphabet without vowels or look-alikes
-// (20^8, about 2.6e10), shown as XXXX-XXXX, and guessing is throttled per address and per account
-// on the page that takes it (throttle.ts). A poll sooner than the interval answers `slow_down` and
+// (20^8, about 2.6e10), shown as XXXX-XXXX, and guessing is throttled per address, per account and
+// per code wherever a code is entered (throttle.ts). A poll sooner than the interval answers `slow_down` and
 // lengthens the interval by 5 seconds, as RFC 8628 section 3.5 says. Every change is a compare-and-
 // set on the row as it was read, so two polls, or a poll and an approval, never both win.
 // Every backend implements DeviceLoginStore and passes device-logins.contract.ts.
@@ -57,9 +57,14 @@ export type PollAnswer =
 
 const hashOf = (deviceCode: string) => createHash('sha256').update(deviceCode).digest('hex');
 
+/** A typed user code without case, spaces or hyphens, cut short: what its tries are counted under. */
+export function userCodeKey(given: string): string {
+  return given.toUpperCase().replace(/[\s-]/g, '').slice(0, 20);
+}
+
 /** `bcdf-ghjk`, `BCDFGHJK `: the stored form, or undefined for what cannot be a user code. */
 export function normaliseUserCode(given: string): string | undefined {
-  const code = given.toUpperCase().replace(/[\s-]/g, '');
+  const code = userCodeKey(given);
   if (code.length !== USER_CODE_LENGTH) return undefined;
   return [...code].every((letter) => USER_CODE_ALPHABET.includes(letter)) ? code : undefined;
 }

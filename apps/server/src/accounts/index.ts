@@ -28,6 +28,7 @@ export {
   type DeviceLogin,
   displayUserCode,
   type PollAnswer,
+  userCodeKey,
 } from './device-logins.js';
 export { InvalidEmailError, normaliseEmail } from './email.js';
 export { HashAbandonedError, NoHashPlaceError, type RefusalReason } from './hash-places.js';
@@ -38,7 +39,7 @@ export { isPlan, PLANS, type Plan, type PlanLimits, planLimits, planTitle } from
 export { lookedAt, type RateDecision, RateLimiter, type Usage, WINDOW_MS } from './rate-limiter.js';
 export type { Session, SessionLimits, Sessions } from './sessions.js';
 export { LINK_TTL_MS, type SignInLinks } from './sign-in-links.js';
-export { type Attempt, type Reservation, RULES, type Throttle } from './throttle.js';
+export { type Attempt, MISSED_CODE_RULES, type Reservation, RULES, type Throttle } from './throttle.js';
 export {
   checkUserName,
   EmailTakenError,

@@ -77,7 +77,15 @@ export const RULES = {
   /** Unknown `pdn login` user codes entered from one address, and by one account. */
   deviceCodeAddress: { name: 'device-code-address', limit: 10, windowMs: 15 * MINUTE },
   deviceCodeUser: { name: 'device-code-user', limit: 10, windowMs: 15 * MINUTE },
+  /**
+   * Tries of one user code, matched or not, from anywhere: its owner opens it and approves (two), so
+   * a code leaked in part or whole cannot be worked on from many addresses and accounts at once.
+   */
+  deviceCodeTries: { name: 'device-code-tries', limit: 5, windowMs: 15 * MINUTE },
 } as const satisfies Record<string, ThrottleRule>;
+
+/** The rules of deviceCodeAttempts() that count only codes matching nothing. */
+export const MISSED_CODE_RULES: readonly ThrottleRule[] = [RULES.deviceCodeAddress, RULES.deviceCodeUser];
 
 /** How long after a successful sign-in its address stays known to the account. */
 export const KNOWN_ADDRESS_MS = 90 * 24 * 60 * MINUTE;
@@ -114,6 +122,18 @@ export class Throttle {
     if (userId !== undefined && (await this.known.knows(userId, address, this.now() - KNOWN_ADDRESS_MS)))
       return [[RULES.signInKnownAddress, `${userId}@${address}`], byAddress];
     return [[RULES.signInAccount, email.trim().toLowerCase()], byAddress];
+  }
+
+  /**
+   * The buckets an entry of a `pdn login` user code counts in: the address's and the account's, which
+   * a code that proves real forgives (MISSED_CODE_RULES), and the code's own, which it does not.
+   */
+  deviceCodeAttempts(codeKey: string, userId: number, address: string): Attempt[] {
+    return [
+      [RULES.deviceCodeAddress, address],
+      [RULES.deviceCodeUser, String(userId)],
+      [RULES.deviceCodeTries, codeKey],
+    ];
   }
 
   /** Records the attempt in every bucket when all have room, in one step; else says how long to wait. */

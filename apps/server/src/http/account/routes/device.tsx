@@ -1,10 +1,19 @@
 // `pdn login` (accounts/device-logins.ts, RFC 8628's shape): two JSON endpoints for the CLI, outside
 // /api/v1 because the CLI has no key yet, and the pages where the signed-in owner enters the code and
 // approves or denies. The JSON endpoints take urlencoded forms as RFC 8628 does, answer its error
-// codes with 400, and are throttled per address; a user code that matches nothing counts against the
-// address and the account (RULES), so the codes cannot be guessed by trying.
+// codes with 400, and are throttled per address. A user code entered on the page or posted with the
+// decision counts against the address and the account unless it proves real, and against the code
+// itself in any case (throttle.ts, deviceCodeAttempts), so the codes cannot be guessed by trying: a
+// form posted without the page is counted as the page is.
 import type { Middleware } from 'koa';
-import { clientAddressKey, displayUserCode, RULES } from '../../../accounts/index.js';
+import {
+  clientAddressKey,
+  displayUserCode,
+  MISSED_CODE_RULES,
+  type Reservation,
+  RULES,
+  userCodeKey,
+} from '../../../accounts/index.js';
 import type { AppContext, AppState } from '../../state.js';
 import type { AreaDeps } from '../deps.js';
 import { readFormBody } from '../form-guard.js';
@@ -96,30 +105,37 @@ const DESCRIPTIONS = {
   invalid_grant: 'This device code is unknown or already used. Start again.',
 } as const;
 
+/**
+ * Counts one try of `code` by the viewer, before it is looked up (as a failed sign-in is counted before
+ * the password is checked); undefined when a bucket is full, and the refusal is sent.
+ */
+async function countTry(deps: AreaDeps, ctx: AppContext, code: string): Promise<Reservation | undefined> {
+  const viewer = viewerOf(ctx);
+  const { throttle } = deps.accounts;
+  const attempts = throttle.deviceCodeAttempts(userCodeKey(code), viewer.userId, clientAddressKey(ctx.ip));
+  const decision = await throttle.reserve(attempts);
+  if (decision.reserved) return decision.reservation;
+  ctx.set('Retry-After', String(decision.waitSeconds));
+  const error = `Too many codes tried. Try again in ${waitText(decision.waitSeconds)}.`;
+  sendPage(ctx, <DeviceEntryPage viewer={viewer} error={error} code={code} />, 429);
+  return undefined;
+}
+
 /** GET /account/device: the code's entry form, or with `?code=` what is asking, to approve. */
 export function devicePage(deps: AreaDeps): Middleware<AppState> {
   return async (ctx) => {
     const viewer = viewerOf(ctx);
     const code = typeof ctx.query.code === 'string' ? ctx.query.code.slice(0, 20) : '';
     if (code === '') return sendPage(ctx, <DeviceEntryPage viewer={viewer} />);
-    const { throttle, deviceLogins } = deps.accounts;
-    // Counted before the lookup, as a failed sign-in is, and forgiven when the code is real.
-    const decision = await throttle.reserve([
-      [RULES.deviceCodeAddress, clientAddressKey(ctx.ip)],
-      [RULES.deviceCodeUser, String(viewer.userId)],
-    ]);
-    if (!decision.reserved) {
-      ctx.set('Retry-After', String(decision.waitSeconds));
-      const error = `Too many codes that matched nothing. Try again in ${waitText(decision.waitSeconds)}.`;
-      return sendPage(ctx, <DeviceEntryPage viewer={viewer} error={error} code={code} />, 429);
-    }
-    const login = await deviceLogins.pending(code);
+    const reservation = await countTry(deps, ctx, code);
+    if (reservation === undefined) return;
+    const login = await deps.accounts.deviceLogins.pending(code);
     if (login === undefined) {
       const error =
         'That code matches no sign-in waiting for approval: check it, or run pdn login again (codes last 15 minutes).';
       return sendPage(ctx, <DeviceEntryPage viewer={viewer} error={error} code={code} />, 404);
     }
-    await throttle.release(decision.reservation);
+    await deps.accounts.throttle.release(reservation, MISSED_CODE_RULES);
     sendPage(ctx, <DeviceConfirmPage viewer={viewer} login={login} />);
   };
 }
@@ -130,11 +146,14 @@ export function deviceDecide(deps: AreaDeps): Middleware<AppState> {
     const viewer = viewerOf(ctx);
     const form = ctx.state.page?.form ?? new URLSearchParams();
     const approved = form.get('decision') === 'approve';
-    const code = form.get('code') ?? '';
+    const code = (form.get('code') ?? '').slice(0, 20);
+    const reservation = await countTry(deps, ctx, code);
+    if (reservation === undefined) return;
     if (!(await deps.accounts.deviceLogins.decide(code, viewer.userId, approved))) {
       const error = 'That sign-in is no longer waiting: it expired, or was approved or denied already.';
       return sendPage(ctx, <DeviceEntryPage viewer={viewer} error={error} />, 409);
     }
+    await deps.accounts.throttle.release(reservation, MISSED_CODE_RULES);
     sendPage(ctx, <DeviceDonePage viewer={viewer} approved={approved} />);
   };
 }

@@ -2,13 +2,13 @@
 // Chromium, signed in, opens the page the CLI names, sees what asks (this machine's name, its
 // address) and approves; the CLI saves the new key 0600 and the key works; `pdn logout` revokes it on
 // the server. A browser not signed in is sent through sign-in and back to the code. And the
-// refusals: a denial ends the CLI's wait with exit 3, a device code works once, and codes that match
-// nothing are throttled (per address here; per account and per code in
-// src/device-code-throttle.test.ts). (An expired code is refused the same way as a denied one; its
-// clock is the store contract's to drive: device-logins.contract.ts.)
+// refusals: a denial and an expiry each end the CLI's wait with exit 3 and say which, a device code
+// works once, and codes that match nothing are throttled (per address here; per account and per code
+// in src/device-code-throttle.test.ts).
 import { readFile, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserMissing, launchBrowser } from '../src/harness/browser.js';
@@ -113,6 +113,24 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
     const run = await terminal.done;
     expect(run.code).toBe(3);
     expect(run.screen).toMatch(/The sign-in was denied in the browser/);
+    expect(JSON.parse(await readFile(configFile(), 'utf8'))).not.toHaveProperty('api_key');
+  });
+
+  it('ends the wait with exit 3 when the code expires before anyone approves it', async () => {
+    const { terminal, code } = await login();
+    // Its fifteen minutes pass at once: the row's expiry is moved to now, as the clock would move it.
+    const db = new Database(join(ctx.server.dataDir, 'pdn.sqlite'));
+    try {
+      const moved = db
+        .prepare('UPDATE device_logins SET expires_at = ? WHERE user_code = ?')
+        .run(Date.now(), code.replace('-', ''));
+      expect(moved.changes).toBe(1);
+    } finally {
+      db.close();
+    }
+    const run = await terminal.done;
+    expect(run.code).toBe(3);
+    expect(run.screen).toMatch(/The code expired before it was approved/);
     expect(JSON.parse(await readFile(configFile(), 'utf8'))).not.toHaveProperty('api_key');
   });
 

@@ -1,9 +1,10 @@
-// pdn.login: the browser sign-in's two calls, as RFC 8628 shapes them: a code to show, then polls
-// until the key comes, or a denial or an expiry ends the wait with LoginRefusedError.
+// pdn.login: the browser sign-in's two calls, as RFC 8628 shapes them: a code to show, then polls at
+// the server's interval (longer after each slow_down) until the key comes, or a denial or an expiry
+// ends the wait with LoginRefusedError.
 import { HttpResponse, http } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LoginRefusedError, Pdn } from '../src/index.js';
-import { baseUrl, sent, server, useMsw } from './msw.js';
+import { baseUrl, flush, sent, server, useMsw } from './msw.js';
 
 useMsw();
 
@@ -59,6 +60,44 @@ describe('login', () => {
     expect(await polls[0]?.text()).toBe(
       'grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=dev-code',
     );
+  });
+
+  it('polls at the interval the server gives, 5 seconds longer after each slow_down', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const answers = [
+      HttpResponse.json({ error: 'slow_down' }, { status: 400 }),
+      HttpResponse.json({ error: 'authorization_pending' }, { status: 400 }),
+      HttpResponse.json({ access_token: 'pdn_live_x', key_id: 'key_1', key_name: 'n', owner: 'ada' }),
+    ];
+    server.use(http.post(`${baseUrl}/account/device/token`, () => answers.shift()));
+    const granted = keyless().login.wait({
+      userCode: code.user_code,
+      verificationUri: code.verification_uri,
+      verificationUriComplete: code.verification_uri_complete,
+      expiresInSeconds: 900,
+      intervalSeconds: 2,
+      deviceCode: 'dev-code',
+    });
+    // [ms since the wait began, polls sent by then]: 2 s, then 2 + 5 s after the slow_down, twice.
+    const table = [
+      [1_999, 0],
+      [2_000, 1],
+      [8_999, 1],
+      [9_000, 2],
+      [15_999, 2],
+      [16_000, 3],
+    ] as const;
+    let now = 0;
+    for (const [at, polls] of table) {
+      await vi.advanceTimersByTimeAsync(at - now);
+      await flush();
+      now = at;
+      expect(
+        sent.filter((request) => request.url.endsWith('/token')),
+        `by ${at} ms`,
+      ).toHaveLength(polls);
+    }
+    await expect(granted).resolves.toMatchObject({ apiKey: 'pdn_live_x' });
   });
 
   it.each([

@@ -4,8 +4,8 @@
 // rename the key, roll it with an hour's grace and use both secrets, revoke them and get 401, sign
 // out, choose a password from a one-time link as an invited user, and meet a server with sign-up
 // turned off.
-// axe-core checks every page, at phone and desktop widths, for serious or critical accessibility
-// violations, and each page is saved as a screenshot to look at.
+// axe-core checks every page, at phone and desktop widths, for accessibility violations of any
+// impact, and each page is saved as a screenshot to look at.
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

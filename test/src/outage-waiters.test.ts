@@ -184,7 +184,7 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
     });
   }
 
-  it('runs a job a worker takes up while PostgreSQL is away once it is back, on its first attempt', async () => {
+  it('runs a job a worker takes up while PostgreSQL is away, and records it once it is back, on its first attempt', async () => {
     const user = 'taken-up-in-outage';
     const { key, answer } = await compressCall(user);
     // The worker, stopped, cannot take the job up before PostgreSQL is away; the store marks it running.
@@ -196,9 +196,10 @@ describe.skipIf(missing !== undefined)('a synchronous call whose job ends while 
     } finally {
       process.kill(worker.pid, 'SIGCONT');
     }
+    // It runs as the feeder claimed it, without reading the store, and offers its end until the store is back.
     await until(
-      `the worker waits for the store to run job ${id}`,
-      async () => workerTells(id, /waits for it to start/),
+      `the worker offers job ${id}'s end to the store again`,
+      async () => workerTells(id, /offered again/),
       30_000,
     );
     await postgres.start();

@@ -38,7 +38,7 @@ const STORE_PATIENCE_MS = 10 * 60_000;
  * How long a stop of a job not running here is kept: a worker that read the job as running from the
  * store may start it a moment after its cancel was heard, and the kept stop ends that run at once.
  */
-const EARLY_STOP_MS = 60_000;
+export const EARLY_STOP_MS = 60_000;
 
 /** Where a run's inputs are, and what becomes of a run a stopping process interrupts. */
 export interface RunSource {

@@ -13,7 +13,6 @@ import type { Operation } from '../../operations/index.js';
 import { missingService, TEST_REDIS_URL } from '../../test-services.js';
 import { claimNext } from '../fair-share.js';
 import { jobQueueContract } from '../job-queue.contract.js';
-import type { JobStore } from '../job-store.js';
 import type { OpenedJobs } from '../open-jobs.js';
 import { INTERRUPTED } from '../retention.js';
 import { callJob } from '../sync-call.js';
@@ -101,49 +100,24 @@ describe.skipIf(redisMissing !== undefined)('over BullMQ', () => {
       }
     });
 
-    it('stops a job canceled while its worker was reading it from the store, before it ran there', async () => {
+    it('takes a job canceled while it waited in BullMQ out of it, so that no worker runs it', async () => {
+      const { redis, prefix, store } = deployment;
+      // A worker's slot with nobody behind it yet: the job is fed, and waits in BullMQ.
+      await redis.zadd(`${prefix}bull:jobs:workers`, Date.now() + 30_000, 'absent:1');
       const api = await deployment.process(nowhere, { role: 'api' });
-      // The worker reads the job while it is running, and hands on what it read only once the cancel
-      // has reached the worker: the cancel found nothing to stop there.
-      let read = () => {};
-      let handOn = () => {};
-      const wasRead = new Promise<void>((resolve) => {
-        read = resolve;
-      });
-      const handedOn = new Promise<void>((resolve) => {
-        handOn = resolve;
-      });
-      const slowReads = new Proxy(deployment.store, {
-        get(target, name) {
-          const value = Reflect.get(target, name);
-          if (name !== 'get') return typeof value === 'function' ? value.bind(target) : value;
-          return async (id: string) => {
-            const record = await target.get(id);
-            read();
-            await handedOn;
-            return record;
-          };
-        },
-      }) as JobStore;
-      const held = heldOperation();
-      const worker = await deployment.process(held.operation, { role: 'worker', store: slowReads });
-      const job = await api.jobs.queue.add(deployment.submission('canceled while read'));
-      await wasRead;
-      const heard = new Promise<void>((resolve) => {
-        const stop = worker.jobs.queue.events.onEnded((end) => {
-          if (end.id !== job.id) return;
-          stop();
-          resolve();
-        });
-      });
+      const job = await api.jobs.queue.add(deployment.submission('canceled while fed'));
+      await until(async () => (await redis.exists(`${prefix}bull:jobs:${job.id}`)) === 1, 'the job is fed');
       expect((await api.jobs.queue.cancel(job.id))?.status).toBe('canceled');
-      await heard;
-      handOn();
-      // Its attempt there ends without the operation's end (held): stopped, not left running. Left
-      // running, the worker's graceful stop waits for it, past this test's timeout.
-      await worker.close(60_000);
-      expect(held.started).toEqual([]);
-      expect(await deployment.store.get(job.id)).toMatchObject({ status: 'canceled' });
+      expect(await redis.exists(`${prefix}bull:jobs:${job.id}`)).toBe(0);
+      // A worker starting now never heard of the cancel: it runs the next job fed, and only that one.
+      const held = heldOperation();
+      await deployment.process(held.operation, { role: 'worker' });
+      const next = await api.jobs.queue.add(deployment.submission('next'));
+      await until(() => held.started.length > 0, 'the next job runs');
+      held.release({ text: 'done' });
+      expect((await api.jobs.waiters.ended(next.id))?.record?.status).toBe('succeeded');
+      expect(held.started).toEqual(['next']);
+      expect(await store.get(job.id)).toMatchObject({ status: 'canceled' });
     });
 
     it('records a job whose attempts were all lost failed, and answers its caller', async () => {

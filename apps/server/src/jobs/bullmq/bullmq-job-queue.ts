@@ -22,7 +22,7 @@ import type { JobRecord, JobStore, NewJob } from '../job-store.js';
 import { INTERRUPTED, MAX_ATTEMPTS } from '../retention.js';
 import { storeSubmission } from '../store-submission.js';
 import { startBullmqWorker } from './bullmq-worker.js';
-import { Feeder } from './feeder.js';
+import { type FedJob, Feeder } from './feeder.js';
 import { StartedHereMarks } from './started-here-marks.js';
 import { WorkerRegistry } from './worker-registry.js';
 
@@ -70,7 +70,7 @@ function completion(returnvalue: unknown): { status: string; record?: JobRecord 
 export class BullmqJobQueue implements JobQueue {
   readonly #deps: BullmqJobQueueDeps;
   readonly events: LocalJobEvents;
-  readonly #queue: Queue<{ id: string }>;
+  readonly #queue: Queue<FedJob>;
   readonly #bullPrefix: string;
   /** Cancels and ends no BullMQ event tells of; the name older processes publish their cancels on. */
   readonly #endsChannel: string;
@@ -185,6 +185,9 @@ export class BullmqJobQueue implements JobQueue {
     const { store, now } = this.#deps;
     const ended = await store.finish(id, { status: 'canceled' }, now());
     if (ended === undefined) return store.get(id);
+    // Fed and waiting for a worker: taken out, for a worker that did not hear of the cancel would run
+    // it as fed (bullmq-worker.ts). One a worker holds already is that worker's to stop.
+    if (ended.startedAt !== null) await this.#queue.remove(id);
     await this.#ended(ended);
     return ended;
   }

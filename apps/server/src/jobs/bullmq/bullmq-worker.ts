@@ -1,18 +1,20 @@
 // A worker process's side of the BullMQ queue: BullMQ hands it jobs with its configured concurrency,
-// and it runs each through this process's JobRuns. The store is read first: a job canceled (or
-// forgotten) while it waited in BullMQ is skipped. A worker killed mid-job stops renewing its lock:
+// and it runs each through this process's JobRuns. A job taken soon after its feed runs as the feeder
+// claimed it: a cancel since then was heard here and stops it as it starts. Any other start reads the
+// store first, and skips a job canceled (or forgotten) while it waited in BullMQ. A worker killed mid-job stops renewing its lock:
 // BullMQ's stalled-job check gives the job to another worker, once (maxStalledCount); a failure the job
 // recorded is never run again (UnrecoverableError: input errors are not retried); an attempt that threw
 // (the store failed under it, or its worker stopped) is run once more (attempts). BullMQ counts stalls
 // and throws apart, so a job killed once and thrown once would start a third time: maxStartedAttempts
 // fails it instead, so a job starts at most MAX_ATTEMPTS times however its attempts were lost.
-import { UnrecoverableError, Worker } from 'bullmq';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
 import type { InputStore } from '../../storage/index.js';
-import type { JobRuns } from '../job-runs.js';
+import { EARLY_STOP_MS, type JobRuns } from '../job-runs.js';
 import type { JobRecord, JobStore } from '../job-store.js';
 import { MAX_ATTEMPTS } from '../retention.js';
+import type { FedJob } from './feeder.js';
 
 export interface BullmqWorkerDeps {
   connection: Redis;
@@ -49,24 +51,39 @@ function toldRecord(record: JobRecord | undefined): JobRecord | undefined {
   return record;
 }
 
-export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<{ id: string }>> {
+/**
+ * How long after its feed a job runs as the feeder claimed it, unread: half the time JobRuns keeps a
+ * cancel heard before the run (EARLY_STOP_MS), the other half a margin for the clocks of the feeder's
+ * host and this one.
+ */
+const FED_RECORD_FRESH_MS = EARLY_STOP_MS / 2;
+
+/** The fed record of a first start soon after its feed (see the top); undefined when the store must tell. */
+function freshFedRecord(job: Job<FedJob>): JobRecord | undefined {
+  const fresh = job.attemptsStarted <= 1 && Date.now() - job.timestamp < FED_RECORD_FRESH_MS;
+  return fresh ? job.data.record : undefined;
+}
+
+export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<FedJob>> {
   const { store, inputs, runs, now } = deps;
-  const worker = new Worker<{ id: string }>(
+  const worker = new Worker<FedJob>(
     deps.queueName,
     async (job) => {
       const { id } = job.data;
+      const log = deps.log.child({ job_id: id });
       // BullMQ runs it again (its last worker died): the store counts every start.
       // Read again while the store is away: an outage is waited out, not counted as an attempt.
-      const log = deps.log.child({ job_id: id });
-      const record = await runs.readBeforeRun(
-        () => (job.attemptsStarted > 1 ? store.restart(id, now()) : store.get(id)),
-        log,
-      );
+      const record =
+        freshFedRecord(job) ??
+        (await runs.readBeforeRun(
+          () => (job.attemptsStarted > 1 ? store.restart(id, now()) : store.get(id)),
+          log,
+        ));
       if (record?.status !== 'running') return { status: 'skipped' };
       // Nothing to hand back when interrupted: the attempt throws and BullMQ gives the job to another worker.
       const source = { inputs, storedInputs: true, interrupted: async () => {} };
-      // A cancel heard while the store was read stopped nothing here yet: the runs kept it, and it
-      // stops this run as it starts.
+      // A cancel heard since the feed stopped nothing here yet: the runs kept it, and it stops this run
+      // as it starts.
       const end = await runs.run(record, source);
       if (end.status === 'interrupted') throw new Error('the worker stopped before the job ended');
       if (end.status === 'failed') throw new UnrecoverableError(`${end.error.code}: ${end.error.message}`);

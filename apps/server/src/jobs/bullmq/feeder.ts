@@ -18,7 +18,7 @@ import type { Redis } from 'ioredis';
 import { CoalescedRuns } from '../../coalesced-runs.js';
 import type { Logger } from '../../logger.js';
 import { claimUpTo } from '../fair-share.js';
-import type { JobStore } from '../job-store.js';
+import type { JobRecord, JobStore } from '../job-store.js';
 import { MAX_ATTEMPTS } from '../retention.js';
 import type { StartedHereMarks } from './started-here-marks.js';
 
@@ -40,9 +40,19 @@ const STRANDED_MS = 30_000;
 /** BullMQ's states of a job some worker has or will have: any other leaves the job to nobody. */
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
+/**
+ * What a BullMQ job carries: the store's job, and its record as the feeder claimed it, so that the
+ * worker taking it at once need not read the store (bullmq-worker.ts). Jobs fed by an earlier version
+ * carry the id alone.
+ */
+export interface FedJob {
+  id: string;
+  record?: JobRecord;
+}
+
 export interface FeederDeps {
   redis: Redis;
-  queue: Queue<{ id: string }>;
+  queue: Queue<FedJob>;
   /** The feeding lock's key. */
   lockKey: string;
   store: JobStore;
@@ -140,11 +150,13 @@ export class Feeder {
       const claimed = await claimUpTo(store, now(), capacity, capacity - (await this.#handedOut()), users);
       this.#mayHaveQueued = claimed.length < queued;
       for (const [index, job] of claimed.entries()) {
-        await queue.add(job.operation, { id: job.id }, { jobId: job.id }).catch(async (error) => {
-          // They never left the queue: they wait on from when they joined.
-          for (const left of claimed.slice(index)) await store.release(left.id, left.queuedAt);
-          throw error;
-        });
+        await queue
+          .add(job.operation, { id: job.id, record: job }, { jobId: job.id })
+          .catch(async (error) => {
+            // They never left the queue: they wait on from when they joined.
+            for (const left of claimed.slice(index)) await store.release(left.id, left.queuedAt);
+            throw error;
+          });
       }
     } finally {
       // Only our own lock: one that outlived FEED_LOCK_MS may be another feeder's by now.

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserMissing, launchBrowser } from '../src/harness/browser.js';
-import { look } from '../src/harness/page-checks.js';
+import { look, tabTo } from '../src/harness/page-checks.js';
 import { useServer } from '../src/harness/use-server.js';
 import { hasScript, pdnInTerminal, type Terminal } from './run-in-terminal.js';
 import { runPdn } from './run-pdn.js';
@@ -62,8 +62,8 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
     expect(asker).toContain('127.0.0.1');
     expect(await page.locator('main').innerText()).toContain(code);
     await look(page, '30-device-approve');
-    // From the keyboard: Enter on the focused button.
-    await page.getByRole('button', { name: 'Approve' }).focus();
+    // From the keyboard: Tab to the button, Enter.
+    await tabTo(page, page.getByRole('button', { name: 'Approve' }));
     await page.keyboard.press('Enter');
     await page.waitForURL(url('/account/device'));
     expect(await page.locator('h1').innerText()).toBe('Terminal approved');
@@ -144,10 +144,19 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
       await fetch(url('/account/device/code'), form({ client_name: 'script' }))
     ).json()) as {
       device_code: string;
-      verification_uri_complete: string;
+      user_code: string;
+      verification_uri: string;
     };
-    await page.goto(started.verification_uri_complete);
-    await page.getByRole('button', { name: 'Approve' }).click();
+    // The code typed on the page without it, from the keyboard.
+    await page.goto(started.verification_uri);
+    await look(page, '33-device-entry');
+    await tabTo(page, page.getByLabel('Code'));
+    await page.keyboard.type(started.user_code.toLowerCase());
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/account\/device\?code=/);
+    await tabTo(page, page.getByRole('button', { name: 'Approve' }));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(url('/account/device'));
     const poll = form({
       grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
       device_code: started.device_code,

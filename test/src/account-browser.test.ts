@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDN_BIN } from '../cli/run-pdn.js';
 import { browserMissing, launchBrowser } from './harness/browser.js';
 import { field, file, form } from './harness/form.js';
-import { look, SCREENSHOTS, WIDTHS } from './harness/page-checks.js';
+import { look, SCREENSHOTS, tabTo, WIDTHS } from './harness/page-checks.js';
 import { startServer } from './harness/server.js';
 import { until } from './harness/until.js';
 import { useServer } from './harness/use-server.js';
@@ -171,7 +171,9 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
       await page.getByRole('button', { name: 'Rotate secret' }).click();
       await page.waitForURL(url('/account/webhooks?rotated'));
       const secret = (await page.locator('#webhook-secret').innerText()).trim();
-      await delivery.getByRole('button', { name: /Send again/ }).click();
+      // From the keyboard: Tab to the delivery's button, Enter.
+      await tabTo(page, delivery.getByRole('button', { name: /Send again/ }));
+      await page.keyboard.press('Enter');
       await page.waitForURL(url('/account/webhooks?sent'));
       expect(await text('.notice')).toMatch(/on its way again/);
       await until('the receiver hears the event again', async () => received.length === 2);
@@ -194,11 +196,13 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
 
   it('renames the key from the keyboard', async () => {
     await page.goto(url('/account/keys'));
-    await page.getByRole('link', { name: 'Rename browser test' }).click();
+    await tabTo(page, page.getByRole('link', { name: 'Rename browser test' }));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/rename$/);
     await look(page, '09-rename');
     const name = page.getByLabel('New name');
     expect(await name.inputValue()).toBe('browser test');
-    await name.focus();
+    await tabTo(page, name);
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('laptop');
     await page.keyboard.press('Enter');
@@ -211,11 +215,18 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
   let rolled = '';
 
   it('rolls the key with an hour of grace: both secrets work until then, the new one shown once', async () => {
-    await page.getByRole('link', { name: 'Roll laptop' }).click();
+    // All from the keyboard: Tab to the link, Enter; Tab into the graces, an arrow up to an hour; Tab
+    // on to the button, Enter.
+    await tabTo(page, page.getByRole('link', { name: 'Roll laptop' }));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/roll$/);
     expect(await page.getByLabel('24 hours').isChecked()).toBe(true);
     await look(page, '10-roll-confirm');
-    await page.getByLabel('1 hour').check();
-    await page.getByRole('button', { name: 'Roll key' }).click();
+    await tabTo(page, page.getByLabel('24 hours'));
+    await page.keyboard.press('ArrowUp');
+    expect(await page.getByLabel('1 hour').isChecked()).toBe(true);
+    await tabTo(page, page.getByRole('button', { name: 'Roll key' }), 1);
+    await page.keyboard.press('Enter');
     rolled = (await page.locator('#new-key').innerText()).trim();
     expect(rolled).toMatch(/^pdn_test_[0-9a-f]{32}$/);
     expect(rolled).not.toBe(key);

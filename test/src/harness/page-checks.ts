@@ -1,10 +1,11 @@
 // How the browser suites look at an account page: axe-core finds no accessibility violation, of any
 // impact, at phone and desktop widths, and each width is saved as a screenshot to look at
-// (test/.screenshots/account/).
+// (test/.screenshots/account/). And how they reach a control from the keyboard: by Tab, its focus
+// ring showing.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 export const SCREENSHOTS = fileURLToPath(new URL('../../.screenshots/account/', import.meta.url));
@@ -43,4 +44,26 @@ export async function look(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: `${SCREENSHOTS}${name}-${label}.png`, fullPage: true });
   }
   await page.setViewportSize(WIDTHS.desktop);
+}
+
+/**
+ * Reaches `target` as a keyboard user does: Tab, from wherever the focus is (the top of a page just
+ * loaded), until it has the focus, and checks that its focus ring is drawn. A control that Tab never
+ * reaches, or reaches unseen, fails.
+ */
+export async function tabTo(page: Page, target: Locator, presses = 40): Promise<void> {
+  for (let press = 0; press < presses; press += 1) {
+    await page.keyboard.press('Tab');
+    if (await target.evaluate((element) => element === element.ownerDocument.activeElement)) {
+      const ring = await target.evaluate((element) => {
+        const style = element.ownerDocument.defaultView?.getComputedStyle(element);
+        return (
+          style !== undefined && style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0
+        );
+      });
+      expect(ring, 'the focused control shows a focus ring').toBe(true);
+      return;
+    }
+  }
+  throw new Error(`Tab did not reach ${target} in ${presses} presses`);
 }

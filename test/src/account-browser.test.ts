@@ -1,9 +1,9 @@
 // The account area in a real browser: Debian's Chromium driven by playwright-core walks what a new
 // user does: sign up, sign out and in, create a test key, copy it and run its "Try it" lines in a
 // terminal, merge two PDFs with it, see the usage go up, follow a webhook's delivery and send it again,
-// rename the key, roll it with an hour's grace and use both secrets, revoke them and get 401, sign
-// out, choose a password from a one-time link as an invited user, and meet a server with sign-up
-// turned off.
+// see one that found no receiver, rename the key, roll it with an hour's grace and use both secrets,
+// revoke them and get 401, sign out, choose a password from a one-time link as an invited user, and
+// meet a server with sign-up turned off.
 // axe-core checks every page, at phone and desktop widths, for accessibility violations of any
 // impact, and each page is saved as a screenshot to look at.
 import { spawnSync } from 'node:child_process';
@@ -192,6 +192,36 @@ describe.skipIf(browserMissing !== undefined)('the account area in Chromium', ()
     } finally {
       await new Promise((resolve) => hooks.close(resolve));
     }
+  });
+
+  it('shows a webhook attempt that found no receiver, with its network error and next retry', async () => {
+    // A port that was just free: nothing listens there, so the connection is refused.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const submitted = await ctx.call<{ data: { id: string } }>('/api/v1/merge', {
+      key,
+      body: form(
+        file('files[]', await labelledPdf('a', 1)),
+        file('files[]', await labelledPdf('b', 1)),
+        field('callback_url', `http://127.0.0.1:${port}/pdn-events`),
+      ),
+      headers: { Prefer: 'respond-async' },
+    });
+    expect(submitted.status).toBe(202);
+    await page.goto(url('/account/webhooks'));
+    const delivery = page.locator('li.delivery', { hasText: submitted.json.data.id });
+    await until('the page shows the first attempt', async () => {
+      await page.reload();
+      return (await delivery.count()) === 1 && (await delivery.innerText()).includes('Attempt 1');
+    });
+    expect(await delivery.innerText()).toContain(`to 127.0.0.1:${port}`);
+    expect(await delivery.innerText()).toMatch(
+      /Attempt 1, (just now|\d+ min ago): no answer: .*ECONNREFUSED/,
+    );
+    expect(await delivery.innerText()).toMatch(/next attempt in (a minute|\d+ min)/);
+    expect(await delivery.getByRole('button', { name: /Send again/ }).count()).toBe(0);
   });
 
   it('renames the key from the keyboard', async () => {

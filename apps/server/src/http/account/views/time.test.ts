@@ -17,6 +17,10 @@ describe('times on the account pages', () => {
   it.each([
     ['within the minute', NOW + 30_000, 'in a minute'],
     ['an hour on', NOW + 60 * MINUTE, 'in 60 min'],
+    ['past the hour, in hours', NOW + 61 * MINUTE, 'in 1 h'],
+    ['a day on', NOW + 24 * 60 * MINUTE, 'in 24 h'],
+    ['a day on, less a few seconds', NOW + 24 * 60 * MINUTE - 5_000, 'in 24 h'],
+    ['a week on', NOW + 7 * 24 * 60 * MINUTE, 'in 7 days'],
   ])('fromNow: %s', (_name, at, want) => {
     expect(fromNow(at, NOW)).toBe(want);
   });

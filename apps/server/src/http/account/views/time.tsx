@@ -21,9 +21,14 @@ export function waitText(seconds: number): string {
   return minutes <= 1 ? 'a minute' : `${minutes} minutes`;
 }
 
+/** "in 5 min", up to an hour; then hours, then days, so a week's grace is not "in 10080 min". */
 export function fromNow(ms: number, now: number): string {
   const minutes = Math.ceil((ms - now) / 60_000);
-  return minutes <= 1 ? 'in a minute' : `in ${minutes} min`;
+  if (minutes <= 1) return 'in a minute';
+  if (minutes <= 60) return `in ${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `in ${hours} h`;
+  return `in ${Math.round(hours / 24)} days`;
 }
 
 export function When(props: { at: number | null; now: number; never?: string }) {

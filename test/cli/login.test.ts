@@ -1,11 +1,11 @@
-// `pdn login` and `pdn logout` end to end: the CLI at a real terminal (under `script`) shows a code,
-// Chromium, signed in, opens the page the CLI names, sees what asks (this machine's name, its
-// address) and approves; the CLI saves the new key 0600 and the key works; `pdn logout` revokes it on
+// `pdn login` and `pdn logout` end to end: the CLI at a real terminal (under `script`) shows a code
+// and hands the page to the desktop's browser (unless --no-browser); Chromium, signed in, opens the
+// page the CLI names, sees what asks (this machine's name, its address, when) and approves; the CLI saves the new key 0600 and the key works; `pdn logout` revokes it on
 // the server. A browser not signed in is sent through sign-in and back to the code. And the
 // refusals: a denial and an expiry each end the CLI's wait with exit 3 and say which, a device code
 // works once, and codes that match nothing are throttled (per address here; per account and per code
 // in src/device-code-throttle.test.ts).
-import { readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserMissing, launchBrowser } from '../src/harness/browser.js';
 import { look, tabTo } from '../src/harness/page-checks.js';
+import { until } from '../src/harness/until.js';
 import { useServer } from '../src/harness/use-server.js';
 import { hasScript, pdnInTerminal, type Terminal } from './run-in-terminal.js';
 import { runPdn } from './run-pdn.js';
@@ -26,10 +27,17 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
   let browser: Browser;
   let page: Page;
   const url = (path: string) => `${ctx.server.baseUrl}${path}`;
-  const env = () => ({ XDG_CONFIG_HOME: ws.configHome });
+  // The desktop's browser is an xdg-open of the test's own, first on PATH, that notes what it opens.
+  const fakeBin = () => ws.path('fake-bin');
+  const opened = async () => readFile(ws.path('opened.txt'), 'utf8').catch(() => '');
+  const env = () => ({ XDG_CONFIG_HOME: ws.configHome, PATH: `${fakeBin()}:${process.env.PATH ?? ''}` });
   const configFile = () => join(ws.configHome, 'pdn', 'config.json');
 
   beforeAll(async () => {
+    await mkdir(fakeBin());
+    const xdgOpen = join(fakeBin(), 'xdg-open');
+    await writeFile(xdgOpen, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${ws.path('opened.txt')}'\n`);
+    await chmod(xdgOpen, 0o755);
     browser = await launchBrowser();
     page = await browser.newPage();
     await page.goto(url('/account/sign-up'));
@@ -43,8 +51,11 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
   });
 
   /** `pdn login` at a terminal, and the link it shows once it shows it. */
-  async function login(): Promise<{ terminal: Terminal; link: string; code: string }> {
-    const terminal = pdnInTerminal(['login', '--base-url', ctx.server.baseUrl], { cwd: ws.dir, env: env() });
+  async function login(...flags: string[]): Promise<{ terminal: Terminal; link: string; code: string }> {
+    const terminal = pdnInTerminal(['login', '--base-url', ctx.server.baseUrl, ...flags], {
+      cwd: ws.dir,
+      env: env(),
+    });
     await terminal.waitFor(/Waiting for approval/);
     const link = /Then open (\S+)/.exec(terminal.screen)?.[1] ?? '';
     const code = /one-time code: (\S+)/.exec(terminal.screen)?.[1] ?? '';
@@ -55,11 +66,16 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
     const { terminal, link, code } = await login();
     expect(code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
     expect(link).toBe(url(`/account/device?code=${code}`));
+    // At a terminal the CLI opens the page in the desktop's browser too.
+    await until('the browser is opened on the link', async () => (await opened()).split('\n').includes(link));
     await page.goto(link);
     expect(await page.locator('h1').innerText()).toBe('Approve this terminal?');
     const asker = await page.locator('dl.asker').innerText();
     expect(asker).toContain(hostname());
     expect(asker).toContain('127.0.0.1');
+    const askedAt = await page.locator('dl.asker time').getAttribute('datetime');
+    expect(Math.abs(Date.parse(askedAt ?? '') - Date.now())).toBeLessThan(60_000);
+    expect(asker).toMatch(/Asked at\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     expect(await page.locator('main').innerText()).toContain(code);
     await look(page, '30-device-approve');
     // From the keyboard: Tab to the button, Enter.
@@ -98,7 +114,7 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
   });
 
   it('ends the wait with exit 3 when the sign-in is denied, from a browser signed in on the way', async () => {
-    const { terminal, link } = await login();
+    const { terminal, link } = await login('--no-browser');
     // A browser not signed in yet: the link leads to sign in, and on to the code's page after it.
     const fresh = await browser.newPage();
     await fresh.goto(link);
@@ -109,10 +125,13 @@ describe.runIf(hasScript && browserMissing === undefined)('pdn login', () => {
     await fresh.waitForURL(link);
     await fresh.getByRole('button', { name: 'Deny' }).click();
     expect(await fresh.locator('h1').innerText()).toBe('Terminal denied');
+    await look(fresh, '34-device-denied');
     await fresh.close();
     const run = await terminal.done;
     expect(run.code).toBe(3);
     expect(run.screen).toMatch(/The sign-in was denied in the browser/);
+    // --no-browser: printed only, nothing opened.
+    expect((await opened()).split('\n')).not.toContain(link);
     expect(JSON.parse(await readFile(configFile(), 'utf8'))).not.toHaveProperty('api_key');
   });
 

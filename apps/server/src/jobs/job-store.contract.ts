@@ -125,7 +125,7 @@ export function jobStoreContract(backend: Backend): void {
       expect(await jobs().get(job.id)).toMatchObject({ status: 'running', attempts: 1, startedAt: f.clock });
     });
 
-    it('stores a job started at once only while nothing is queued, its start counted in the fair order', async () => {
+    it('stores a job started at once only while nothing is queued and a slot is free, its start counted in the fair order', async () => {
       const [ada, bob] = [await user('ada'), await user('bob')];
       const job = (id: string, userId: number): NewJob => ({
         id,
@@ -135,7 +135,7 @@ export function jobStoreContract(backend: Backend): void {
         input: INPUT,
       });
       f.clock += 1;
-      const started = await jobs().startNow(job('job_now', ada), f.clock);
+      const started = await jobs().startNow(job('job_now', ada), f.clock, 2);
       expect(started).toMatchObject({
         status: 'running',
         attempts: 1,
@@ -144,9 +144,14 @@ export function jobStoreContract(backend: Backend): void {
       });
       expect(await jobs().get('job_now')).toEqual(started);
       expect(await claimNext(jobs(), f.clock, 1)).toBeUndefined();
+      // Both slots taken: nothing is queued, yet the job waits its turn.
+      expect(await jobs().startNow(job('job_second', bob), f.clock, 2)).toMatchObject({ status: 'running' });
+      expect(await jobs().startNow(job('job_third', bob), f.clock, 2)).toBeUndefined();
+      expect(await jobs().get('job_third')).toBeUndefined();
+      await jobs().finish('job_second', { status: 'canceled' }, f.clock);
       // Ada started last: Bob's job goes before her next one.
       const [a2, b1] = [await submit(ada), await submit(bob)];
-      expect(await jobs().startNow(job('job_later', bob), f.clock)).toBeUndefined();
+      expect(await jobs().startNow(job('job_later', bob), f.clock, 10)).toBeUndefined();
       expect(await jobs().get('job_later')).toBeUndefined();
       expect(await claimAll()).toEqual([b1.id, a2.id]);
     });

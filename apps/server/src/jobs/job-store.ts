@@ -142,12 +142,11 @@ export interface JobStore {
    */
   create(job: NewJob, now: number, cap?: number): Promise<JobRecord>;
   /**
-   * Stores a job already running, started at `now` (attempts 1), when no job is queued: the fair order
-   * would start it next anyway, so nobody waits longer for it (a synchronous call run by the process it
-   * came to, bullmq/bullmq-job-queue.ts). Stores nothing and answers undefined when a
-   * job is queued.
+   * Stores a job already running, started at `now` (attempts 1), when no job is queued and fewer than
+   * `slots` (the deployment's) are running: the fair order would start it next anyway, so nobody waits
+   * longer for it (a synchronous call, bullmq/). Stores nothing and answers undefined otherwise.
    */
-  startNow(job: NewJob, now: number): Promise<JobRecord | undefined>;
+  startNow(job: NewJob, now: number, slots: number): Promise<JobRecord | undefined>;
   get(id: string): Promise<JobRecord | undefined>;
   /** Those of jobs `ids` that are still kept, in no particular order. */
   getMany(ids: readonly string[]): Promise<JobRecord[]>;

@@ -87,13 +87,14 @@ export class PgJobStore implements JobStore {
     return jobFromRow(row as Row);
   }
 
-  async startNow(job: NewJob, now: number): Promise<JobRecord | undefined> {
-    // One statement: the look for a queued job and the insert see the same snapshot.
+  async startNow(job: NewJob, now: number, slots: number): Promise<JobRecord | undefined> {
+    // One statement: the looks at the queue and the insert see the same snapshot.
     const [row] = await this.db.rows<Row>(
       `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, attempts, started_at, start_seq)
        SELECT $1, $2, $3, $4, 'running', $5, $6, $6, $7, 1, $6, nextval('job_starts')
-        WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued') RETURNING *`,
-      columns(job, now),
+        WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued')
+          AND (SELECT COUNT(*) FROM jobs WHERE status = 'running') < $8 RETURNING *`,
+      [...columns(job, now), slots],
     );
     return row === undefined ? undefined : jobFromRow(row);
   }

@@ -56,7 +56,7 @@ export class SqliteJobStore implements JobStore {
   private readonly forgetTx: (before: number) => string[];
   private readonly requeueTx: (ids: string, before: number, maxAttempts: number, now: number) => Requeued;
   private readonly createTx: (job: NewJob, now: number, cap: number | undefined) => Row;
-  private readonly startNowRows: (job: NewJob, now: number) => Row[];
+  private readonly startNowRows: (job: NewJob, now: number, slots: number) => Row[];
 
   constructor(private readonly db: Db) {
     const oldest = db.prepare(
@@ -138,18 +138,19 @@ export class SqliteJobStore implements JobStore {
       return insert.get(bound(job, now)) as Row;
     });
     this.createTx = (job, now, cap) => create.immediate(job, now, cap);
-    // One statement, so the look for a queued job and the insert are one write.
+    // One statement, so the looks at the queue and the insert are one write.
     const startNow = db.prepare(
       `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, attempts, started_at, start_seq)
        SELECT @id, @userId, @operation, @mode, 'running', @input, @now, @now, @requestId, 1, @now,
               (SELECT COALESCE(MAX(start_seq), 0) + 1 FROM jobs)
-        WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued') RETURNING *`,
+        WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued')
+          AND (SELECT COUNT(*) FROM jobs WHERE status = 'running') < @slots RETURNING *`,
     );
-    this.startNowRows = (job, now) => startNow.all(bound(job, now)) as Row[];
+    this.startNowRows = (job, now, slots) => startNow.all({ ...bound(job, now), slots }) as Row[];
   }
 
-  async startNow(job: NewJob, now: number): Promise<JobRecord | undefined> {
-    const [row] = this.startNowRows(job, now);
+  async startNow(job: NewJob, now: number, slots: number): Promise<JobRecord | undefined> {
+    const [row] = this.startNowRows(job, now, slots);
     return row === undefined ? undefined : jobFromRow(row);
   }
 

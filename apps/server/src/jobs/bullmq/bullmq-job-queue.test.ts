@@ -13,6 +13,7 @@ import type { Operation } from '../../operations/index.js';
 import { missingService, TEST_REDIS_URL } from '../../test-services.js';
 import { claimNext } from '../fair-share.js';
 import { jobQueueContract } from '../job-queue.contract.js';
+import type { JobStore } from '../job-store.js';
 import type { OpenedJobs } from '../open-jobs.js';
 import { INTERRUPTED } from '../retention.js';
 import { callJob } from '../sync-call.js';
@@ -98,6 +99,38 @@ describe.skipIf(redisMissing !== undefined)('over BullMQ', () => {
         await events.close();
         await connection.quit();
       }
+    });
+
+    it('feeds a synchronous call’s job as it stores it while a slot is free and nothing is queued', async () => {
+      // What the API process asks the store of the queue, from its first feed on.
+      const asked: string[] = [];
+      const watched = new Proxy(deployment.store, {
+        get(target, name) {
+          const value = Reflect.get(target, name);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (name === 'usersWithWork' || name === 'claimOldest') asked.push(name);
+            return value.apply(target, args);
+          };
+        },
+      }) as JobStore;
+      const held = heldOperation();
+      await deployment.process(held.operation, { role: 'worker' });
+      const api = await deployment.process(nowhere, { role: 'api', store: watched });
+      await until(() => asked.length > 0, 'the first feed read the queue');
+      asked.length = 0;
+      const first = call(api, 'at once');
+      await until(() => held.started.length === 1, 'the first call runs');
+      expect(asked).toEqual([]);
+      // The worker's one slot is taken: the next call queues, and is fed in the fair order when it frees.
+      const second = call(api, 'queued');
+      await until(async () => (await deployment.store.countUnfinished(deployment.userId)) === 2, 'stored');
+      held.release({ text: 'first' });
+      expect(await first).toEqual({ text: 'first' });
+      await until(() => held.started.length === 2, 'the second call runs');
+      expect(asked).toContain('claimOldest');
+      held.release({ text: 'second' });
+      expect(await second).toEqual({ text: 'second' });
     });
 
     it('takes a job canceled while it waited in BullMQ out of it, so that no worker runs it', async () => {
@@ -225,6 +258,7 @@ describe.skipIf(redisMissing !== undefined)('over BullMQ', () => {
             await deployment.store.startNow(
               { id, userId: deployment.userId, operation: 'ocr', mode: 'sync', input },
               Date.now(),
+              2,
             );
           }
           const api = await deployment.process(heldOperation().operation, { role: 'api', strandedMs: 0 });

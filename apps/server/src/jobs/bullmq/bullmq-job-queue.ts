@@ -7,8 +7,10 @@
 // - a cancel, and the end of a job no BullMQ job carried, is published on a Redis channel every process
 //   hears: the process running the job stops its tools, and waiters elsewhere read the store.
 // A synchronous call an `--role all` process has a slot free for runs there at once, on its uploads
-// where they are, without the bucket or BullMQ, when nothing is queued (the fair order would start it
-// next anyway): a small merge on the shared backends costs little more than on the embedded ones.
+// where they are, without the bucket or BullMQ, when nothing is queued and the deployment has a slot
+// free (the fair order would start it next anyway): a small merge on the shared backends costs little
+// more than on the embedded ones. Elsewhere such a call's job is handed to BullMQ as it is stored
+// (feeder.ts).
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { outageLog } from '../../backends/outage-log.js';
@@ -176,8 +178,12 @@ export class BullmqJobQueue implements JobQueue {
       const started = await this.#startHere(submission);
       if (started !== undefined) return started;
     }
-    const record = await storeSubmission(store, inputs, submission, now());
-    this.#feeder.wake(true);
+    // A synchronous call's job starts at once when it can: its caller is waiting. An asynchronous
+    // one is held to its user's cap on unfinished jobs, which only the store's count can tell.
+    const startAtOnce =
+      submission.mode === 'sync' ? (job: NewJob) => this.#feeder.startAtOnce(job) : undefined;
+    const record = await storeSubmission(store, inputs, submission, now(), startAtOnce);
+    if (record.status === 'queued') this.#feeder.wake(true);
     return record;
   }
 
@@ -269,8 +275,11 @@ export class BullmqJobQueue implements JobQueue {
       }));
       const input = { files: stored, params };
       const job: NewJob = { id, userId, operation, mode: 'sync', input, requestId };
+      // Of the deployment's slots, not only this process's: a job fed to BullMQ may wait for the
+      // slot this process has free.
+      const slots = await this.#workers.capacity();
       await this.#marks.mark(id);
-      const record = await store.startNow(job, now()).catch(async (error: unknown) => {
+      const record = await store.startNow(job, now(), slots).catch(async (error: unknown) => {
         await this.#marks.unmark(id);
         throw error;
       });

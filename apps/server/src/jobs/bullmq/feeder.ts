@@ -5,7 +5,9 @@
 // who goes next is decided when a slot frees, not earlier, so a user's long queue fed ahead never
 // holds back another user, and a job waits in the store, where it can still be withdrawn, not in
 // BullMQ. A freed slot waits for the feeder a moment (a job's end reaches it as BullMQ's queue
-// event). One feeder feeds at a time (a Redis lock), so several API processes never overfill it.
+// event). One feeder feeds at a time (a Redis lock), so several API processes never overfill it. A
+// synchronous call's job that finds a slot free and nothing queued in the store is fed as it is
+// stored, under the same lock (startAtOnce): the fair order would have picked it next.
 //
 // A job the store marks running while no BullMQ job carries it (its feeder died between the two, or
 // Redis lost the queue) would stay running forever: the feeder holding the lock looks for such jobs at
@@ -18,7 +20,7 @@ import type { Redis } from 'ioredis';
 import { CoalescedRuns } from '../../coalesced-runs.js';
 import type { Logger } from '../../logger.js';
 import { claimUpTo } from '../fair-share.js';
-import type { JobRecord, JobStore } from '../job-store.js';
+import type { JobRecord, JobStore, NewJob } from '../job-store.js';
 import { MAX_ATTEMPTS } from '../retention.js';
 import type { StartedHereMarks } from './started-here-marks.js';
 
@@ -119,45 +121,56 @@ export class Feeder {
     });
   }
 
+  /**
+   * Stores `job` running and hands it to a worker at once, when a worker has a slot free and no job is
+   * queued in the store: the fair order would feed it next anyway, and it skips the read of who has
+   * work and the claim. Undefined, with nothing stored, when it must queue instead (no free slot, a
+   * job queued, another feeder at work).
+   */
+  async startAtOnce(job: NewJob): Promise<JobRecord | undefined> {
+    if (this.#closed) return undefined;
+    const { store, queue, now } = this.#deps;
+    return this.#locked(async () => {
+      // The store's running jobs are those fed (running or waiting in BullMQ) and those started by
+      // the processes their callers came to: every slot taken.
+      const record = await store.startNow(job, now(), await this.#deps.capacity());
+      if (record === undefined) return undefined;
+      try {
+        await queue.add(record.operation, { id: record.id, record }, { jobId: record.id });
+      } catch (error) {
+        // Redis failed it: queued, to be fed once Redis is back, as any job stored meanwhile.
+        await store.release(record.id, record.queuedAt);
+        this.#deps.log.warn('a job stored to start at once is queued instead', { job_id: job.id, error });
+        this.wake(true);
+        return { ...record, status: 'queued', attempts: record.attempts - 1 };
+      }
+      return record;
+    });
+  }
+
   async #feed(): Promise<void> {
-    const { redis, store, queue, lockKey, now } = this.#deps;
     const jobStored = this.#jobStored;
     this.#jobStored = false;
     // Most wakes are a job's end with nothing left waiting: neither the store nor Redis is asked.
     if (!jobStored && !this.#reconcileDue && !this.#mayHaveQueued) return;
-    const token = randomBytes(8).toString('hex');
-    if ((await redis.set(lockKey, token, 'PX', FEED_LOCK_MS, 'NX')) === null) {
+    const fed = await this.#locked(async () => {
+      await this.#feedLocked();
+      return true;
+    });
+    if (fed === undefined) {
       // Another feeder is at it, and may have read the queue before this process's job was stored.
       if (jobStored) this.#jobStored = true;
       this.#wakeLater(FEED_RETRY_MS);
-      return;
     }
+  }
+
+  /** `step` run holding the feeding lock; undefined, without running it, when another feeder holds it. */
+  async #locked<T>(step: () => Promise<T>): Promise<T | undefined> {
+    const { redis, lockKey } = this.#deps;
+    const token = randomBytes(8).toString('hex');
+    if ((await redis.set(lockKey, token, 'PX', FEED_LOCK_MS, 'NX')) === null) return undefined;
     try {
-      if (this.#reconcileDue) {
-        this.#reconcileDue = false;
-        await this.#requeueStranded();
-      }
-      const users = await store.usersWithWork();
-      const queued = users.reduce((sum, user) => sum + user.queued, 0);
-      this.#mayHaveQueued = queued > 0;
-      if (this.#closed || queued === 0) return;
-      const capacity = await this.#deps.capacity();
-      if (capacity === 0) {
-        // No worker yet (or any more): no end will come to wake the feeder, so it looks again.
-        this.#wakeLater(NO_WORKER_RETRY_MS);
-        return;
-      }
-      const claimed = await claimUpTo(store, now(), capacity, capacity - (await this.#handedOut()), users);
-      this.#mayHaveQueued = claimed.length < queued;
-      for (const [index, job] of claimed.entries()) {
-        await queue
-          .add(job.operation, { id: job.id, record: job }, { jobId: job.id })
-          .catch(async (error) => {
-            // They never left the queue: they wait on from when they joined.
-            for (const left of claimed.slice(index)) await store.release(left.id, left.queuedAt);
-            throw error;
-          });
-      }
+      return await step();
     } finally {
       // Only our own lock: one that outlived FEED_LOCK_MS may be another feeder's by now.
       await redis.eval(
@@ -166,6 +179,33 @@ export class Feeder {
         lockKey,
         token,
       );
+    }
+  }
+
+  async #feedLocked(): Promise<void> {
+    const { store, queue, now } = this.#deps;
+    if (this.#reconcileDue) {
+      this.#reconcileDue = false;
+      await this.#requeueStranded();
+    }
+    const users = await store.usersWithWork();
+    const queued = users.reduce((sum, user) => sum + user.queued, 0);
+    this.#mayHaveQueued = queued > 0;
+    if (this.#closed || queued === 0) return;
+    const capacity = await this.#deps.capacity();
+    if (capacity === 0) {
+      // No worker yet (or any more): no end will come to wake the feeder, so it looks again.
+      this.#wakeLater(NO_WORKER_RETRY_MS);
+      return;
+    }
+    const claimed = await claimUpTo(store, now(), capacity, capacity - (await this.#handedOut()), users);
+    this.#mayHaveQueued = claimed.length < queued;
+    for (const [index, job] of claimed.entries()) {
+      await queue.add(job.operation, { id: job.id, record: job }, { jobId: job.id }).catch(async (error) => {
+        // They never left the queue: they wait on from when they joined.
+        for (const left of claimed.slice(index)) await store.release(left.id, left.queuedAt);
+        throw error;
+      });
     }
   }
 

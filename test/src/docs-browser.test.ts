@@ -150,6 +150,13 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
         .locator('tr[data-property-name="file"] input[type=file]')
         .setInputFiles(await pdfFile('doc.pdf', 'O'));
     },
+    imagesToPdf: async (op) => {
+      const sample = await ocrSample('eng', 'png');
+      await op
+        .locator('tr[data-property-name="images[]"] input[type=file]')
+        .nth(0)
+        .setInputFiles({ name: 'scan.png', mimeType: 'image/png', buffer: Buffer.from(sample.bytes) });
+    },
     getJob: async (op) => {
       await op.locator('tr[data-param-name="id"] input').fill((await aFinishedJob()).id);
     },
@@ -216,7 +223,7 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
     const other = await ctx.server.createKey({ user: 'docs-reader', plan: 'free' });
     expect((await ctx.call('/api/v1/account', { key })).status).toBe(401);
     const account = await ctx.call<{ data: { used: number } }>('/api/v1/account', { key: other });
-    expect(account.json.data.used).toBe(5);
+    expect(account.json.data.used).toBe(6);
   }, 600_000);
 
   it('a form starts empty, or at a default, never at an example', async () => {

@@ -11,6 +11,7 @@ import { Cleanups, openBackends } from './backends/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
 import { CpuSlots } from './engines/cpu-slots.js';
+import { createImagesPdfEngine } from './engines/images-pdf/index.js';
 import { createOcrEngine } from './engines/ocr/index.js';
 import { listNativeTesseract } from './engines/ocr/native-tesseract.js';
 import { createOcrPdfEngine } from './engines/ocr-pdf/index.js';
@@ -95,8 +96,14 @@ async function buildEngines(config: Config, log: Logger, tools: DetectedTools): 
     maxImagePixels: config.maxImagePixels,
     memoryBytes: config.ocrMemoryBytes,
   });
+  const imagesPdf = createImagesPdfEngine({
+    images: ocr.pages,
+    cpuSlots,
+    maxImagePixels: config.maxImagePixels,
+    memoryBytes: config.ocrMemoryBytes,
+  });
   // Each engine has said which it is, once (at warn where `auto` fell back for a missing tool).
-  return { pdf, compress, ocr, ocrPdf };
+  return { pdf, compress, ocr, ocrPdf, imagesPdf };
 }
 
 function urlOf(server: Server): string {

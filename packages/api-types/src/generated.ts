@@ -157,6 +157,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/images-to-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn images into one PDF, one image per page
+         * @description Makes one PDF of the uploaded images, in upload order, one image per page: every page of a
+         *     multi-page TIFF in turn. Images are recognised by their bytes: PNG, JPEG, TIFF, WebP, BMP and
+         *     JPEG 2000 (a JP2 file or a bare codestream).
+         *
+         *     Nothing of an image is lost or re-encoded lossily. A JPEG or JPEG 2000 is embedded as it was
+         *     uploaded, byte for byte; a PNG without transparency keeps its compressed data, palette, bit depth
+         *     and ICC profile as they are; every other image (WebP, BMP, TIFF, an interlaced PNG or one with
+         *     transparency) is decoded and stored losslessly in Flate (PNG-style, the compression of a PNG),
+         *     its ICC profile kept, its transparency kept as a soft mask, 16 bits per channel kept as 16. EXIF
+         *     orientation is honoured: the page shows the image upright (a JPEG's bytes are untouched, the page
+         *     turns it).
+         *
+         *     `page_size=image` (the default) makes each page the image's own size at its resolution (300 dpi
+         *     when its file gives none), plus `margin_mm` around it; a page is never larger than 200 inches
+         *     (14,400 points, PDF's limit), an image that would make one is shown smaller. A paper size (`a3`,
+         *     `a4`, `a5`, `letter`, `legal`) makes every page that size, turned to suit the image when
+         *     `orientation=auto` (the default), with the image centred inside `margin_mm` of each edge:
+         *     `fit=contain` (the default) shows all of it, as large as fits; `fit=cover` fills the area inside
+         *     the margins, cutting what overflows it.
+         *
+         *     Each image is judged as `POST /api/v1/ocr` judges its image, before anything is written: by its
+         *     bytes, its declared size, at most 32,767 pixels wide and high, at most 100 TIFF pages, and files
+         *     whose header could be read two ways refused as ambiguous; images that are decoded are decoded
+         *     within the same memory budget. A damaged image, an image over the plan's budgets (see "Pages per
+         *     request") or an unknown format is `400 invalid_input` naming the file and the budget.
+         */
+        post: operations["imagesToPdf"];
+        delete?: never;
+        /** CORS preflight for POST /api/v1/images-to-pdf */
+        options: operations["imagesToPdfPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/languages": {
         parameters: {
             query?: never;
@@ -652,6 +697,24 @@ export interface components {
             download: components["schemas"]["Download"];
             text_download: components["schemas"]["Download"];
         };
+        /**
+         * @description `image`: each page the image's own size at its resolution; otherwise that paper (A3 297 x 420 mm, A4 210 x 297 mm, A5 148 x 210 mm, Letter 8.5 x 11 in, Legal 8.5 x 14 in).
+         * @default image
+         * @enum {string}
+         */
+        PageSize: "image" | "a3" | "a4" | "a5" | "letter" | "legal";
+        ImagesToPdfResult: {
+            /** @description The PDF's name, from the first image's (`scan-1.jpg` -> `scan-1.pdf`). */
+            filename: string;
+            page_size: components["schemas"]["PageSize"];
+            /** @description Pages of the PDF: one per image, a TIFF's pages each. */
+            page_count: number;
+            /** @description Images uploaded. */
+            input_count: number;
+            /** @description The PDF's size in bytes. */
+            size: number;
+            download: components["schemas"]["Download"];
+        };
         Language: {
             /**
              * @example eng
@@ -741,6 +804,10 @@ export interface components {
             data: components["schemas"]["OcrPdfResult"];
             meta: components["schemas"]["Meta"];
         };
+        ImagesToPdfResponse: {
+            data: components["schemas"]["ImagesToPdfResult"];
+            meta: components["schemas"]["Meta"];
+        };
         LanguagesResponse: {
             data: components["schemas"]["LanguagesResult"];
             meta: components["schemas"]["Meta"];
@@ -775,11 +842,11 @@ export interface components {
          */
         JobStatus: "queued" | "running" | "succeeded" | "failed" | "canceled";
         /**
-         * @description The operation the job runs (`ocr_pdf` is `POST /api/v1/ocr/pdf`); `result` has the shape of
-         *     that operation's `data`.
+         * @description The operation the job runs (`ocr_pdf` is `POST /api/v1/ocr/pdf`, `images_to_pdf` is
+         *     `POST /api/v1/images-to-pdf`); `result` has the shape of that operation's `data`.
          * @enum {string}
          */
-        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf";
+        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf" | "images_to_pdf";
         /** @description How far the engine is, in its own units (pages for OCR of a multi-page image, files for merge). */
         JobProgress: {
             done: number;
@@ -864,7 +931,7 @@ export interface components {
              * @description Present when `status` is `succeeded` and `expired` is false: exactly the `data` the
              *     synchronous call answers, its download URLs signed by this answer.
              */
-            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"];
+            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"] | components["schemas"]["ImagesToPdfResult"];
             /** @description Present when `status` is `failed`; the error the synchronous call would have answered. */
             error?: components["schemas"]["Error"];
         };
@@ -1996,6 +2063,121 @@ export interface operations {
         };
     };
     ocrPdfPreflight: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+        };
+    };
+    imagesToPdf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The images, as a repeated multipart field. Upload order is page order; the plan bounds the images (see "Pages per request"). */
+                    "images[]": string[];
+                    page_size?: components["schemas"]["PageSize"];
+                    /**
+                     * @description With a paper size, how the paper is turned; `auto` turns each page as its image is (landscape for an image wider than high). Ignored with `page_size=image`.
+                     * @default auto
+                     * @enum {string}
+                     */
+                    orientation?: "auto" | "portrait" | "landscape";
+                    /**
+                     * @description With a paper size: `contain` shows the whole image inside the margins (fit); `cover` fills the area inside the margins, the overflow cut (fill). Ignored with `page_size=image`.
+                     * @default contain
+                     * @enum {string}
+                     */
+                    fit?: "contain" | "cover";
+                    /**
+                     * @description White space around the image on every side, in millimetres; it must leave room for the image on the chosen paper.
+                     * @default 0
+                     */
+                    margin_mm?: number;
+                    callback_url?: components["schemas"]["CallbackUrl"];
+                };
+            };
+        };
+        responses: {
+            /** @description The images were made into one PDF. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "filename": "scan-1.pdf",
+                     *         "page_count": 3,
+                     *         "input_count": 2,
+                     *         "page_size": "a4",
+                     *         "size": 1048576,
+                     *         "download": {
+                     *           "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *           "expires_in": 900,
+                     *           "expires_at": "2026-01-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImagesToPdfResponse"];
+                };
+            };
+            202: components["responses"]["JobAccepted"];
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    imagesToPdfPreflight: {
         parameters: {
             query?: never;
             header?: {

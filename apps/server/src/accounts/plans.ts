@@ -17,6 +17,10 @@ export interface PlanLimits {
   compressPages: number;
   /** Most pages one request of OCR of documents may read. */
   ocrPages: number;
+  /** Most images one images-to-PDF request may make pages of, a TIFF's pages each. */
+  imagesPerRequest: number;
+  /** Most pixels of one uploaded image for images to PDF, all its pages together. */
+  imagePixels: number;
   /** Most queued and running jobs at once before `Prefer: respond-async` is refused. */
   unfinishedJobs: number;
   /** Most synchronous calls of the user in progress at once in one server process (admitted, not answered). */
@@ -54,6 +58,17 @@ const COMPRESS_PAGES: Record<Plan, number> = {
 };
 const OCR_PAGES: Record<Plan, number> = { free: 50, premium: 500, business: 2_000, enterprise: 5_000 };
 
+// Images to PDF: a Free request is a phone's photo album page (20 photos of up to 16 megapixels);
+// paying plans reach the server's own pixel cap (PDN_MAX_IMAGE_PIXELS, 40 million by default), which
+// bounds every plan. Images that are decoded (WebP, BMP, TIFF) take about 0.1 s a megapixel here.
+const IMAGES_PER_REQUEST: Record<Plan, number> = { free: 20, premium: 100, business: 250, enterprise: 500 };
+const IMAGE_PIXELS: Record<Plan, number> = {
+  free: 16_000_000,
+  premium: 25_000_000,
+  business: 40_000_000,
+  enterprise: 40_000_000,
+};
+
 // Enough for a CI pipeline to hand over a batch (Premium: 100 files) without one user filling the
 // queue for everybody; Free stays small, as its hourly limit is 10 (openapi.yaml, "Jobs").
 const UNFINISHED_JOBS: Record<Plan, number> = {
@@ -87,6 +102,8 @@ export function planLimits(plan: Plan, uploadLimits: UploadLimits): PlanLimits {
     pagesPerRequest: PAGES_PER_REQUEST[plan],
     compressPages: COMPRESS_PAGES[plan],
     ocrPages: OCR_PAGES[plan],
+    imagesPerRequest: IMAGES_PER_REQUEST[plan],
+    imagePixels: IMAGE_PIXELS[plan],
     unfinishedJobs: UNFINISHED_JOBS[plan],
     syncCalls: SYNC_CALLS[plan],
     syncBytes: SYNC_UPLOADS_AT_ONCE * uploadLimits[plan],

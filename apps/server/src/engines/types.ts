@@ -1,6 +1,7 @@
 // The contract between the engines (files in, files out; no HTTP) and the code that wires and serves
 // them. Routes in src/http/routes/ call exactly these methods; src/main.ts builds them at start-up.
 import type { CompressionLevel, CompressMethod, EngineInfo, Language, OcrWord } from '@pdn/api-types';
+import type { ImagesPdfEngine } from './images-pdf/types.js';
 import type { TesseractJsPages } from './ocr/tesseract-js-pages.js';
 import type { OcrPdfEngine } from './ocr-pdf/types.js';
 import type { PageBudget } from './page-budget.js';
@@ -108,4 +109,6 @@ export interface Engines {
   ocr: OcrEngine;
   /** OCR of documents (issue #17): engines/ocr-pdf/. */
   ocrPdf: OcrPdfEngine;
+  /** Images to PDF: engines/images-pdf/. */
+  imagesPdf: ImagesPdfEngine;
 }

@@ -17,6 +17,7 @@ import { loadConfig } from '../config.js';
 import { openSqliteForTest } from '../database/contract-harness.js';
 import { createCompressEngine } from '../engines/compress/index.js';
 import { CpuSlots } from '../engines/cpu-slots.js';
+import { createImagesPdfEngine } from '../engines/images-pdf/index.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
 import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
@@ -87,6 +88,12 @@ describe('createApp', () => {
         choice: 'auto',
         native: undefined,
         concurrency: 1,
+        maxImagePixels: 1_000_000,
+        memoryBytes: 1024 * 1024 * 1024,
+      }),
+      imagesPdf: createImagesPdfEngine({
+        images: ocr.pages,
+        cpuSlots,
         maxImagePixels: 1_000_000,
         memoryBytes: 1024 * 1024 * 1024,
       }),

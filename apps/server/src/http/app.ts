@@ -9,6 +9,7 @@
 // checks, and 404 to the rest.
 import { Router } from '@koa/router';
 import Koa from 'koa';
+import type { JobOperation } from '../jobs/index.js';
 import { partsOf } from '../role.js';
 import { DOWNLOAD_PATH } from '../storage/index.js';
 import { AddressPolicy } from '../webhooks/address-policy.js';
@@ -31,6 +32,7 @@ import { compressRoute } from './routes/compress.js';
 import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
 import { downloadRoute } from './routes/download.js';
 import { healthRoute } from './routes/health.js';
+import { imagesToPdfRoute } from './routes/images-to-pdf.js';
 import { cancelJobRoute, getJobRoute, listJobsRoute } from './routes/jobs.js';
 import { languagesRoute } from './routes/languages.js';
 import { mergeRoute } from './routes/merge.js';
@@ -102,6 +104,16 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   return app;
 }
 
+/** Where each operation is posted (openapi.yaml paths). */
+const OPERATION_PATHS: Readonly<Record<JobOperation, string>> = {
+  compress: '/api/v1/compress',
+  merge: '/api/v1/merge',
+  split: '/api/v1/split',
+  ocr: '/api/v1/ocr',
+  ocr_pdf: '/api/v1/ocr/pdf',
+  images_to_pdf: '/api/v1/images-to-pdf',
+};
+
 /** The API (/api/v1, downloads) and its documents, on a role that takes submissions. */
 function apiRoutes(router: Router<AppState>, deps: AppDeps): void {
   const { config, accounts, storage, engines, jobs } = deps;
@@ -126,8 +138,9 @@ function apiRoutes(router: Router<AppState>, deps: AppDeps): void {
     splitRoute(uploadLimits),
     ocrRoute,
     ocrPdfRoute(uploadLimits),
+    imagesToPdfRoute(uploadLimits),
   ]) {
-    const path = route.operation === 'ocr_pdf' ? '/api/v1/ocr/pdf' : `/api/v1/${route.operation}`;
+    const path = OPERATION_PATHS[route.operation];
     router.post(path, authenticated, submissionRoute(route, submission));
   }
   // Uncounted calls still show the caller's window, spending nothing.

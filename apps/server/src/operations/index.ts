@@ -2,6 +2,7 @@
 import type { JobOperation } from '@pdn/api-types';
 import type { Engines } from '../engines/types.js';
 import { compressOperation } from './compress.js';
+import { imagesToPdfOperation } from './images-to-pdf.js';
 import { mergeOperation } from './merge.js';
 import { ocrOperation } from './ocr.js';
 import { ocrPdfOperation } from './ocr-pdf.js';
@@ -9,6 +10,15 @@ import { splitOperation } from './split.js';
 import type { Operation } from './types.js';
 
 export { type CompressParams, parseLevel } from './compress.js';
+export {
+  checkImageCount,
+  FITS,
+  IMAGES_PART,
+  type ImagesToPdfParams,
+  ORIENTATIONS,
+  PAGE_SIZES,
+  parseMargin,
+} from './images-to-pdf.js';
 export { checkMergeCount, MERGE_PART, type MergeParams } from './merge.js';
 export { DEFAULT_LANGUAGE, type OcrParams, parseDetail } from './ocr.js';
 export { OCR_PDF_MODES, OCR_PDF_OUTPUTS, type OcrPdfParams } from './ocr-pdf.js';
@@ -25,5 +35,6 @@ export function createOperations(engines: Engines): Operations {
     split: splitOperation(engines.pdf) as Operation,
     ocr: ocrOperation(engines.ocr) as Operation,
     ocr_pdf: ocrPdfOperation(engines.ocrPdf) as Operation,
+    images_to_pdf: imagesToPdfOperation(engines.imagesPdf) as Operation,
   };
 }

@@ -58,6 +58,12 @@ export function ocrNames(uploadName: string): { pdf: string; text: string } {
   };
 }
 
+/** Images to PDF (openapi.yaml `imagesToPdf`): the first image's name, `scan-1.jpg` -> `scan-1.pdf`. */
+export function imagesPdfName(firstUploadName: string): string {
+  const base = baseName(firstUploadName).replace(/\.(png|jpe?g|tiff?|webp|bmp|jp2|j2k|jpf|jpx)$/i, '');
+  return `${base === '' ? FALLBACK : base}.pdf`;
+}
+
 export function partName(uploadName: string, pages: string): string {
   return `${baseName(uploadName)}.pages-${pages}.pdf`;
 }

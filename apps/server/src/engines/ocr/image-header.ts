@@ -39,7 +39,8 @@ export function withinSideLimit({ width, height }: Dimensions): boolean {
   return width <= MAX_IMAGE_SIDE && height <= MAX_IMAGE_SIDE;
 }
 
-const ACCEPTED_FORMATS = 'PNG, JPEG, TIFF, WebP or BMP';
+/** The formats this check reads, as a refusal names them; images to PDF also takes JPEG 2000. */
+export const ACCEPTED_FORMATS = 'PNG, JPEG, TIFF, WebP or BMP';
 
 /** Positional reads of one file; a read past the end is a truncated header. */
 class HeaderReader {
@@ -201,11 +202,9 @@ async function bmpSize(reader: HeaderReader, label: string): Promise<Dimensions>
   }
 }
 
-async function sniff(reader: HeaderReader, label: string): Promise<ImageHeader> {
+async function sniff(reader: HeaderReader, label: string, accepted: string): Promise<ImageHeader> {
   const notAnImage = () =>
-    new InvalidInputError(
-      `${label} is not a supported image: send ${ACCEPTED_FORMATS} (recognised by content)`,
-    );
+    new InvalidInputError(`${label} is not a supported image: send ${accepted} (recognised by content)`);
   let magic: Buffer;
   try {
     magic = await reader.bytes(0, 12);
@@ -228,22 +227,30 @@ async function sniff(reader: HeaderReader, label: string): Promise<ImageHeader> 
   throw notAnImage();
 }
 
-/** Identifies `input` by its bytes and reads its declared size. Throws InvalidInputError naming it. */
-export async function readImageHeader(input: InputFile): Promise<ImageHeader> {
+/** Refuses a page declared empty or with a side tesseract refuses. */
+export function checkDeclaredSizes(pages: readonly Dimensions[], label: string): void {
+  for (const { width, height } of pages) {
+    if (width === 0 || height === 0) {
+      throw new InvalidInputError(`${label} declares an empty image (${width}x${height} pixels)`);
+    }
+    if (!withinSideLimit({ width, height })) {
+      throw new InvalidInputError(
+        `${label} is ${width}x${height} pixels; this server reads images of at most ` +
+          `${MAX_IMAGE_SIDE.toLocaleString('en-US')} pixels wide and high`,
+      );
+    }
+  }
+}
+
+/**
+ * Identifies `input` by its bytes and reads its declared size. Throws InvalidInputError naming it, and
+ * the formats `accepted` when it is none of them.
+ */
+export async function readImageHeader(input: InputFile, accepted = ACCEPTED_FORMATS): Promise<ImageHeader> {
   const file = await open(input.path, 'r');
   try {
-    const header = await sniff(new HeaderReader(file, input.label), input.label);
-    for (const { width, height } of header.pages) {
-      if (width === 0 || height === 0) {
-        throw new InvalidInputError(`${input.label} declares an empty image (${width}x${height} pixels)`);
-      }
-      if (!withinSideLimit({ width, height })) {
-        throw new InvalidInputError(
-          `${input.label} is ${width}x${height} pixels; this server reads images of at most ` +
-            `${MAX_IMAGE_SIDE.toLocaleString('en-US')} pixels wide and high`,
-        );
-      }
-    }
+    const header = await sniff(new HeaderReader(file, input.label), input.label, accepted);
+    checkDeclaredSizes(header.pages, input.label);
     return header;
   } finally {
     await file.close();
@@ -255,8 +262,16 @@ export function pixelsOf(pages: readonly Dimensions[]): number {
   return pages.reduce((sum, page) => sum + page.width * page.height, 0);
 }
 
-/** Refuses an image whose pages declare more than `maxPixels` in all, before any decoder sees it. */
-export function checkPixelCap(pages: readonly Dimensions[], maxPixels: number, label: string): void {
+/**
+ * Refuses an image whose pages declare more than `maxPixels` in all, before any decoder sees it; the
+ * message names whose cap it is (`holder`, e.g. "the Free plan allows"), the server's by default.
+ */
+export function checkPixelCap(
+  pages: readonly Dimensions[],
+  maxPixels: number,
+  label: string,
+  holder = 'this server reads',
+): void {
   const pixels = pixelsOf(pages);
   if (pixels <= maxPixels) return;
   const [first] = pages;
@@ -265,6 +280,6 @@ export function checkPixelCap(pages: readonly Dimensions[], maxPixels: number, l
       ? `is ${first.width}x${first.height} pixels (${pixels.toLocaleString('en-US')})`
       : `has ${pages.length} pages of ${pixels.toLocaleString('en-US')} pixels in all`;
   throw new InvalidInputError(
-    `${label} ${size}; ` + `this server reads images of at most ${maxPixels.toLocaleString('en-US')} pixels`,
+    `${label} ${size}; ${holder} images of at most ${maxPixels.toLocaleString('en-US')} pixels`,
   );
 }

@@ -24,6 +24,11 @@ export const DEFAULT_IMAGE_DPI = 300;
 /** Below this a declared density is an aspect ratio (JFIF units 0, a PNG pHYs in no unit), not a resolution. */
 const MIN_DECLARED_DPI = 10;
 
+/** The resolution a page is laid out at: the image's declared density, else DEFAULT_IMAGE_DPI. */
+export function resolutionOf(density: number | undefined): number {
+  return density !== undefined && density >= MIN_DECLARED_DPI ? density : DEFAULT_IMAGE_DPI;
+}
+
 type Matrix = [number, number, number, number, number, number];
 
 interface ImageStream {
@@ -167,8 +172,7 @@ export async function writeImagePdf(
   const doc = await PDFDocument.create({ updateMetadata: false });
   for (const [page] of sizes.entries()) {
     const meta = await pageOf(source, page, maxPixels).metadata();
-    const density = meta.density ?? 0;
-    const scale = 72 / (density >= MIN_DECLARED_DPI ? density : DEFAULT_IMAGE_DPI);
+    const scale = 72 / resolutionOf(meta.density);
     const kept = keepsJpeg(meta);
     const image = kept ? await jpegStream(path, meta) : await losslessStream(source, page, meta, maxPixels);
     // A JPEG kept as it is is turned by its page's matrix; a decoded one was turned by the decoder.

@@ -50,12 +50,15 @@ export interface OcrEngineOptions {
 /** Two minutes: a warm process saves about a second per job, an idle one holds 60-400 MB. */
 const IDLE_MS = 120_000;
 
-/** Turns what a recognizer threw into the server's error family (src/errors.ts). */
-function toApiError(
+/**
+ * Turns what an OCR process or a recognizer threw on `image` into the server's error family
+ * (src/errors.ts); images to PDF maps its decoder's failures here too.
+ */
+export function toApiError(
   error: unknown,
   image: InputFile,
-  header: ImageHeader,
-  o: OcrEngineOptions,
+  format: string,
+  o: Pick<OcrEngineOptions, 'maxImagePixels' | 'memoryBytes'>,
   signal: AbortSignal,
 ): unknown {
   if (error instanceof ApiError) return error;
@@ -63,7 +66,7 @@ function toApiError(
   if (signal.aborted && error === signal.reason) return error;
   if (error instanceof OcrJobError && error.kind === 'unreadable') {
     return new InvalidInputError(
-      `${image.label} could not be read as a ${header.format.toUpperCase()} image: its data is damaged or incomplete`,
+      `${image.label} could not be read as a ${format.toUpperCase()} image: its data is damaged or incomplete`,
       { cause: error },
     );
   }
@@ -203,7 +206,7 @@ export async function createOcrEngine(o: OcrEngineOptions): Promise<OcrEngine> {
         // The language set as read: sorted, each code once (language-registry.ts select).
         return { text, confidence, words, language: languages.map((entry) => entry.code).join('+') };
       } catch (error) {
-        throw toApiError(error, image, header, o, job.signal);
+        throw toApiError(error, image, header.format, o, job.signal);
       }
     },
     pages: tesseractJsPages({ version: TESSERACT_JS_VERSION, registry, processes, keyOf }),

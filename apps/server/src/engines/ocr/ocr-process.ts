@@ -13,6 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { killToolGroup, spawnTool } from '../../processes/spawn-tool.js';
+import type { Fragment, FragmentRequest } from '../images-pdf/image-fragment.js';
 import { limitedCommand, type MemoryLimit } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
 import type { ImageFormat } from './image-header.js';
@@ -129,6 +130,11 @@ export class OcrProcess implements PoolWorker {
   /** The image as a PDF in `output` (image-pdf.ts), a page per image page; answers the page count. */
   imagePdf(path: string, format: ImageFormat, maxPixels: number, output: string): Promise<number> {
     return this.#request({ op: 'image-pdf', path, format, maxPixels, output }) as Promise<number>;
+  }
+
+  /** One image's pages as a run of PDF objects for images to PDF (image-fragment.ts). */
+  imageFragment(request: FragmentRequest): Promise<Fragment> {
+    return this.#request({ op: 'image-fragment', request }) as Promise<Fragment>;
   }
 
   /** Text of the pages, apart by form feeds; needs a process started with languages. */

@@ -2,6 +2,7 @@
 // bound and languages, lent page by page to the document engine, so a server without native tesseract
 // still has one pool of OCR processes whatever mix of images and documents arrives. Their decoder also
 // writes an uploaded image as a PDF for the native engine (image-pdf.ts).
+import type { Fragment, FragmentRequest } from '../images-pdf/image-fragment.js';
 import type { ImageFormat } from './image-header.js';
 import type { LanguageData, LanguageRegistry } from './language-registry.js';
 import type { OcrProcess } from './ocr-process.js';
@@ -33,6 +34,8 @@ export interface TesseractJsPages {
     output: string,
     signal: AbortSignal,
   ): Promise<number>;
+  /** Writes one uploaded image's pages as PDF objects for images to PDF (image-fragment.ts). */
+  imageFragment(request: FragmentRequest, signal: AbortSignal): Promise<Fragment>;
   /**
    * Reads the page image `image` drawn at `dpi` into `outBase.pdf` (tesseract's page: text only, or with
    * the image), `outBase.txt` and, when `hocr`, `outBase.hocr`; answers the page's mean word confidence.
@@ -59,6 +62,7 @@ export function tesseractJsPages(o: {
       o.processes.run(ANY_WORKER, (p) => p.prepare(path, format, maxPixels, outDir), signal),
     imagePdf: (path, format, maxPixels, output, signal) =>
       o.processes.run(ANY_WORKER, (p) => p.imagePdf(path, format, maxPixels, output), signal),
+    imageFragment: (request, signal) => o.processes.run(ANY_WORKER, (p) => p.imageFragment(request), signal),
     readPage: (languages, page, signal) =>
       o.processes.run(
         o.keyOf(languages),

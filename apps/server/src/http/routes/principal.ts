@@ -3,6 +3,7 @@
 import type { Principal } from '../../accounts/index.js';
 import { planLimits, planTitle } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
+import type { ImageBudget } from '../../engines/images-pdf/index.js';
 import type { PageBudget } from '../../engines/types.js';
 import type { AppContext } from '../state.js';
 
@@ -23,4 +24,15 @@ export function pageBudgetOf(
 ): PageBudget {
   const { plan } = principal;
   return { maxPages: planLimits(plan, uploadLimits)[kind], holder: `the ${planTitle(plan)} plan` };
+}
+
+/** What the caller's plan lets one images-to-PDF request make pages of (openapi.yaml, "Pages per request"). */
+export function imageBudgetOf(principal: Principal, uploadLimits: UploadLimits): ImageBudget {
+  const { plan } = principal;
+  const limits = planLimits(plan, uploadLimits);
+  return {
+    maxImages: limits.imagesPerRequest,
+    maxPixels: limits.imagePixels,
+    holder: `the ${planTitle(plan)} plan`,
+  };
 }

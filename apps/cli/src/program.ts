@@ -5,6 +5,7 @@ import { Command, Help, Option } from 'commander';
 import { registerCompletion } from './commands/completion.js';
 import { registerCompress } from './commands/compress.js';
 import { registerConfig } from './commands/config.js';
+import { registerImagesToPdf } from './commands/images-to-pdf.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerLanguages } from './commands/languages.js';
 import { registerLogin } from './commands/login.js';
@@ -104,6 +105,7 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerSplit(program, io);
   registerOcr(program, io);
   registerOcrPdf(program, io);
+  registerImagesToPdf(program, io);
   registerLanguages(program, io);
   registerJobs(program, io);
   registerStatus(program, io);

@@ -11,6 +11,7 @@ import { readEnvelope } from './internal/envelope.js';
 import { defaultLogger, type Logger, type LogLevel, levelled } from './internal/logger.js';
 import {
   type CompressParams,
+  type ImagesToPdfParams,
   type MergeParams,
   type OcrParams,
   type OcrPdfParams,
@@ -36,6 +37,7 @@ import { Login } from './login.js';
 import type {
   AccountResult,
   CompressResult,
+  ImagesToPdfResult,
   LanguagesResult,
   MergeResult,
   OcrPdfResult,
@@ -70,7 +72,7 @@ export interface PdnOptions {
 }
 
 export type RequestOptions = CallOptions;
-export type { CompressParams, MergeParams, OcrParams, OcrPdfParams, SplitParams };
+export type { CompressParams, ImagesToPdfParams, MergeParams, OcrParams, OcrPdfParams, SplitParams };
 
 export interface DownloadOptions extends RequestOptions {
   /** Replace an existing file at `path`. Default true; when false an existing file is an EEXIST error. */
@@ -171,6 +173,14 @@ export class Pdn {
    */
   ocrPdf(params: OcrPdfParams): ApiPromise<OcrPdfResult> {
     return this.#run('ocr_pdf', params);
+  }
+
+  /**
+   * POST /api/v1/images-to-pdf: images made one PDF, a page each in order, JPEG and JPEG 2000 kept as
+   * they are and the rest losslessly.
+   */
+  imagesToPdf(params: ImagesToPdfParams): ApiPromise<ImagesToPdfResult> {
+    return this.#run('images_to_pdf', params);
   }
 
   /** GET /api/v1/languages */

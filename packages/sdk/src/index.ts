@@ -14,12 +14,14 @@ export type {
   OcrPdfOutputType,
   OcrPdfPage,
   OcrWord,
+  PageSize,
   Plan,
   SplitPart,
 } from './api-types/index.js';
 export {
   type CompressParams,
   type DownloadOptions,
+  type ImagesToPdfParams,
   type MergeParams,
   type OcrParams,
   type OcrPdfParams,
@@ -62,6 +64,7 @@ export type { Login, LoginCode, LoginGrant } from './login.js';
 export type {
   AccountResult,
   CompressResult,
+  ImagesToPdfResult,
   LanguagesResult,
   MergeResult,
   OcrPdfResult,

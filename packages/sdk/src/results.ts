@@ -3,6 +3,7 @@
 import type {
   AccountResult as AccountData,
   CompressResult as CompressData,
+  ImagesToPdfResult as ImagesToPdfData,
   LanguagesResult as LanguagesData,
   MergeResult as MergeData,
   OcrResult as OcrData,
@@ -39,6 +40,7 @@ export type OcrResult = OcrData & WithMeta;
 /** What `ocr` answers with `detail: 'words'`: `words` is then always there. */
 export type OcrWordsResult = OcrResult & { words: OcrWord[] };
 export type OcrPdfResult = OcrPdfData & WithMeta;
+export type ImagesToPdfResult = ImagesToPdfData & WithMeta;
 export type LanguagesResult = LanguagesData & WithMeta;
 export type AccountResult = AccountData & WithMeta;
 export type RevokedKeyResult = RevokedKeyData & WithMeta;
@@ -50,4 +52,5 @@ export interface OperationResults {
   split: SplitResult;
   ocr: OcrResult;
   ocr_pdf: OcrPdfResult;
+  images_to_pdf: ImagesToPdfResult;
 }

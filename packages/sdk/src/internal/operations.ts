@@ -1,7 +1,7 @@
-// The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf): what the SDK checks
+// The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf, imagesToPdf): what the SDK checks
 // before sending (issue #4 "Validation before sending") and the multipart form. The synchronous
 // methods and `pdn.jobs.submit` send the same requests, so each is described once, here.
-import type { CompressionLevel, OcrPdfMode, OcrPdfOutputType } from '../api-types/index.js';
+import type { CompressionLevel, OcrPdfMode, OcrPdfOutputType, PageSize } from '../api-types/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Uploadable } from '../uploads.js';
 import type { CallOptions, FormField } from './request.js';
@@ -51,6 +51,19 @@ export interface OcrPdfParams extends CallOptions {
   output?: OcrPdfOutputType | undefined;
 }
 
+export interface ImagesToPdfParams extends CallOptions {
+  /** The images (PNG, JPEG, TIFF, WebP, BMP, JPEG 2000), one a page in this order; a TIFF's pages each. */
+  images: Uploadable[];
+  /** `image` (the server's default): each page the image's size at its resolution; else that paper. */
+  pageSize?: PageSize | undefined;
+  /** With a paper size: `auto` (the server's default) turns each page as its image is. */
+  orientation?: 'auto' | 'portrait' | 'landscape' | undefined;
+  /** With a paper size: `contain` (the server's default) shows all of the image, `cover` fills the page. */
+  fit?: 'contain' | 'cover' | undefined;
+  /** White space around each image, 0 to 50 millimetres; 0 on the server when omitted. */
+  marginMm?: number | undefined;
+}
+
 /** What each operation takes, by its name in the API (openapi.yaml `JobOperation`). */
 export interface OperationParams {
   compress: CompressParams;
@@ -58,6 +71,7 @@ export interface OperationParams {
   split: SplitParams;
   ocr: OcrParams;
   ocr_pdf: OcrPdfParams;
+  images_to_pdf: ImagesToPdfParams;
 }
 
 export type Operation = keyof OperationParams;
@@ -73,6 +87,9 @@ const levels: readonly CompressionLevel[] = ['low', 'medium', 'high'];
 const details: readonly OcrDetail[] = ['text', 'words'];
 const modes: readonly OcrPdfMode[] = ['skip', 'redo', 'force'];
 const outputTypes: readonly OcrPdfOutputType[] = ['pdf', 'pdfa'];
+const pageSizes: readonly PageSize[] = ['image', 'a3', 'a4', 'a5', 'letter', 'legal'];
+const orientations = ['auto', 'portrait', 'landscape'] as const;
+const fits = ['contain', 'cover'] as const;
 const pdf = 'application/pdf';
 
 /** Checks `params` (throwing InvalidInputError) and describes the request that runs `operation`. */
@@ -172,6 +189,42 @@ const describers: { [O in Operation]: (params: OperationParams[O]) => OperationR
           rotate: rotate === undefined ? undefined : String(rotate),
           pages: items?.join(','),
           output,
+        }),
+      ],
+    };
+  },
+
+  images_to_pdf({ images, pageSize, orientation, fit, marginMm, ...options }) {
+    // The plan bounds the images (the server says by how much); 1 to 500 is the contract's.
+    if (!Array.isArray(images) || images.length < 1 || images.length > 500) {
+      throw new InvalidInputError(
+        `imagesToPdf takes 1 to 500 images, got ${Array.isArray(images) ? images.length : 'no list'}`,
+      );
+    }
+    checkChoice('pageSize', pageSize, pageSizes);
+    checkChoice('orientation', orientation, orientations);
+    checkChoice('fit', fit, fits);
+    if (marginMm !== undefined && (typeof marginMm !== 'number' || !(marginMm >= 0 && marginMm <= 50))) {
+      throw new InvalidInputError(`marginMm must be a number from 0 to 50, got ${JSON.stringify(marginMm)}`);
+    }
+    return {
+      url: '/api/v1/images-to-pdf',
+      options,
+      form: () => [
+        // Images are told apart by the server from their bytes: the parts claim no type.
+        ...images.map((image, i) => ({
+          name: 'images[]',
+          part: toUploadPart(image, {
+            field: `images[${i}]`,
+            filename: `image-${i + 1}`,
+            type: 'application/octet-stream',
+          }),
+        })),
+        ...optionalFields({
+          page_size: pageSize,
+          orientation,
+          fit,
+          margin_mm: marginMm === undefined ? undefined : String(marginMm),
         }),
       ],
     };

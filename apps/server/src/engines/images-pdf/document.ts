@@ -1,9 +1,7 @@
-// The PDF of images to PDF, assembled in the server: the header, each image's fragment appended as the
-// OCR process wrote it (image-fragment.ts), then the page tree, the catalog and the cross-reference
-// table. Only files are copied here; no upload's bytes are parsed in the server's process.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { appendFile, stat, writeFile } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
+// The PDF of images to PDF, begun and closed in the server: the header, then each image's fragment,
+// which an OCR process appends (image-fragment.ts), then the page tree, the catalog and the
+// cross-reference table. No upload's bytes are parsed or copied in the server's process.
+import { appendFile, writeFile } from 'node:fs/promises';
 import { type Fragment, PAGES_OBJECT } from './image-fragment.js';
 import { ref, serialize, xrefAndTrailer } from './pdf-objects.js';
 
@@ -37,13 +35,12 @@ export class ImageDocument {
     return this.#pages.length;
   }
 
-  /** Appends the fragment file written for `this.next`. */
-  async append(fragmentPath: string, fragment: Fragment): Promise<void> {
-    await pipeline(createReadStream(fragmentPath), createWriteStream(this.path, { flags: 'a' }));
-    this.#length += (await stat(fragmentPath)).size;
+  /** Takes in the fragment an OCR process appended at `this.next`. */
+  added(fragment: Fragment): void {
     for (const [num, offset] of fragment.offsets) this.#offsets.set(num, offset);
     this.#pages.push(...fragment.pages);
     this.#nextObject = fragment.nextObject;
+    this.#length = fragment.end;
   }
 
   /** Writes the page tree, catalog and trailer; answers the file's size. */

@@ -1,8 +1,8 @@
-// One uploaded image's pages written as a run of PDF objects (a fragment), inside an OCR process: its
-// images (image-streams.ts), each page's content drawing it where page-layout.ts says, upright as its
-// EXIF orientation says, and the page dictionaries. The server appends the fragments in upload order
-// and closes the document (document.ts); object numbers and byte offsets are the document's own, so
-// the fragment is copied as it is.
+// One uploaded image's pages appended to the document as a run of PDF objects (a fragment), inside an
+// OCR process: its images (image-streams.ts), each page's content drawing it where page-layout.ts says,
+// upright as its EXIF orientation says, and the page dictionaries. The server asks for the fragments in
+// upload order, one at a time, and closes the document (document.ts): the image bytes are written once,
+// where they stay.
 import { deflateSync } from 'node:zlib';
 import { isSideways, placement } from '../ocr/image-pdf.js';
 import { type ImageColour, type ImagePage, imagePages } from './image-streams.js';
@@ -18,11 +18,11 @@ export interface FragmentRequest {
   format: PdfImageFormat;
   maxPixels: number;
   layout: PageLayout;
-  /** Where the fragment goes. */
+  /** The document the fragment is appended to. */
   output: string;
   /** The first object number it may use. */
   firstObject: number;
-  /** The document's length before it: where its first byte will be. */
+  /** The document's length before it: where its first byte goes. */
   base: number;
 }
 
@@ -30,6 +30,8 @@ export interface Fragment {
   /** The object numbers of its pages, in order. */
   pages: number[];
   nextObject: number;
+  /** The document's length after it. */
+  end: number;
   /** Every object's number and offset in the document. */
   offsets: [number, number][];
 }
@@ -71,7 +73,7 @@ const COMPONENTS = { '/DeviceGray': 1, '/DeviceRGB': 3, '/DeviceCMYK': 4 } as co
 /** Writes every page of the request's image; answers where its objects are. */
 export async function writeImageFragment(request: FragmentRequest): Promise<Fragment> {
   const images = await imagePages(request.path, request.format, request.maxPixels);
-  const writer = await PdfObjectWriter.create(request.output, request.base);
+  const writer = await PdfObjectWriter.append(request.output, request.base);
   let next = request.firstObject;
   const take = () => {
     next += 1;
@@ -133,5 +135,5 @@ export async function writeImageFragment(request: FragmentRequest): Promise<Frag
   } finally {
     await writer.close();
   }
-  return { pages, nextObject: next, offsets: [...writer.offsets] };
+  return { pages, nextObject: next, end: writer.position, offsets: [...writer.offsets] };
 }

@@ -222,7 +222,8 @@ async function decodedPages(path: string, format: PdfImageFormat, maxPixels: num
       .toBuffer({ resolveWithObject: true });
     if (info.channels !== 3 && info.channels !== 4)
       throw new Error(`sharp decoded ${info.channels} channels`);
-    const planes = toPlanes(data, info.width, info.height, info.channels, bits);
+    const rgbProfile = meta.icc !== undefined && iccComponents(meta.icc) === 3;
+    const planes = toPlanes(data, info.width, info.height, info.channels, bits, !rgbProfile);
     pages.push({
       width: info.width,
       height: info.height,

@@ -1,10 +1,10 @@
 // Images to PDF (openapi.yaml operation `imagesToPdf`): every upload judged by the OCR path's image
-// checks and the plan's budgets before any work (image-inputs.ts), then each written as PDF objects by
-// an OCR process, whose decoders and memory limit are the OCR path's (image-fragment.ts), and the
-// fragments joined into one document (document.ts). Built, not handed to Debian's img2pdf: img2pdf
+// checks and the plan's budgets before any work (image-inputs.ts), then each appended to the document
+// as PDF objects by an OCR process, whose decoders and memory limit are the OCR path's
+// (image-fragment.ts), in a document the server begins and closes (document.ts). Built, not handed to
+// Debian's img2pdf: img2pdf
 // refuses images the OCR path reads (transparency in a TIFF or WebP, 16-bit TIFFs, mirrored EXIF
 // orientations) and would be a second decoder of hostile bytes beside the one the checks are made for.
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CpuSlots } from '../cpu-slots.js';
 import { toApiError } from '../ocr/index.js';
@@ -41,21 +41,13 @@ export function createImagesPdfEngine(o: ImagesPdfEngineOptions): ImagesPdfEngin
       return o.cpuSlots.run(async () => {
         const document = await ImageDocument.create(path);
         for (const [index, image] of images.entries()) {
-          const fragmentPath = join(job.workDir, `image-${index + 1}.part`);
-          const request = {
-            path: image.input.path,
-            format: image.format,
-            maxPixels,
-            layout,
-            output: fragmentPath,
-          };
+          const request = { path: image.input.path, format: image.format, maxPixels, layout, output: path };
           const fragment = await o.images
             .imageFragment({ ...request, ...document.next }, job.signal)
             .catch((error: unknown) => {
               throw toApiError(error, image.input, image.format, limits, job.signal);
             });
-          await document.append(fragmentPath, fragment);
-          await rm(fragmentPath);
+          document.added(fragment);
           job.progress?.(index + 1, images.length);
         }
         const size = await document.close();

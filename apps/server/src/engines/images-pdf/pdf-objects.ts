@@ -32,8 +32,8 @@ export function serialize(value: PdfValue): string {
 }
 
 /**
- * Indirect objects appended to a file, numbered by the caller, each one's offset recorded for the
- * cross-reference table. Offsets count from `base`: a fragment written apart is placed later.
+ * Indirect objects appended to a document, numbered by the caller, each one's offset recorded for the
+ * cross-reference table.
  */
 export class PdfObjectWriter {
   readonly offsets = new Map<number, number>();
@@ -46,9 +46,9 @@ export class PdfObjectWriter {
     this.#position = base;
   }
 
-  /** A writer appending to `path` (created or emptied), whose first byte lands at `base` in the document. */
-  static async create(path: string, base = 0): Promise<PdfObjectWriter> {
-    return new PdfObjectWriter(await open(path, 'w'), base);
+  /** A writer appending to the document at `path`, `base` bytes long. */
+  static async append(path: string, base: number): Promise<PdfObjectWriter> {
+    return new PdfObjectWriter(await open(path, 'a'), base);
   }
 
   get position(): number {

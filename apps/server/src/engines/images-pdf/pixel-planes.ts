@@ -19,12 +19,20 @@ export interface Planes {
  * Splits `channels`-channel (3 or 4) samples of `bits` (native-endian 16-bit from sharp) into planes,
  * dropping what carries nothing.
  */
-export function toPlanes(data: Buffer, width: number, height: number, channels: 3 | 4, bits: 8 | 16): Planes {
+export function toPlanes(
+  data: Buffer,
+  width: number,
+  height: number,
+  channels: 3 | 4,
+  bits: 8 | 16,
+  /** False when an RGB colour profile comes with the samples: grey ones would lose it. */
+  mayBeGrey = true,
+): Planes {
   const pixels = width * height;
   const size = bits / 8;
   const sample = bits === 8 ? (i: number) => data[i] ?? 0 : (i: number) => data.readUInt16LE(i * 2);
   const opaqueValue = bits === 8 ? 0xff : 0xffff;
-  let grey = true;
+  let grey = mayBeGrey;
   for (let p = 0; p < pixels && grey; p += 1) {
     const at = p * channels;
     if (sample(at) !== sample(at + 1) || sample(at) !== sample(at + 2)) grey = false;

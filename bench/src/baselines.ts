@@ -42,6 +42,11 @@ export async function qpdfMerge(inputs: readonly string[], output: string): Prom
   await run('qpdf', ['--empty', '--pages', ...inputs, '--', output]);
 }
 
+/** Debian's img2pdf: the images, a page each, as one PDF (its defaults: each page the image's size). */
+export async function img2pdf(inputs: readonly string[], output: string): Promise<void> {
+  await run('img2pdf', [...inputs, '-o', output]);
+}
+
 /** As pdn splits: each part from `--empty` (with the input as base, qpdf 11 is quadratic in its pages). */
 export async function qpdfSplit(input: string, ranges: readonly string[], outDir: string): Promise<void> {
   for (const [index, range] of ranges.entries()) {

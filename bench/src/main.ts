@@ -20,6 +20,7 @@ import { backendCostScenario } from './scenarios/backend-cost.js';
 import { compressionScenarios } from './scenarios/compression.js';
 import { compressionRealWorldScenario } from './scenarios/compression-real-world.js';
 import { idempotencyScenario } from './scenarios/idempotency.js';
+import { imagesToPdfScenario } from './scenarios/images-to-pdf.js';
 import { jobsScenario } from './scenarios/jobs.js';
 import { killedServerScenario } from './scenarios/killed-server.js';
 import { lostAnswersScenario } from './scenarios/lost-answers.js';
@@ -42,6 +43,7 @@ const SCENARIOS: Scenario[] = [
   mergeSplitScenario,
   ocrScenario,
   ocrPdfScenario,
+  imagesToPdfScenario,
   responsivenessScenario,
   memoryScenario,
   ocrSoakScenario,

@@ -23,7 +23,7 @@ import type { JobRuns } from '../job-runs.js';
 import type { JobRecord, JobStore, NewJob } from '../job-store.js';
 import { INTERRUPTED, MAX_ATTEMPTS } from '../retention.js';
 import { storeSubmission } from '../store-submission.js';
-import { startBullmqWorker } from './bullmq-worker.js';
+import { type BullmqWorkers, startBullmqWorkers } from './bullmq-worker.js';
 import { type FedJob, Feeder } from './feeder.js';
 import { StartedHereMarks } from './started-here-marks.js';
 import { WorkerRegistry } from './worker-registry.js';
@@ -82,7 +82,7 @@ export class BullmqJobQueue implements JobQueue {
   /** The connections made here, closed last (BullMQ leaves those it was given open). */
   readonly #connections: Redis[] = [];
   #queueEvents: QueueEvents | undefined;
-  #worker: Awaited<ReturnType<typeof startBullmqWorker>> | undefined;
+  #worker: BullmqWorkers | undefined;
   #closed = false;
   readonly #outage: ReturnType<typeof outageLog>;
 
@@ -154,7 +154,7 @@ export class BullmqJobQueue implements JobQueue {
     }
     if (parts.runner && runs !== undefined) {
       const { store, inputs, slots, lockMs, now } = this.#deps;
-      this.#worker = await startBullmqWorker({
+      this.#worker = await startBullmqWorkers({
         connection: this.#connect(),
         prefix: this.#bullPrefix,
         queueName: QUEUE,
@@ -224,7 +224,7 @@ export class BullmqJobQueue implements JobQueue {
     await step('leaving the list of workers', () => this.#workers.stop());
     // A worker takes no new job and resolves once the running ones ended; the runs interrupt those
     // still running when the grace is over.
-    const workerClosed = step('closing the BullMQ worker', () => this.#worker?.close());
+    const workerClosed = step('closing the BullMQ workers', () => this.#worker?.close());
     await step('ending the running jobs', () => this.#deps.runs?.close(graceMs));
     await workerClosed;
     await step('closing the queue events', () => this.#queueEvents?.close());

@@ -1,7 +1,14 @@
-// A worker process's side of the BullMQ queue: BullMQ hands it jobs with its configured concurrency,
-// and it runs each through this process's JobRuns. A job taken soon after its feed runs as the feeder
-// claimed it: a cancel since then was heard here and stops it as it starts. Any other start reads the
-// store first, and skips a job canceled (or forgotten) while it waited in BullMQ. A worker killed mid-job stops renewing its lock:
+// A worker process's side of the BullMQ queue: one BullMQ worker of concurrency 1 per slot, each
+// running its jobs through this process's JobRuns. One worker of concurrency `slots` would cost Redis
+// more per job: it asks for the next job as it takes one and as it ends one, an empty ask of some ten
+// commands each time while the queue keeps up; workers of concurrency 1 ask only when a job's end
+// leaves them free, and a job added wakes one of them. Only the first looks for stalled jobs. An idle
+// worker's blocking read for its next job times out every IDLE_WAIT_S, then asks once: a job added
+// wakes it at once whatever the timeout, so the longest BullMQ allows keeps idle workers quiet.
+//
+// A job taken soon after its feed runs as the feeder claimed it: a cancel since then was heard here
+// and stops it as it starts. Any other start reads the store first, and skips a job canceled (or
+// forgotten) while it waited in BullMQ. A worker killed mid-job stops renewing its lock:
 // BullMQ's stalled-job check gives the job to another worker, once (maxStalledCount); a failure the job
 // recorded is never run again (UnrecoverableError: input errors are not retried); an attempt that threw
 // (the store failed under it, or its worker stopped) is run once more (attempts). BullMQ counts stalls
@@ -64,7 +71,33 @@ function freshFedRecord(job: Job<FedJob>): JobRecord | undefined {
   return fresh ? job.data.record : undefined;
 }
 
-export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<FedJob>> {
+/**
+ * How long an idle worker's blocking read waits before it asks again (BullMQ's drainDelay, 5 s by
+ * default): BullMQ caps its blocking reads at 10 s for a read cut by a reconnection to be noticed.
+ */
+const IDLE_WAIT_S = 10;
+
+/** The BullMQ workers of a process, stopped together. */
+export interface BullmqWorkers {
+  /** Takes no new job, and resolves once the running ones ended. */
+  close(): Promise<void>;
+}
+
+export async function startBullmqWorkers(deps: BullmqWorkerDeps): Promise<BullmqWorkers> {
+  const workers: Worker<FedJob>[] = [];
+  for (let slot = 0; slot < deps.slots; slot += 1) workers.push(startWorker(deps, slot > 0));
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  return {
+    close: async () => {
+      // Each closes, even when another's close failed.
+      const closed = await Promise.allSettled(workers.map((worker) => worker.close()));
+      const failed = closed.find((result) => result.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    },
+  };
+}
+
+function startWorker(deps: BullmqWorkerDeps, skipStalledCheck: boolean): Worker<FedJob> {
   const { store, inputs, runs, now } = deps;
   const worker = new Worker<FedJob>(
     deps.queueName,
@@ -94,14 +127,15 @@ export async function startBullmqWorker(deps: BullmqWorkerDeps): Promise<Worker<
     {
       connection: deps.connection,
       prefix: deps.prefix,
-      concurrency: deps.slots,
+      concurrency: 1,
+      drainDelay: IDLE_WAIT_S,
       maxStalledCount: MAX_ATTEMPTS - 1,
       maxStartedAttempts: MAX_ATTEMPTS,
       lockDuration: deps.lockMs,
       stalledInterval: Math.round((deps.lockMs * 2) / 3),
+      skipStalledCheck,
     },
   );
   worker.on('error', deps.failed);
-  await worker.waitUntilReady();
   return worker;
 }

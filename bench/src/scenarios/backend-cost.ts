@@ -12,8 +12,9 @@
 //   sent apart from those their scripts ran, by process; over N more, Redis's time for each (SLOWLOG).
 // Each phase less the idle deployment's background at its measured rate (measured with MONITOR on,
 // which costs an idle Redis next to nothing). Beside them: the bare BullMQ cycle (a job added, run by
-// a worker at concurrency 1, its end told to one waiter through QueueEvents) on the same Redis, and
-// what each idle process sends a second. Targets (backend-cost-report.ts): a small synchronous call
+// a worker at concurrency 1, its end told to one waiter through QueueEvents) on the same Redis, idle
+// between jobs as between pdn's calls, back to back, and with pdn's workers; and what each idle
+// process sends a second. Targets (backend-cost-report.ts): a small synchronous call
 // at most the bare cycle + 10 Redis commands and 5 statements; a refused call (429, 401) at most 3 of
 // each. With BENCH_BACKEND_TRACE=<file>, every command of one call of each kind (in order, with its
 // arguments), every statement and the idle processes' traffic are written there.
@@ -196,34 +197,59 @@ async function watch(
   }
 }
 
+/** How the bare cycle is driven: its workers (each at concurrency 1), and its jobs back to back or not. */
+interface CycleShape {
+  workers: number;
+  /**
+   * Whether each job is added only once the workers wait again, as between two of pdn's calls (each
+   * an HTTP round trip apart), or as soon as the last one's end is heard. A worker that takes a job
+   * leaves a wake-up for the others behind; a job added back to back finds it and is taken at once,
+   * while after a pause the worker spends it on an empty ask first.
+   */
+  idleBetween: boolean;
+}
+
 /**
- * The bare BullMQ cycle on `redisUrl`, before pdn starts: one queue, one worker at `concurrency`, one
- * waiter on QueueEvents, `cycles` jobs one at a time (removeOnComplete), less the idle loop's rate.
- * A worker at concurrency above 1 asks for another job as soon as it takes one, and again as it ends
- * one: those asks come with the cycle whoever drives BullMQ.
+ * Longer than a worker's way from a job's end back to its blocking read (2 to 3 ms here): the pause
+ * between jobs of a cycle that leaves its workers idle between jobs.
+ */
+const IDLE_GAP_MS = 25;
+
+/**
+ * The bare BullMQ cycle on `redisUrl`, before pdn starts: one queue, `shape.workers` workers at
+ * concurrency 1 (as pdn runs one per slot), one waiter on QueueEvents, `cycles` jobs one at a time
+ * (removeOnComplete), less the idle loop's rate.
  */
 async function bareCycle(
   redisUrl: string,
   redis: Redis,
   cycles: number,
   own: Set<string>,
-  concurrency: number,
+  shape: CycleShape,
 ): Promise<Measured> {
   const connections = Array.from({ length: 3 }, () => new Redis(redisUrl, { maxRetriesPerRequest: null }));
   const [forQueue, forWorker, forEvents] = connections as [Redis, Redis, Redis];
-  const prefix = `bench-bare-${concurrency}`;
+  const prefix = `bench-bare-${shape.workers}-${shape.idleBetween ? 'idle' : 'busy'}`;
   const queue = new Queue('cycle', {
     connection: forQueue,
     prefix,
     defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
   });
-  const worker = new Worker('cycle', async () => 'done', { connection: forWorker, prefix, concurrency });
+  const workers = Array.from(
+    { length: shape.workers },
+    () => new Worker('cycle', async () => 'done', { connection: forWorker, prefix, concurrency: 1 }),
+  );
   const events = new QueueEvents('cycle', { connection: forEvents, prefix });
+  const workersTitle = shape.workers === 1 ? 'one worker' : `${shape.workers} workers`;
   try {
-    await Promise.all([queue.waitUntilReady(), worker.waitUntilReady(), events.waitUntilReady()]);
+    await Promise.all([
+      queue.waitUntilReady(),
+      ...workers.map((worker) => worker.waitUntilReady()),
+      events.waitUntilReady(),
+    ]);
     const kind: Kind = {
       name: 'BullMQ cycle',
-      title: `the bare BullMQ cycle at concurrency ${concurrency}`,
+      title: `the bare BullMQ cycle, ${workersTitle} at concurrency 1, ${shape.idleBetween ? 'idle between jobs as between calls' : 'jobs back to back'}`,
       // The waiter hears the end from QueueEvents, as pdn's API process does. Not waitUntilFinished:
       // its look at the job after subscribing finds a job already removed (removeOnComplete) missing.
       call: async () => {
@@ -240,6 +266,7 @@ async function bareCycle(
         });
         await queue.add('job', {}, { jobId });
         await completed;
+        if (shape.idleBetween) await sleep(IDLE_GAP_MS);
       },
     };
     await callsOf(kind, 3);
@@ -269,7 +296,7 @@ async function bareCycle(
       usecEach: meanTimes(watched.timed, names, own),
     };
   } finally {
-    await worker.close();
+    for (const worker of workers) await worker.close();
     await events.close();
     await queue.close();
     for (const connection of connections) connection.disconnect();
@@ -308,9 +335,15 @@ async function backendCost(context: BenchContext): Promise<ScenarioResult> {
     const redis = new Redis(redisUrl);
     closers.push(async () => redis.disconnect());
     const own = await clientAddresses(redis);
-    const cycle = await bareCycle(redisUrl, redis, calls, own, 1);
-    // pdn's worker runs as many jobs at once as the machine has cores (PDN_JOB_CONCURRENCY).
-    const matched = await bareCycle(redisUrl, redis, calls, own, availableParallelism());
+    // pdn's calls come an HTTP round trip apart, each job's worker idle before it: the floor measured
+    // the same way. Beside it the cycle back to back, and with as many workers as pdn's worker process
+    // runs (one per slot, PDN_JOB_CONCURRENCY: the machine's cores).
+    const cycle = await bareCycle(redisUrl, redis, calls, own, { workers: 1, idleBetween: true });
+    const backToBack = await bareCycle(redisUrl, redis, calls, own, { workers: 1, idleBetween: false });
+    const matched = await bareCycle(redisUrl, redis, calls, own, {
+      workers: availableParallelism(),
+      idleBetween: true,
+    });
 
     // Each process connects as a role of its own, so pg_stat_statements tells their statements apart.
     const admin = new pg.Client({ connectionString: postgres.url });
@@ -407,7 +440,10 @@ async function backendCost(context: BenchContext): Promise<ScenarioResult> {
     }
     const trace = process.env.BENCH_BACKEND_TRACE;
     if (trace) await writeFile(trace, traceText(firstCalls, idleLines, measured, idle, who));
-    return { rows: rowsOf(measured, cycle, matched, idle), details: detailsOf(measured, cycle, idle) };
+    return {
+      rows: rowsOf(measured, { floor: cycle, backToBack, matched }, idle),
+      details: detailsOf(measured, cycle, idle),
+    };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => {});
     for (const service of owned) await service.remove();

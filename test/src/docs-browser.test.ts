@@ -157,6 +157,11 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
         .nth(0)
         .setInputFiles({ name: 'scan.png', mimeType: 'image/png', buffer: Buffer.from(sample.bytes) });
     },
+    pdfToImages: async (op) => {
+      await op
+        .locator('tr[data-property-name="file"] input[type=file]')
+        .setInputFiles(await pdfFile('pages.pdf', 'P'));
+    },
     getJob: async (op) => {
       await op.locator('tr[data-param-name="id"] input').fill((await aFinishedJob()).id);
     },
@@ -223,7 +228,7 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
     const other = await ctx.server.createKey({ user: 'docs-reader', plan: 'free' });
     expect((await ctx.call('/api/v1/account', { key })).status).toBe(401);
     const account = await ctx.call<{ data: { used: number } }>('/api/v1/account', { key: other });
-    expect(account.json.data.used).toBe(6);
+    expect(account.json.data.used).toBe(7);
   }, 600_000);
 
   it('a form starts empty, or at a default, never at an example', async () => {

@@ -16,6 +16,7 @@ import { createOcrEngine } from './engines/ocr/index.js';
 import { listNativeTesseract } from './engines/ocr/native-tesseract.js';
 import { createOcrPdfEngine } from './engines/ocr-pdf/index.js';
 import { createPdfEngine } from './engines/pdf/index.js';
+import { createPdfImagesEngine } from './engines/pdf-images/index.js';
 import { type DetectedTools, detectTools } from './engines/tools.js';
 import type { Engines } from './engines/types.js';
 import { createApp } from './http/app.js';
@@ -102,8 +103,13 @@ async function buildEngines(config: Config, log: Logger, tools: DetectedTools): 
     maxImagePixels: config.maxImagePixels,
     memoryBytes: config.ocrMemoryBytes,
   });
+  const pdfImages = createPdfImagesEngine({
+    ...common,
+    maxImagePixels: config.maxImagePixels,
+    memoryBytes: config.ocrMemoryBytes,
+  });
   // Each engine has said which it is, once (at warn where `auto` fell back for a missing tool).
-  return { pdf, compress, ocr, ocrPdf, imagesPdf };
+  return { pdf, compress, ocr, ocrPdf, imagesPdf, pdfImages };
 }
 
 function urlOf(server: Server): string {

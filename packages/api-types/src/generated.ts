@@ -202,6 +202,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pdf-to-images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw a PDF's pages as PNG or JPEG images
+         * @description Draws the pages asked for (`pages`, split's range syntax; every page when omitted) of one PDF as
+         *     images, in page order, each page once: PNG (lossless, the default) or JPEG at `quality`. Each
+         *     image is the page as a reader shows it (its rotation applied, its crop box), at `dpi` pixels per
+         *     inch (150 by default), or `width` pixels wide with its height in proportion (a thumbnail; `dpi`
+         *     is then ignored). Pages are drawn by poppler's `pdftoppm`; a server without it answers
+         *     `500 internal_error` (its log says what to install).
+         *
+         *     `output=files` (the default) answers one download per page in `pages`; `output=zip` one ZIP
+         *     archive of them all (stored, not compressed again), with `pages` still listing each image.
+         *
+         *     The PDF is judged like every other PDF input (see "PDF inputs"). Before anything is drawn, the
+         *     pages asked for are counted against the plan's pages per request, and each page's image size
+         *     (from its size in points) against the plan's pixels per image (see "Pages per request"): over
+         *     either is `400 invalid_input` naming the page and the budget. A page that needs more memory to
+         *     draw than the server allows is `400 invalid_input` too.
+         */
+        post: operations["pdfToImages"];
+        delete?: never;
+        /** CORS preflight for POST /api/v1/pdf-to-images */
+        options: operations["pdfToImagesPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/languages": {
         parameters: {
             query?: never;
@@ -340,9 +375,10 @@ export interface paths {
         /**
          * Fetch an output through its signed URL
          * @description Needs no `Authorization` header and is not rate limited: the signature is the credential.
-         *     The URL is returned by compress, merge, split and OCR of documents and is valid for 900 seconds.
+         *     The URL is returned by every operation that writes files and is valid for 900 seconds.
          *     Outputs are served as `application/pdf`, except the text of `ocrPdf` (its `text_download`,
-         *     a name ending in `.txt`), served as `text/plain; charset=utf-8`.
+         *     a name ending in `.txt`), served as `text/plain; charset=utf-8`, and the pages of `pdfToImages`,
+         *     served as `image/png`, `image/jpeg` or, in one archive, `application/zip`.
          */
         get: operations["downloadPdf"];
         put?: never;
@@ -715,6 +751,41 @@ export interface components {
             size: number;
             download: components["schemas"]["Download"];
         };
+        /**
+         * @description `png`: lossless; `jpeg`: smaller, at `quality`.
+         * @default png
+         * @enum {string}
+         */
+        PageImageFormat: "png" | "jpeg";
+        PageImage: {
+            /** @description The page of the PDF drawn. */
+            page: number;
+            /** @description The image's width in pixels. */
+            width: number;
+            /** @description The image's height in pixels. */
+            height: number;
+            /** @description The image's name, from the upload's (`report.pdf`, page 2 -> `report.page-2.png`); its name in the archive with `output=zip`. */
+            filename: string;
+            /** @description The image's size in bytes. */
+            size: number;
+            /** @description With `output=files` only. */
+            download?: components["schemas"]["Download"];
+        };
+        PdfToImagesResult: {
+            format: components["schemas"]["PageImageFormat"];
+            /** @enum {string} */
+            output: "files" | "zip";
+            /** @description Pages drawn. */
+            page_count: number;
+            /** @description One image per page drawn, in page order. */
+            pages: components["schemas"]["PageImage"][];
+            /** @description With `output=zip`: the archive's name (`report.pages.zip`). */
+            filename?: string;
+            /** @description With `output=zip`: the archive's size in bytes. */
+            size?: number;
+            /** @description With `output=zip` only. */
+            download?: components["schemas"]["Download"];
+        };
         Language: {
             /**
              * @example eng
@@ -808,6 +879,10 @@ export interface components {
             data: components["schemas"]["ImagesToPdfResult"];
             meta: components["schemas"]["Meta"];
         };
+        PdfToImagesResponse: {
+            data: components["schemas"]["PdfToImagesResult"];
+            meta: components["schemas"]["Meta"];
+        };
         LanguagesResponse: {
             data: components["schemas"]["LanguagesResult"];
             meta: components["schemas"]["Meta"];
@@ -843,10 +918,11 @@ export interface components {
         JobStatus: "queued" | "running" | "succeeded" | "failed" | "canceled";
         /**
          * @description The operation the job runs (`ocr_pdf` is `POST /api/v1/ocr/pdf`, `images_to_pdf` is
-         *     `POST /api/v1/images-to-pdf`); `result` has the shape of that operation's `data`.
+         *     `POST /api/v1/images-to-pdf`, `pdf_to_images` is `POST /api/v1/pdf-to-images`); `result` has
+         *     the shape of that operation's `data`.
          * @enum {string}
          */
-        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf" | "images_to_pdf";
+        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf" | "images_to_pdf" | "pdf_to_images";
         /** @description How far the engine is, in its own units (pages for OCR of a multi-page image, files for merge). */
         JobProgress: {
             done: number;
@@ -931,7 +1007,7 @@ export interface components {
              * @description Present when `status` is `succeeded` and `expired` is false: exactly the `data` the
              *     synchronous call answers, its download URLs signed by this answer.
              */
-            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"] | components["schemas"]["ImagesToPdfResult"];
+            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"] | components["schemas"]["ImagesToPdfResult"] | components["schemas"]["PdfToImagesResult"];
             /** @description Present when `status` is `failed`; the error the synchronous call would have answered. */
             error?: components["schemas"]["Error"];
         };
@@ -2196,6 +2272,137 @@ export interface operations {
             204: components["responses"]["CorsPreflight"];
         };
     };
+    pdfToImages: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The PDF.
+                     */
+                    file: string;
+                    /**
+                     * @description Which pages, with the syntax of split's `ranges` (`1-3,7`); a page named twice is drawn once. All pages when omitted.
+                     * @example 1-3,7
+                     */
+                    pages?: string;
+                    format?: components["schemas"]["PageImageFormat"];
+                    /**
+                     * @description JPEG quality; ignored with `format=png`, which is lossless.
+                     * @default 85
+                     */
+                    quality?: number;
+                    /**
+                     * @description Pixels per inch of the page; ignored when `width` is given.
+                     * @default 150
+                     */
+                    dpi?: number;
+                    /** @description Each image this many pixels wide, its height in proportion (a thumbnail); `dpi` is then ignored. */
+                    width?: number;
+                    /**
+                     * @description `files`: one download per page; `zip`: one ZIP archive of the pages.
+                     * @default files
+                     * @enum {string}
+                     */
+                    output?: "files" | "zip";
+                    callback_url?: components["schemas"]["CallbackUrl"];
+                };
+            };
+        };
+        responses: {
+            /** @description The pages were drawn; each image (or the archive) is ready to download. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "format": "png",
+                     *         "output": "files",
+                     *         "page_count": 1,
+                     *         "pages": [
+                     *           {
+                     *             "page": 2,
+                     *             "width": 1275,
+                     *             "height": 1650,
+                     *             "filename": "report.page-2.png",
+                     *             "size": 183211,
+                     *             "download": {
+                     *               "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *               "expires_in": 900,
+                     *               "expires_at": "2026-01-01T00:00:00.000Z"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PdfToImagesResponse"];
+                };
+            };
+            202: components["responses"]["JobAccepted"];
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    pdfToImagesPreflight: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+        };
+    };
     listLanguages: {
         parameters: {
             query?: never;
@@ -2651,6 +2858,9 @@ export interface operations {
                 content: {
                     "application/pdf": string;
                     "text/plain": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "application/zip": string;
                 };
             };
             /** @description The signature is missing, malformed or does not match (code `forbidden`). */

@@ -276,7 +276,8 @@ function checkRateLimitRules(exchange: Exchange, problems: string[]): void {
 }
 
 /** "streams application/pdf with Content-Disposition: attachment and the output's filename" (issue #2);
- * the text of OCR of documents as UTF-8 text/plain (issue #17). */
+ * the text of OCR of documents as UTF-8 text/plain (issue #17), the pages of PDF to images as PNG, JPEG
+ * or a ZIP archive. */
 function checkDownload(exchange: Exchange, problems: string[]): void {
   const disposition = exchange.headers.get('content-disposition') ?? '';
   if (!/^attachment;\s*filename\*?=/i.test(disposition)) {
@@ -286,10 +287,23 @@ function checkDownload(exchange: Exchange, problems: string[]): void {
   if (length !== null && Number(length) !== exchange.body.length) {
     problems.push(`Content-Length ${length} but ${exchange.body.length} bytes arrived`);
   }
-  if (mediaType(exchange.headers) === 'text/plain') {
+  const type = mediaType(exchange.headers);
+  if (type === 'text/plain') {
     if (exchange.headers.get('content-type') !== 'text/plain; charset=utf-8')
       problems.push('a text download must say charset=utf-8');
     if (!isUtf8(exchange.body)) problems.push('the text download is not UTF-8');
-  } else if (Buffer.from(exchange.body.subarray(0, 5)).toString('latin1') !== '%PDF-')
-    problems.push('the download is not a PDF');
+    return;
+  }
+  // The pages of PDF to images: each type's own signature (PNG 5.2, JFIF's SOI, a ZIP local header).
+  const magic = SIGNATURES[type] ?? PDF_SIGNATURE;
+  if (!Buffer.from(exchange.body.subarray(0, magic.length)).equals(magic))
+    problems.push(`the download is not what its type says (${type || 'none'})`);
 }
+
+const PDF_SIGNATURE = Buffer.from('%PDF-', 'latin1');
+const SIGNATURES: Readonly<Record<string, Buffer>> = {
+  'application/pdf': PDF_SIGNATURE,
+  'image/png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  'image/jpeg': Buffer.from([0xff, 0xd8, 0xff]),
+  'application/zip': Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+};

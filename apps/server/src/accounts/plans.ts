@@ -19,8 +19,10 @@ export interface PlanLimits {
   ocrPages: number;
   /** Most images one images-to-PDF request may make pages of, a TIFF's pages each. */
   imagesPerRequest: number;
-  /** Most pixels of one uploaded image for images to PDF, all its pages together. */
+  /** Most pixels of one uploaded image for images to PDF (all its pages together), or of one drawn page. */
   imagePixels: number;
+  /** Most pages one PDF-to-images request may draw. */
+  renderPages: number;
   /** Most queued and running jobs at once before `Prefer: respond-async` is refused. */
   unfinishedJobs: number;
   /** Most synchronous calls of the user in progress at once in one server process (admitted, not answered). */
@@ -61,6 +63,9 @@ const OCR_PAGES: Record<Plan, number> = { free: 50, premium: 500, business: 2_00
 // Images to PDF: a Free request is a phone's photo album page (20 photos of up to 16 megapixels);
 // paying plans reach the server's own pixel cap (PDN_MAX_IMAGE_PIXELS, 40 million by default), which
 // bounds every plan. Images that are decoded (WebP, BMP, TIFF) take about 0.1 s a megapixel here.
+// PDF to images draws a page in about the time a compression reads one (pdftoppm at 150 dpi, some
+// 0.1-0.3 s a page here): the same pages as compression.
+const RENDER_PAGES: Record<Plan, number> = { free: 100, premium: 1_000, business: 2_500, enterprise: 5_000 };
 const IMAGES_PER_REQUEST: Record<Plan, number> = { free: 20, premium: 100, business: 250, enterprise: 500 };
 const IMAGE_PIXELS: Record<Plan, number> = {
   free: 16_000_000,
@@ -104,6 +109,7 @@ export function planLimits(plan: Plan, uploadLimits: UploadLimits): PlanLimits {
     ocrPages: OCR_PAGES[plan],
     imagesPerRequest: IMAGES_PER_REQUEST[plan],
     imagePixels: IMAGE_PIXELS[plan],
+    renderPages: RENDER_PAGES[plan],
     unfinishedJobs: UNFINISHED_JOBS[plan],
     syncCalls: SYNC_CALLS[plan],
     syncBytes: SYNC_UPLOADS_AT_ONCE * uploadLimits[plan],

@@ -5,6 +5,7 @@ import type { ImagesPdfEngine } from './images-pdf/types.js';
 import type { TesseractJsPages } from './ocr/tesseract-js-pages.js';
 import type { OcrPdfEngine } from './ocr-pdf/types.js';
 import type { PageBudget } from './page-budget.js';
+import type { PdfImagesEngine } from './pdf-images/types.js';
 
 export type { CompressionLevel, CompressMethod, EngineInfo, Language, PageBudget };
 
@@ -111,4 +112,6 @@ export interface Engines {
   ocrPdf: OcrPdfEngine;
   /** Images to PDF: engines/images-pdf/. */
   imagesPdf: ImagesPdfEngine;
+  /** PDF to images: engines/pdf-images/. */
+  pdfImages: PdfImagesEngine;
 }

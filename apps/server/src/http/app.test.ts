@@ -21,6 +21,7 @@ import { createImagesPdfEngine } from '../engines/images-pdf/index.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
 import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
+import { createPdfImagesEngine } from '../engines/pdf-images/index.js';
 import { detectTools } from '../engines/tools.js';
 import type { OcrEngine } from '../engines/types.js';
 import { IdempotencyKeys } from '../idempotency/idempotency-keys.js';
@@ -94,6 +95,11 @@ describe('createApp', () => {
       imagesPdf: createImagesPdfEngine({
         images: ocr.pages,
         cpuSlots,
+        maxImagePixels: 1_000_000,
+        memoryBytes: 1024 * 1024 * 1024,
+      }),
+      pdfImages: createPdfImagesEngine({
+        ...common,
         maxImagePixels: 1_000_000,
         memoryBytes: 1024 * 1024 * 1024,
       }),

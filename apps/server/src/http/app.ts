@@ -40,6 +40,7 @@ import { metricsRoute } from './routes/metrics.js';
 import { ocrRoute } from './routes/ocr.js';
 import { ocrPdfRoute } from './routes/ocr-pdf.js';
 import { openapiRoute } from './routes/openapi.js';
+import { pdfToImagesRoute } from './routes/pdf-to-images.js';
 import { readyRoute } from './routes/ready.js';
 import { splitRoute } from './routes/split.js';
 import { submissionRoute } from './routes/submission.js';
@@ -112,6 +113,7 @@ const OPERATION_PATHS: Readonly<Record<JobOperation, string>> = {
   ocr: '/api/v1/ocr',
   ocr_pdf: '/api/v1/ocr/pdf',
   images_to_pdf: '/api/v1/images-to-pdf',
+  pdf_to_images: '/api/v1/pdf-to-images',
 };
 
 /** The API (/api/v1, downloads) and its documents, on a role that takes submissions. */
@@ -139,6 +141,7 @@ function apiRoutes(router: Router<AppState>, deps: AppDeps): void {
     ocrRoute,
     ocrPdfRoute(uploadLimits),
     imagesToPdfRoute(uploadLimits),
+    pdfToImagesRoute(uploadLimits),
   ]) {
     const path = OPERATION_PATHS[route.operation];
     router.post(path, authenticated, submissionRoute(route, submission));

@@ -6,6 +6,7 @@ import { imagesToPdfOperation } from './images-to-pdf.js';
 import { mergeOperation } from './merge.js';
 import { ocrOperation } from './ocr.js';
 import { ocrPdfOperation } from './ocr-pdf.js';
+import { pdfToImagesOperation } from './pdf-to-images.js';
 import { splitOperation } from './split.js';
 import type { Operation } from './types.js';
 
@@ -22,6 +23,12 @@ export {
 export { checkMergeCount, MERGE_PART, type MergeParams } from './merge.js';
 export { DEFAULT_LANGUAGE, type OcrParams, parseDetail } from './ocr.js';
 export { OCR_PDF_MODES, OCR_PDF_OUTPUTS, type OcrPdfParams } from './ocr-pdf.js';
+export {
+  PAGE_IMAGE_FORMATS,
+  PAGES_OUTPUTS,
+  type PdfToImagesParams,
+  renderRequestOf,
+} from './pdf-to-images.js';
 export { checkRangesLength, type SplitParams } from './split.js';
 export { type Operation, type OperationInput, type OutputPublisher, parseChoice } from './types.js';
 
@@ -36,5 +43,6 @@ export function createOperations(engines: Engines): Operations {
     ocr: ocrOperation(engines.ocr) as Operation,
     ocr_pdf: ocrPdfOperation(engines.ocrPdf) as Operation,
     images_to_pdf: imagesToPdfOperation(engines.imagesPdf) as Operation,
+    pdf_to_images: pdfToImagesOperation(engines.pdfImages) as Operation,
   };
 }

@@ -64,6 +64,16 @@ export function imagesPdfName(firstUploadName: string): string {
   return `${base === '' ? FALLBACK : base}.pdf`;
 }
 
+/** PDF to images (openapi.yaml `pdfToImages`): `report.pdf`, page 2 -> `report.page-2.png`. */
+export function pageImageName(uploadName: string, page: number, extension: 'png' | 'jpg'): string {
+  return `${baseName(uploadName)}.page-${page}.${extension}`;
+}
+
+/** PDF to images with `output=zip`: `report.pdf` -> `report.pages.zip`. */
+export function pagesZipName(uploadName: string): string {
+  return `${baseName(uploadName)}.pages.zip`;
+}
+
 export function partName(uploadName: string, pages: string): string {
   return `${baseName(uploadName)}.pages-${pages}.pdf`;
 }

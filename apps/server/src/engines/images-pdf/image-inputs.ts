@@ -56,6 +56,19 @@ async function judgeOne(input: InputFile): Promise<JudgedImage> {
 }
 
 /**
+ * The pixels one image may hold: the plan's, or the server's own cap (PDN_MAX_IMAGE_PIXELS) when lower,
+ * and who allows it, for messages ("the Free plan allows", "this server reads").
+ */
+export function pixelCapOf(
+  budget: { maxPixels: number; holder: string },
+  serverMaxPixels: number,
+): { maxPixels: number; holder: string } {
+  return budget.maxPixels <= serverMaxPixels
+    ? { maxPixels: budget.maxPixels, holder: `${budget.holder} allows` }
+    : { maxPixels: serverMaxPixels, holder: 'this server reads' };
+}
+
+/**
  * Every input's format and pages, refused (InvalidInputError naming the file or the budget) when a
  * header is bad or the images are over `budget` or the server's own pixel cap.
  */
@@ -65,10 +78,7 @@ export async function judgeImages(
   serverMaxPixels: number,
 ): Promise<JudgedImage[]> {
   const judged: JudgedImage[] = [];
-  const [maxPixels, holder] =
-    budget.maxPixels <= serverMaxPixels
-      ? [budget.maxPixels, `${budget.holder} allows`]
-      : [serverMaxPixels, 'this server reads'];
+  const { maxPixels, holder } = pixelCapOf(budget, serverMaxPixels);
   for (const input of inputs) {
     const image = await judgeOne(input);
     checkPixelCap(image.pages, maxPixels, input.label, holder);

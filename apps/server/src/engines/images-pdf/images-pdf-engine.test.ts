@@ -104,6 +104,8 @@ async function corpusJp2(): Promise<string> {
 
 describe.skipIf(tools.prlimit === undefined || tools.qpdf === undefined || tools.pdfimages === undefined)(
   'images to PDF',
+  // The first case starts an OCR process: beside other suites on two busy cores, more than 5 s.
+  { timeout: 30_000 },
   () => {
     it('keeps JPEGs and JPEG 2000 byte for byte, in upload order, one page each', async () => {
       const jpegs = ['eng-progressive.jpg', 'eng-cmyk.jpg', 'eng-exif6.jpg'].map((name) => join(TEXT, name));

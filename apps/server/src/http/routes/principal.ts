@@ -20,7 +20,7 @@ export function principalOf(ctx: AppContext): Principal {
 export function pageBudgetOf(
   principal: Principal,
   uploadLimits: UploadLimits,
-  kind: 'pagesPerRequest' | 'compressPages' | 'ocrPages',
+  kind: 'pagesPerRequest' | 'compressPages' | 'ocrPages' | 'renderPages',
 ): PageBudget {
   const { plan } = principal;
   return { maxPages: planLimits(plan, uploadLimits)[kind], holder: `the ${planTitle(plan)} plan` };

@@ -12,6 +12,7 @@ import { registerLogin } from './commands/login.js';
 import { registerMerge } from './commands/merge.js';
 import { registerOcr } from './commands/ocr.js';
 import { registerOcrPdf } from './commands/ocr-pdf.js';
+import { registerPdfToImages } from './commands/pdf-to-images.js';
 import { registerSplit } from './commands/split.js';
 import { registerStatus } from './commands/status.js';
 import type { Io } from './context.js';
@@ -106,6 +107,7 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerOcr(program, io);
   registerOcrPdf(program, io);
   registerImagesToPdf(program, io);
+  registerPdfToImages(program, io);
   registerLanguages(program, io);
   registerJobs(program, io);
   registerStatus(program, io);

@@ -18,6 +18,7 @@ import {
   type Operation,
   type OperationParams,
   operationRequest,
+  type PdfToImagesParams,
   type SplitParams,
 } from './internal/operations.js';
 import {
@@ -44,6 +45,7 @@ import type {
   OcrResult,
   OcrWordsResult,
   OperationResults,
+  PdfToImagesResult,
   RevokedKeyResult,
   SplitResult,
 } from './results.js';
@@ -72,7 +74,15 @@ export interface PdnOptions {
 }
 
 export type RequestOptions = CallOptions;
-export type { CompressParams, ImagesToPdfParams, MergeParams, OcrParams, OcrPdfParams, SplitParams };
+export type {
+  CompressParams,
+  ImagesToPdfParams,
+  MergeParams,
+  OcrParams,
+  OcrPdfParams,
+  PdfToImagesParams,
+  SplitParams,
+};
 
 export interface DownloadOptions extends RequestOptions {
   /** Replace an existing file at `path`. Default true; when false an existing file is an EEXIST error. */
@@ -181,6 +191,14 @@ export class Pdn {
    */
   imagesToPdf(params: ImagesToPdfParams): ApiPromise<ImagesToPdfResult> {
     return this.#run('images_to_pdf', params);
+  }
+
+  /**
+   * POST /api/v1/pdf-to-images: a PDF's pages drawn as PNG or JPEG, a download per page in `pages`, or
+   * one ZIP archive (`download`) with `output: 'zip'`.
+   */
+  pdfToImages(params: PdfToImagesParams): ApiPromise<PdfToImagesResult> {
+    return this.#run('pdf_to_images', params);
   }
 
   /** GET /api/v1/languages */

@@ -9,6 +9,7 @@ import type {
   OcrResult as OcrData,
   OcrPdfResult as OcrPdfData,
   OcrWord,
+  PdfToImagesResult as PdfToImagesData,
   RevokedKey as RevokedKeyData,
   SplitResult as SplitData,
 } from './api-types/index.js';
@@ -41,6 +42,7 @@ export type OcrResult = OcrData & WithMeta;
 export type OcrWordsResult = OcrResult & { words: OcrWord[] };
 export type OcrPdfResult = OcrPdfData & WithMeta;
 export type ImagesToPdfResult = ImagesToPdfData & WithMeta;
+export type PdfToImagesResult = PdfToImagesData & WithMeta;
 export type LanguagesResult = LanguagesData & WithMeta;
 export type AccountResult = AccountData & WithMeta;
 export type RevokedKeyResult = RevokedKeyData & WithMeta;
@@ -53,4 +55,5 @@ export interface OperationResults {
   ocr: OcrResult;
   ocr_pdf: OcrPdfResult;
   images_to_pdf: ImagesToPdfResult;
+  pdf_to_images: PdfToImagesResult;
 }

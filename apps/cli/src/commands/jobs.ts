@@ -34,7 +34,7 @@ export function registerJobs(program: Command, io: Io): void {
     .command('jobs')
     .summary('list, inspect, wait for and cancel jobs')
     .description(
-      'Jobs are the work the server does for compress, merge, split, ocr, ocr-pdf and images-to-pdf (--async prints their ids). ' +
+      'Jobs are the work the server does for compress, merge, split, ocr, ocr-pdf, images-to-pdf and pdf-to-images (--async prints their ids). ' +
         'Reading, listing and canceling them does not count against the hourly limit.',
     )
     .addHelpText(
@@ -181,7 +181,18 @@ async function collect(
       { kind: 'file', path, bytes: await writeOutput(path, result.text, { force, signal: ctx.io.signal }) },
     ];
   }
-  return deliverFiles(ctx, client, 'parts' in result ? result.parts : [result], flags, progress);
+  return deliverFiles(ctx, client, filesOf(result), flags, progress);
+}
+
+/** Every file a job wrote: split's parts, PDF to images' pages (or its archive), or the one output. */
+function filesOf(result: Exclude<AnyResult, { text: string }>): { filename: string; download: Download }[] {
+  if ('parts' in result) return result.parts;
+  if (!('format' in result)) return [result];
+  if (result.download !== undefined && result.filename !== undefined)
+    return [{ filename: result.filename, download: result.download }];
+  return result.pages.flatMap((page) =>
+    page.download === undefined ? [] : [{ filename: page.filename, download: page.download }],
+  );
 }
 
 /** Each file into `-o DIR` under the server's name, else reported as its URL. */

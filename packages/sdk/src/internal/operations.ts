@@ -1,7 +1,13 @@
-// The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf, imagesToPdf): what the SDK checks
+// The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf, imagesToPdf, pdfToImages): what the SDK checks
 // before sending (issue #4 "Validation before sending") and the multipart form. The synchronous
 // methods and `pdn.jobs.submit` send the same requests, so each is described once, here.
-import type { CompressionLevel, OcrPdfMode, OcrPdfOutputType, PageSize } from '../api-types/index.js';
+import type {
+  CompressionLevel,
+  OcrPdfMode,
+  OcrPdfOutputType,
+  PageImageFormat,
+  PageSize,
+} from '../api-types/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Uploadable } from '../uploads.js';
 import type { CallOptions, FormField } from './request.js';
@@ -64,6 +70,22 @@ export interface ImagesToPdfParams extends CallOptions {
   marginMm?: number | undefined;
 }
 
+export interface PdfToImagesParams extends CallOptions {
+  file: Uploadable;
+  /** Pages to draw, as split's ranges: `'1-3,7'` or `['1-3', '7']`; all when omitted. */
+  pages?: string | string[] | undefined;
+  /** `png` (the server's default, lossless) or `jpeg`. */
+  format?: PageImageFormat | undefined;
+  /** JPEG quality, 1 to 100 (85 on the server when omitted). */
+  quality?: number | undefined;
+  /** Pixels per inch, 10 to 1200 (150 on the server when omitted). */
+  dpi?: number | undefined;
+  /** Each image this many pixels wide (16 to 10000), its height in proportion: a thumbnail. */
+  width?: number | undefined;
+  /** `files` (the server's default): a download per page; `zip`: one archive of them all. */
+  output?: 'files' | 'zip' | undefined;
+}
+
 /** What each operation takes, by its name in the API (openapi.yaml `JobOperation`). */
 export interface OperationParams {
   compress: CompressParams;
@@ -72,6 +94,7 @@ export interface OperationParams {
   ocr: OcrParams;
   ocr_pdf: OcrPdfParams;
   images_to_pdf: ImagesToPdfParams;
+  pdf_to_images: PdfToImagesParams;
 }
 
 export type Operation = keyof OperationParams;
@@ -90,6 +113,8 @@ const outputTypes: readonly OcrPdfOutputType[] = ['pdf', 'pdfa'];
 const pageSizes: readonly PageSize[] = ['image', 'a3', 'a4', 'a5', 'letter', 'legal'];
 const orientations = ['auto', 'portrait', 'landscape'] as const;
 const fits = ['contain', 'cover'] as const;
+const imageFormats: readonly PageImageFormat[] = ['png', 'jpeg'];
+const pagesOutputs = ['files', 'zip'] as const;
 const pdf = 'application/pdf';
 
 /** Checks `params` (throwing InvalidInputError) and describes the request that runs `operation`. */
@@ -225,6 +250,38 @@ const describers: { [O in Operation]: (params: OperationParams[O]) => OperationR
           orientation,
           fit,
           margin_mm: marginMm === undefined ? undefined : String(marginMm),
+        }),
+      ],
+    };
+  },
+
+  pdf_to_images({ file, pages, format, quality, dpi, width, output, ...options }) {
+    checkChoice('format', format, imageFormats);
+    checkChoice('output', output, pagesOutputs);
+    for (const [name, value, min, max] of [
+      ['quality', quality, 1, 100],
+      ['dpi', dpi, 10, 1200],
+      ['width', width, 16, 10_000],
+    ] as const) {
+      if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) {
+        throw new InvalidInputError(
+          `${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`,
+        );
+      }
+    }
+    const items = pages === undefined ? undefined : rangeItems('pages', pages, 'when given must be');
+    return {
+      url: '/api/v1/pdf-to-images',
+      options,
+      form: () => [
+        { name: 'file', part: toUploadPart(file, { field: 'file', filename: 'document.pdf', type: pdf }) },
+        ...optionalFields({
+          pages: items?.join(','),
+          format,
+          quality: quality === undefined ? undefined : String(quality),
+          dpi: dpi === undefined ? undefined : String(dpi),
+          width: width === undefined ? undefined : String(width),
+          output,
         }),
       ],
     };

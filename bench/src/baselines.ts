@@ -47,6 +47,17 @@ export async function img2pdf(inputs: readonly string[], output: string): Promis
   await run('img2pdf', [...inputs, '-o', output]);
 }
 
+/** poppler's pdftoppm drawing every page of `input` into `outDir`, as pdn draws them (PNG, or JPEG at `quality`). */
+export async function pdftoppm(
+  input: string,
+  dpi: number,
+  format: 'png' | 'jpeg',
+  outDir: string,
+): Promise<void> {
+  const encoding = format === 'png' ? ['-png'] : ['-jpeg', '-jpegopt', 'quality=85'];
+  await run('pdftoppm', ['-cropbox', ...encoding, '-r', String(dpi), input, join(outDir, 'page')]);
+}
+
 /** As pdn splits: each part from `--empty` (with the input as base, qpdf 11 is quadratic in its pages). */
 export async function qpdfSplit(input: string, ranges: readonly string[], outDir: string): Promise<void> {
   for (const [index, range] of ranges.entries()) {

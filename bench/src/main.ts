@@ -29,6 +29,7 @@ import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { observabilityScenario } from './scenarios/observability-cost.js';
 import { ocrScenario } from './scenarios/ocr.js';
 import { ocrPdfScenario } from './scenarios/ocr-pdf.js';
+import { pdfToImagesScenario } from './scenarios/pdf-to-images.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
 import { scaleOutScenario } from './scenarios/scale-out.js';
 import { sharedBackendsScenario } from './scenarios/shared-backends.js';
@@ -44,6 +45,7 @@ const SCENARIOS: Scenario[] = [
   ocrScenario,
   ocrPdfScenario,
   imagesToPdfScenario,
+  pdfToImagesScenario,
   responsivenessScenario,
   memoryScenario,
   ocrSoakScenario,

@@ -88,18 +88,21 @@ function qpdfCheck(pdf: string): void {
   execFileSync('qpdf', ['--check', pdf], { stdio: 'pipe' });
 }
 
-/** The JPEG 2000 codestream of the corpus's ImageMagick JPX file: real JPEG 2000 bytes, public. */
+/** The JPEG 2000 image (551x337) of the corpus's ImageMagick JPX file: real JPEG 2000 bytes, public. */
 async function corpusJp2(): Promise<string> {
   const doc = await PDFDocument.load(await readFile(new URL('imagemagick-jpeg2000.pdf', CORPUS)));
-  for (const [, object] of doc.context.enumerateIndirectObjects()) {
-    if (
-      object instanceof PDFRawStream &&
-      String(object.dict.get(PDFName.of('Filter'))).includes('JPXDecode')
-    ) {
-      return writeFixture(dir, 'corpus.jp2', object.contents);
-    }
-  }
-  throw new Error('no JPXDecode image in the corpus file');
+  // The largest JPXDecode stream: the file also holds a 1x1 one.
+  const streams = doc.context
+    .enumerateIndirectObjects()
+    .flatMap(([, object]) =>
+      object instanceof PDFRawStream && String(object.dict.get(PDFName.of('Filter'))).includes('JPXDecode')
+        ? [object.contents]
+        : [],
+    )
+    .sort((a, b) => b.length - a.length);
+  const [largest] = streams;
+  if (largest === undefined) throw new Error('no JPXDecode image in the corpus file');
+  return writeFixture(dir, 'corpus.jp2', largest);
 }
 
 describe.skipIf(tools.prlimit === undefined || tools.qpdf === undefined || tools.pdfimages === undefined)(
@@ -116,6 +119,8 @@ describe.skipIf(tools.prlimit === undefined || tools.qpdf === undefined || tools
       const taken = await takenImages(output.path);
       const bytes = await Promise.all([...jpegs, jp2].map((path) => readFile(path)));
       expect(await Promise.all(taken.map((path) => readFile(path)))).toEqual(bytes);
+      // The JPEG 2000 page is its image at the resolution its header gives (300 dpi): 551x337 pixels.
+      expect(shownPageSizes(output.path)[3]?.map(Math.round)).toEqual([132, 81]);
     });
 
     it('keeps every pixel of PNG, TIFF (every page), WebP and BMP', async () => {

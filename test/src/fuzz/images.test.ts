@@ -1,6 +1,7 @@
 // Fuzz target (issue #11, "Fuzzing in CI"): real images (packages/fixtures/assets/images: BMP Suite and
 // the English sample as ImageMagick and libvips wrote it), mutated (mutations.ts: bit flips, truncation,
-// splices, huge or zero declared dimensions), through OCR, and now and then to a PDF operation. Every
+// splices, huge or zero declared dimensions), through OCR and images to PDF (which reuses OCR's image
+// checks and decoders, and embeds JPEGs and PNGs it has checked as they are), and now and then to a PDF operation. Every
 // answer is a documented status with the envelope, never a 500; the server keeps answering; nothing is
 // left on disk. The memory bound of the decode (issue #11, item 2) is what keeps a lying header a 400.
 import { readdir, readFile } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { field, file, form } from '../harness/form.js';
 import { filesLeftSince, listFiles } from '../harness/leftovers.js';
 import { useServer } from '../harness/use-server.js';
 import { fuzz, fuzzTimeoutMs } from './fuzz-run.js';
-import { expectHealthy, judge, type Operation } from './judge.js';
+import { expectHealthy, type JudgedOperation, judge } from './judge.js';
 import { type Mutation, mutate, mutationArb } from './mutations.js';
 
 const ctx = useServer();
@@ -42,7 +43,7 @@ beforeAll(async () => {
 });
 
 interface ImageCase {
-  operation: Operation;
+  operation: JudgedOperation;
   /** Index into the images (its name is printed with a failure). */
   image: number;
   mutations: Mutation[];
@@ -51,8 +52,9 @@ interface ImageCase {
 const caseArb = (): fc.Arbitrary<ImageCase> =>
   fc.record({
     operation: fc.oneof(
-      { weight: 6, arbitrary: fc.constant<Operation>('ocr') },
-      fc.constantFrom<Operation>('compress', 'split', 'merge'),
+      { weight: 4, arbitrary: fc.constant<JudgedOperation>('ocr') },
+      { weight: 2, arbitrary: fc.constant<JudgedOperation>('images-to-pdf') },
+      fc.constantFrom<JudgedOperation>('compress', 'split', 'merge'),
     ),
     image: fc.nat({ max: images.length - 1 }),
     mutations: fc.array(mutationArb(images.length, false), { minLength: 0, maxLength: 3 }),
@@ -62,6 +64,8 @@ function partsFor(value: ImageCase, bytes: Buffer) {
   switch (value.operation) {
     case 'ocr':
       return [file('image', bytes, 'scan.img'), field('language', 'eng')];
+    case 'images-to-pdf':
+      return [file('images[]', bytes, 'scan.img')];
     case 'compress':
       return [file('file', bytes, 'scan.pdf')];
     case 'split':

@@ -5,7 +5,13 @@
 // and has the pages the answer claims (an upload compress hands back as it came must be exactly that
 // upload); OCR text is well-formed. Output names carry no control or format
 // character and keep at most 100 code points of the upload's name (http/output-names.ts).
-import type { CompressResponse, MergeResponse, OcrResponse, SplitResponse } from '@pdn/api-types';
+import type {
+  CompressResponse,
+  ImagesToPdfResponse,
+  MergeResponse,
+  OcrResponse,
+  SplitResponse,
+} from '@pdn/api-types';
 import { expect } from 'vitest';
 import type { CallResult } from '../contract/checked-fetch.js';
 import { download, pageCount } from '../harness/download.js';
@@ -13,6 +19,8 @@ import { poppler, popplerPageCount } from '../harness/pdf-content.js';
 import type { ServerContext } from '../harness/use-server.js';
 
 export type Operation = 'compress' | 'merge' | 'split' | 'ocr';
+/** What judge() reads: every fuzzed operation, and images to PDF, which only images.test.ts sends. */
+export type JudgedOperation = Operation | 'images-to-pdf';
 
 export const OPERATIONS: readonly Operation[] = ['compress', 'merge', 'split', 'ocr'];
 
@@ -63,7 +71,7 @@ function fromHeader(upload: Uint8Array): Buffer {
  */
 export async function judge(
   ctx: ServerContext,
-  operation: Operation,
+  operation: JudgedOperation,
   res: CallResult,
   upload?: Uint8Array,
 ): Promise<void> {
@@ -102,6 +110,11 @@ export async function judge(
     case 'ocr': {
       const { data } = res.json as OcrResponse;
       expect(LONE_SURROGATE.test(data.text), 'OCR text holds half a character').toBe(false);
+      return;
+    }
+    case 'images-to-pdf': {
+      const { data } = res.json as ImagesToPdfResponse;
+      await expectPdf(ctx, data.download.url, data.page_count, data.filename);
     }
   }
 }

@@ -47,15 +47,17 @@ export async function img2pdf(inputs: readonly string[], output: string): Promis
   await run('img2pdf', [...inputs, '-o', output]);
 }
 
-/** poppler's pdftoppm drawing every page of `input` into `outDir`, as pdn draws them (PNG, or JPEG at `quality`). */
+/** poppler's pdftoppm drawing pages 1 to `pages` of `input` into `outDir` as pdn draws them (JPEG at pdn's quality). */
 export async function pdftoppm(
   input: string,
   dpi: number,
   format: 'png' | 'jpeg',
   outDir: string,
+  pages: number,
 ): Promise<void> {
   const encoding = format === 'png' ? ['-png'] : ['-jpeg', '-jpegopt', 'quality=85'];
-  await run('pdftoppm', ['-cropbox', ...encoding, '-r', String(dpi), input, join(outDir, 'page')]);
+  const range = ['-f', '1', '-l', String(pages)];
+  await run('pdftoppm', [...range, '-cropbox', ...encoding, '-r', String(dpi), input, join(outDir, 'page')]);
 }
 
 /** As pdn splits: each part from `--empty` (with the input as base, qpdf 11 is quadratic in its pages). */

@@ -2,9 +2,10 @@
 // compression corpus as PNG pages and the photo PDF as JPEG pages, every page drawn at 150 dpi. pdn end
 // to end (upload, its checks, drawing, and the download of every page) timed in alternation with the CLI.
 import { execFileSync } from 'node:child_process';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromPath, type Pdn } from '@pdn/sdk';
+import { PDFDocument } from 'pdf-lib';
 import { pdftoppm } from '../baselines.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { formatMs, type Row, skippedRow } from '../report.js';
@@ -23,8 +24,14 @@ function installed(): boolean {
   }
 }
 
-async function viaPdn(pdn: Pdn, input: string, format: 'png' | 'jpeg', outDir: string): Promise<void> {
-  const result = await pdn.pdfToImages({ file: fromPath(input), format, dpi: DPI });
+async function viaPdn(
+  pdn: Pdn,
+  input: string,
+  format: 'png' | 'jpeg',
+  outDir: string,
+  pages: number,
+): Promise<void> {
+  const result = await pdn.pdfToImages({ file: fromPath(input), format, dpi: DPI, pages: `1-${pages}` });
   await Promise.all(
     result.pages.map((page) =>
       page.download === undefined ? undefined : pdn.download(page.download, join(outDir, page.filename)),
@@ -51,19 +58,21 @@ async function pdfToImages(context: BenchContext): Promise<ScenarioResult> {
   });
   const rows: Row[] = [];
   for (const { input, format } of cases) {
+    const count = (await PDFDocument.load(await readFile(input.path))).getPageCount();
+    const drawn = Math.min(context.profile.drawnPages ?? count, count);
     const pdnDir = join(context.workDir, `pages-pdn-${format}`);
     const cliDir = join(context.workDir, `pages-cli-${format}`);
     const times = await timeAlternating(
       context.profile.runs,
-      async () => viaPdn(context.pdn, input.path, format, await fresh(pdnDir)),
-      async () => pdftoppm(input.path, DPI, format, await fresh(cliDir)),
+      async () => viaPdn(context.pdn, input.path, format, await fresh(pdnDir), drawn),
+      async () => pdftoppm(input.path, DPI, format, await fresh(cliDir), drawn),
     );
     const pdn = summarize(times.task);
     const cli = summarize(times.baseline);
     const ratio = pdn.median / cli.median;
     rows.push({
       scenario: SCENARIO,
-      case: `${input.name} as ${format.toUpperCase()} at ${DPI} dpi, pdn / pdftoppm CLI: time`,
+      case: `${input.name}, ${drawn === 1 ? '1 page' : `${drawn} pages`} as ${format.toUpperCase()} at ${DPI} dpi, pdn / pdftoppm CLI: time`,
       pdn: `${formatMs(pdn.median)} ±${(pdn.spread * 100).toFixed(0)}%`,
       baseline: `${formatMs(cli.median)} ±${(cli.spread * 100).toFixed(0)}%`,
       ratio,

@@ -38,6 +38,7 @@ import {
   type PageRenderer,
   RENDER_BOUNDS,
   type Result,
+  type SnapshotTarget,
 } from './render.js';
 import { ghostscriptReader, pdftotextReader, type WordReader } from './word-readers.js';
 import { lostCharacters, type TextSample, wordScore } from './words.js';
@@ -94,6 +95,14 @@ interface Reference {
   dpi: number;
   /** The input's page renders. */
   pages: string[];
+  /** Which of the input's pages draw images, so candidates are drawn in the input's runs (render.ts). */
+  drawsImages: SnapshotTarget['drawsImages'];
+}
+
+/** Whether `page` draws an image by the input's count (drawn-images.ts); unknown where it was not read. */
+function drawsImagesBy(perPage: ReadonlyMap<number, number>, page: number): boolean | undefined {
+  const count = perPage.get(page);
+  return count === undefined ? undefined : count > 0;
 }
 
 export function createContentCheck(
@@ -126,7 +135,9 @@ export function createContentCheck(
     return text;
   }
 
-  async function renderInput(): Promise<Reference | { failure: string }> {
+  async function renderInput(
+    drawsImages: SnapshotTarget['drawsImages'],
+  ): Promise<Reference | { failure: string }> {
     // Page sizes from the structure already read, else from Ghostscript (one process more).
     const known =
       o.structure !== undefined && 'value' in o.structure.input ? o.structure.input.value : undefined;
@@ -141,8 +152,9 @@ export function createContentCheck(
     const dpi = renderDpi(sides, pages, RENDER_BOUNDS);
     const failures: string[] = [];
     for (const renderer of renderers) {
-      const rendered = await renderer.render({ ...input, name: `input-${renderer.name}` }, dpi, job);
-      if ('value' in rendered) return { renderer, dpi, pages: rendered.value };
+      const target = { ...input, name: `input-${renderer.name}`, drawsImages };
+      const rendered = await renderer.render(target, dpi, job);
+      if ('value' in rendered) return { renderer, dpi, pages: rendered.value, drawsImages };
       failures.push(`${renderer.name}, ${rendered.failure}`);
     }
     return { failure: `the input could not be rendered for comparison (${failures.join('; ')})` };
@@ -151,12 +163,20 @@ export function createContentCheck(
   function start(): Promise<Reference | { failure: string }> {
     if (reference === undefined) {
       const started = performance.now();
-      // The input's render, the first reader's reading of its text and its images counted: side work,
-      // beside Ghostscript's rewrite where a slot is spare, else after it.
-      const text = readers[0] === undefined ? undefined : textOfInput(readers[0]);
+      // The input's images counted, the first reader's reading of its text and its render: side work,
+      // beside Ghostscript's rewrite where a slot is spare, else after it. The render waits for the
+      // count, which says which pages between the sampled ones pdftoppm may draw in the same run.
       const { pdfimages } = o;
-      inputImages = pdfimages && o.lanes.beside(() => drawnImages(pdfimages, input, o.timeoutMs, job));
-      reference = Promise.all([o.lanes.beside(renderInput), text, inputImages]).then(([rendered]) => {
+      const images = pdfimages && o.lanes.beside(() => drawnImages(pdfimages, input, o.timeoutMs, job));
+      inputImages = images;
+      const text = readers[0] === undefined ? undefined : textOfInput(readers[0]);
+      const render = (async () => {
+        const counted = await images?.catch(() => undefined);
+        const perPage = counted !== undefined && 'value' in counted ? counted.value : undefined;
+        const drawsImages = perPage && ((page: number) => drawsImagesBy(perPage, page));
+        return o.lanes.beside(() => renderInput(drawsImages));
+      })();
+      reference = Promise.all([render, text, images]).then(([rendered]) => {
         referenceMs = Math.round(performance.now() - started);
         return rendered;
       });
@@ -167,7 +187,8 @@ export function createContentCheck(
   }
 
   async function comparePages(ref: Reference, path: string, name: string): Promise<Result<PageScore[]>> {
-    const rendered = await o.lanes.beside(() => ref.renderer.render({ path, pages, name }, ref.dpi, job));
+    const target = { path, pages, name, drawsImages: ref.drawsImages };
+    const rendered = await o.lanes.beside(() => ref.renderer.render(target, ref.dpi, job));
     if ('failure' in rendered) return rendered;
     const scores: PageScore[] = [];
     for (const [index, page] of pages.entries()) {
@@ -234,7 +255,9 @@ export function createContentCheck(
     const { pdfimages } = o;
     const after = await o.lanes.beside(() => drawnImages(pdfimages, { path, pages, name }, o.timeoutMs, job));
     if ('failure' in after) return `the output's images could not be counted: ${after.failure}`;
-    return imagesBelowFloor(before.value, after.value);
+    // The sampled pages only: the count also covers the pages between them (drawn-images.ts).
+    const sampled = new Map(pages.map((page) => [page, before.value.get(page) ?? 0]));
+    return imagesBelowFloor(sampled, after.value);
   }
 
   async function prove(path: string, name: string): Promise<ContentVerdict> {

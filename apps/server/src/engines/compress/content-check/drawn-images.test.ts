@@ -79,6 +79,16 @@ describe.skipIf(pdfimages === undefined)('drawnImages', () => {
       ],
     ],
     [
+      'photos, the pages between the sampled ones counted too',
+      () => photoPdf({ pages: 3 }),
+      [1, 3],
+      [
+        [1, 1],
+        [2, 1],
+        [3, 1],
+      ],
+    ],
+    [
       'text',
       () => textPdf({ pages: 60 }),
       [1, 30, 60],

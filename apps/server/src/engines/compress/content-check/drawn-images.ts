@@ -23,8 +23,10 @@ export function imagesPerPage(list: string, pages: readonly number[]): Map<numbe
 }
 
 /**
- * The images the sampled pages draw, read in the same ranges as pdftotext reads text: the whole sample
- * at once for files up to 50 pages, else one run per sampled page.
+ * The images the pages draw, read in the same ranges as pdftotext reads text: from the first to the last
+ * sampled page at once for files up to 50 pages, else one run per sampled page. Every page read is
+ * counted, the sampled ones and those between: the pages between tell the renderer which it may draw
+ * cheaply (poppler-renderer.ts); the floor compares the sampled pages.
  */
 export async function drawnImages(
   pdfimages: ToolInfo,
@@ -33,7 +35,8 @@ export async function drawnImages(
   job: WorkContext,
 ): Promise<Result<Map<number, number>>> {
   let list = '';
-  for (const [from, to] of pdftotextRanges(target.pages)) {
+  const ranges = pdftotextRanges(target.pages);
+  for (const [from, to] of ranges) {
     try {
       const args = ['-list', '-f', String(from), '-l', String(to), resolve(target.path)];
       const { exitCode, stdout } = await runTool(pdfimages.path, args, {
@@ -50,5 +53,8 @@ export async function drawnImages(
       return { failure: `pdfimages failed to run: ${(error as Error).message}` };
     }
   }
-  return { value: imagesPerPage(list, target.pages) };
+  const read = ranges.flatMap(([from, to]) =>
+    Array.from({ length: to - from + 1 }, (_, index) => from + index),
+  );
+  return { value: imagesPerPage(list, read) };
 }

@@ -4,20 +4,61 @@ import { basename, join } from 'node:path';
 import { textPdf, writeFixture } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectTools } from '../../tools.js';
-import { isRange, popplerRenderer } from './poppler-renderer.js';
+import { MAX_GAP_PAGES, pdftoppmRuns, popplerRenderer } from './poppler-renderer.js';
 
 const { pdftoppm } = await detectTools();
 if (pdftoppm === undefined) console.warn('pdftoppm is not installed: the poppler renderer tests are skipped');
 
-describe('isRange', () => {
-  // [sampled pages, one pdftoppm run]
-  const table: [number[], boolean][] = [
-    [[1], true],
-    [[1, 2, 3, 4, 5], true],
-    [[1, 3, 6, 8, 10], false],
+describe('pdftoppmRuns', () => {
+  const none = () => false;
+  const unknown = () => undefined;
+  const onPage7 = (page: number) => page === 7;
+  // [name, { given: sampled pages and what is known of images, want: pdftoppm's runs }]
+  const table: [string, { given: [number[], (page: number) => boolean | undefined]; want: number[][] }][] = [
+    ['one page', { given: [[1], unknown], want: [[1, 1]] }],
+    ['a range, nothing known', { given: [[1, 2, 3, 4, 5], unknown], want: [[1, 5]] }],
+    [
+      'a spread, nothing known: one run per page',
+      {
+        given: [[1, 3, 6, 8, 10], unknown],
+        want: [
+          [1, 1],
+          [3, 3],
+          [6, 6],
+          [8, 8],
+          [10, 10],
+        ],
+      },
+    ],
+    ['a spread over pages without images: one run', { given: [[1, 3, 6, 8, 10], none], want: [[1, 10]] }],
+    [
+      'an image between two sampled pages: a run either side',
+      {
+        given: [[1, 3, 6, 8, 10], onPage7],
+        want: [
+          [1, 6],
+          [8, 10],
+        ],
+      },
+    ],
+    [
+      'gaps longer than MAX_GAP_PAGES: one run per page',
+      {
+        given: [[1, MAX_GAP_PAGES + 3, 2 * MAX_GAP_PAGES + 5], none],
+        want: [
+          [1, 1],
+          [MAX_GAP_PAGES + 3, MAX_GAP_PAGES + 3],
+          [2 * MAX_GAP_PAGES + 5, 2 * MAX_GAP_PAGES + 5],
+        ],
+      },
+    ],
+    [
+      'a gap of exactly MAX_GAP_PAGES: one run',
+      { given: [[1, MAX_GAP_PAGES + 2], none], want: [[1, MAX_GAP_PAGES + 2]] },
+    ],
   ];
-  it.each(table)('%j -> %s', (pages, want) => {
-    expect(isRange(pages)).toBe(want);
+  it.each(table)('%s', (_name, { given: [pages, drawsImages], want }) => {
+    expect(pdftoppmRuns(pages, drawsImages)).toEqual(want);
   });
 });
 
@@ -40,11 +81,21 @@ describe.skipIf(pdftoppm === undefined)('popplerRenderer', () => {
       'a spread, one run per page',
       { given: [1, 6, 12], want: ['s-page-1.pgm', 's-page-6.pgm', 's-page-12.pgm'] },
     ],
+    [
+      'a spread over pages known to draw no image, one run',
+      { given: [1, 6, 12], want: ['t-page-01.pgm', 't-page-06.pgm', 't-page-12.pgm'] },
+    ],
   ] as const)('%s', { timeout: 60_000 }, async (name, { given, want }) => {
     const path = await writeFixture(dir, 'twelve.pdf', await textPdf({ pages: 12 }));
     const workDir = await mkdtemp(join(dir, 'job-'));
     const renderer = popplerRenderer(pdftoppm as NonNullable<typeof pdftoppm>, 60_000);
-    const target = { path, pages: given, name: name.startsWith('a range') ? 'r' : 's' };
+    const known = name.includes('known');
+    const target = {
+      path,
+      pages: given,
+      name: name.startsWith('a range') ? 'r' : known ? 't' : 's',
+      drawsImages: known ? () => false : undefined,
+    };
     const rendered = await renderer.render(target, 20, { workDir, signal: new AbortController().signal });
     expect('value' in rendered && rendered.value.map((file) => basename(file))).toEqual(want);
   });

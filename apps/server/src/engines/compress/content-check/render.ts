@@ -35,6 +35,12 @@ export interface SnapshotTarget {
   path: string;
   pages: readonly number[];
   name: string;
+  /**
+   * Whether a page of the input draws an image, where that is known (drawn-images.ts): a renderer that
+   * takes ranges may then draw the cheap pages between two sampled ones rather than start again
+   * (poppler-renderer.ts). Only which processes run depends on it, never which pages are compared.
+   */
+  drawsImages?: ((page: number) => boolean | undefined) | undefined;
 }
 
 export type Result<T> = { value: T } | { failure: string };

@@ -1,21 +1,14 @@
 // `pdn images-to-pdf <images...> -o out.pdf` (openapi.yaml `imagesToPdf`): one request making one PDF
 // of the images, a page each in the order given. The SDK refuses no image or more than 500, and any
 // option outside the contract's values, before sending (bin.ts exits 2 for that).
-import type { ImagesToPdfResult } from '@pdn/sdk';
 import { type Command, Option } from 'commander';
 import { CommandContext, type Io } from '../context.js';
-import { deliver } from '../deliver.js';
 import { UsageError } from '../errors.js';
-import { describeInput, describeOutput, formatBytes, pages } from '../format.js';
 import { examples } from '../help.js';
-import { checkInputs, UploadSource } from '../inputs.js';
+import { runOneOutput } from '../one-output-run.js';
 import { asyncOption, resumeOption, skipExistingOption } from '../options.js';
-import { STDIO } from '../output-naming.js';
-import { claimStdout, type OutputFlags, outputFolder } from '../output-plan.js';
-import { assertCanWrite, existingOutput } from '../output-writer.js';
-import type { HumanView } from '../reporter.js';
-import { type JobFlags, runJobs } from '../run-jobs.js';
-import { uploadProgress } from '../upload-progress.js';
+import type { OutputFlags } from '../output-plan.js';
+import type { JobFlags } from '../run-jobs.js';
 
 interface ImagesToPdfFlags extends OutputFlags, JobFlags {
   pageSize?: 'image' | 'a3' | 'a4' | 'a5' | 'letter' | 'legal';
@@ -86,67 +79,19 @@ function marginOf(raw: string | undefined): number | undefined {
   return value;
 }
 
-async function imagesToPdf(ctx: CommandContext, images: string[], flags: ImagesToPdfFlags): Promise<void> {
-  const marginMm = marginOf(flags.margin);
-  await checkInputs(images, ctx.io.stdin);
-  const path = flags.async ? undefined : outputFile(flags);
-  if (path === STDIO) claimStdout(ctx, flags.force === true);
-  const client = await ctx.connect();
-  const uploads = new UploadSource(ctx.io.stdin);
-
-  await runJobs(ctx, client, {
+function imagesToPdf(ctx: CommandContext, images: string[], flags: ImagesToPdfFlags): Promise<void> {
+  const layout = {
+    pageSize: flags.pageSize,
+    orientation: flags.orientation,
+    fit: flags.fit,
+    marginMm: marginOf(flags.margin),
+  };
+  return runOneOutput(ctx, images, flags, {
     command: 'images-to-pdf',
-    items: [images],
-    input: (inputs) => inputs,
-    skip: async () => {
-      const existing = flags.skipExisting ? await existingOutput(path) : undefined;
-      return existing && { reason: 'output_exists', outputs: [existing] };
-    },
-    options: { output: path },
-    stateFolder: outputFolder(
-      path === undefined || path === STDIO ? { kind: 'stdout' } : { kind: 'file', path },
-    ),
-    flags,
-    steps: {
-      operation: 'images_to_pdf',
-      doing: 'converting',
-      prepare: () => assertCanWrite(path, flags.force === true),
-      params: async (inputs, progress) => {
-        const files = await Promise.all(inputs.map((input) => uploads.upload(input, 'stdin-image')));
-        progress('uploading');
-        return {
-          images: files,
-          pageSize: flags.pageSize,
-          orientation: flags.orientation,
-          fit: flags.fit,
-          marginMm,
-          onUploadProgress: uploadProgress(progress, 'submitting'),
-        };
-      },
-      deliver: async (_inputs, result, progress) => {
-        return [await deliver(ctx, client, result.download, path, flags.force === true, progress)];
-      },
-    },
-    view: imagesToPdfView,
+    operation: 'images_to_pdf',
+    doing: 'converting',
+    stdinName: 'stdin-image',
+    options: layout,
+    params: (uploads, onUploadProgress) => ({ images: uploads, ...layout, onUploadProgress }),
   });
 }
-
-/** `-o` is the file; with --no-download there is none (and `-o` would be misleading). */
-function outputFile(flags: OutputFlags): string | undefined {
-  if (!flags.download) {
-    if (flags.output !== undefined)
-      throw new UsageError('--no-download prints a signed URL and writes no file; drop -o');
-    return undefined;
-  }
-  if (flags.output === undefined)
-    throw new UsageError('images-to-pdf needs -o FILE (or -o - for stdout, or --no-download)');
-  return flags.output;
-}
-
-const imagesToPdfView: HumanView = {
-  resumable: true,
-  succeeded(item, style) {
-    const data = item.data as ImagesToPdfResult;
-    return `${style.green('✔')} ${describeInput(item.input)} → ${describeOutput(item.outputs[0])}  ${pages(data.page_count)}, ${formatBytes(data.size)}`;
-  },
-};

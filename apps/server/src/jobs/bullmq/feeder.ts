@@ -138,10 +138,10 @@ export class Feeder {
       try {
         await queue.add(record.operation, { id: record.id, record }, { jobId: record.id });
       } catch (error) {
-        // Redis failed it: queued, to be fed once Redis is back, as any job stored meanwhile.
+        // Redis failed it: queued, and fed as any job stored meanwhile once Redis is back (the caller
+        // wakes the feeder for a queued job).
         await store.release(record.id, record.queuedAt);
         this.#deps.log.warn('a job stored to start at once is queued instead', { job_id: job.id, error });
-        this.wake(true);
         return { ...record, status: 'queued', attempts: record.attempts - 1 };
       }
       return record;

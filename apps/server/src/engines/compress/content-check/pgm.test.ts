@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blurBand, comparePgmFiles, type PgmHeader, parsePgmHeader, psnrOf, squaredError } from './pgm.js';
 
-const bytes = (header: string, pixels: number[] = []) =>
-  new Uint8Array([...Buffer.from(header, 'latin1'), ...pixels]);
+// Pages of millions of pixels are copied as typed arrays: spread into arrays, they took seconds on a
+// busy machine.
+const bytes = (header: string, pixels: readonly number[] | Uint8Array = []) =>
+  new Uint8Array(Buffer.concat([Buffer.from(header, 'latin1'), Buffer.from(pixels)]));
 
 describe('parsePgmHeader', () => {
   // [name, { given: file start, want: header or error }]
@@ -80,38 +82,51 @@ describe('comparePgmFiles', () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
+  /** Comparing pages of real size takes a second or two on a busy machine: room for a very busy one. */
+  const PAGE_SIZED_MS = 30_000;
   const file = async (name: string, content: Uint8Array) => {
     const path = join(dir, name);
     await writeFile(path, content);
     return path;
   };
 
-  it('reads files larger than one chunk, and header comments', async () => {
-    const size = 1500 * 1000; // over the 1 MiB chunk
-    const white = new Uint8Array(size).fill(255);
-    const grey = new Uint8Array(size).fill(254);
-    const a = await file('a.pgm', bytes('P5\n1500 1000\n255\n', [...white]));
-    const b = await file('b.pgm', bytes('P5\n# gs\n1500 1000\n255\n', [...grey]));
-    expect(await comparePgmFiles(a, a)).toEqual({ psnrDb: Infinity, marks: { reference: 0, candidate: 0 } });
-    expect((await comparePgmFiles(a, b)).psnrDb).toBeCloseTo(48.13, 2);
-  });
+  it(
+    'reads files larger than one chunk, and header comments',
+    async () => {
+      const size = 1500 * 1000; // over the 1 MiB chunk
+      const white = new Uint8Array(size).fill(255);
+      const grey = new Uint8Array(size).fill(254);
+      const a = await file('a.pgm', bytes('P5\n1500 1000\n255\n', white));
+      const b = await file('b.pgm', bytes('P5\n# gs\n1500 1000\n255\n', grey));
+      expect(await comparePgmFiles(a, a)).toEqual({
+        psnrDb: Infinity,
+        marks: { reference: 0, candidate: 0 },
+      });
+      expect((await comparePgmFiles(a, b)).psnrDb).toBeCloseTo(48.13, 2);
+    },
+    PAGE_SIZED_MS,
+  );
 
-  it('blurs across band boundaries as within one band', async () => {
-    // 1100 x 2000: 953 rows per 1 MiB band, so two bands meet mid-page; a line shifted by one row there.
-    const [width, height] = [1100, 2000];
-    const page = (lineRow: number) => {
-      const pixels = new Uint8Array(width * height).fill(255);
-      pixels.fill(0, lineRow * width, (lineRow + 1) * width);
-      return bytes(`P5\n${width} ${height}\n255\n`, [...pixels]);
-    };
-    const a = await file('g.pgm', page(953));
-    const b = await file('h.pgm', page(954));
-    // Blurred, each line greys three rows to 170; they differ on the two outer rows by 85: 39.5 dB.
-    const { psnrDb, marks } = await comparePgmFiles(a, b);
-    expect(psnrDb).toBeCloseTo(10 * Math.log10((255 * 255 * height) / (2 * 85 * 85)), 2);
-    // Marks are counted unblurred, each row once though bands overlap.
-    expect(marks).toEqual({ reference: width, candidate: width });
-  });
+  it(
+    'blurs across band boundaries as within one band',
+    async () => {
+      // 1100 x 2000: 953 rows per 1 MiB band, so two bands meet mid-page; a line shifted by one row there.
+      const [width, height] = [1100, 2000];
+      const page = (lineRow: number) => {
+        const pixels = new Uint8Array(width * height).fill(255);
+        pixels.fill(0, lineRow * width, (lineRow + 1) * width);
+        return bytes(`P5\n${width} ${height}\n255\n`, pixels);
+      };
+      const a = await file('g.pgm', page(953));
+      const b = await file('h.pgm', page(954));
+      // Blurred, each line greys three rows to 170; they differ on the two outer rows by 85: 39.5 dB.
+      const { psnrDb, marks } = await comparePgmFiles(a, b);
+      expect(psnrDb).toBeCloseTo(10 * Math.log10((255 * 255 * height) / (2 * 85 * 85)), 2);
+      // Marks are counted unblurred, each row once though bands overlap.
+      expect(marks).toEqual({ reference: width, candidate: width });
+    },
+    PAGE_SIZED_MS,
+  );
 
   it('scores a page that changed size 0 dB', async () => {
     const a = await file('c.pgm', bytes('P5\n2 1\n255\n', [1, 2]));

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../accounts/plans.js';
 import type { UnfinishedJobs } from '../jobs/job-store.js';
-import { expectedWaitMs, meanDurationMs, type QueueState } from './queue-wait.js';
+import { expectedWaitMs, meanDurationMs, type QueueState, QueueWait } from './queue-wait.js';
 
 const job = (
   userId: number,
@@ -92,5 +92,29 @@ describe('meanDurationMs', () => {
     // A server's first few slow jobs move it little; many jobs speak for themselves.
     expect(meanDurationMs(100, measured(400, 5))).toBe(200);
     expect(meanDurationMs(100, measured(50, 990))).toBeCloseTo(50.5);
+  });
+});
+
+describe('QueueWait', () => {
+  it('reads the durations of recent jobs only for a call that would wait', async () => {
+    let unfinished = [job(2, 'running', 1)];
+    let reads = 0;
+    const queueWait = new QueueWait({
+      store: {
+        unfinishedCounts: async () => unfinished,
+        recentDurations: async () => {
+          reads += 1;
+          return [{ operation: 'merge', meanMs: 1_100, count: 10 }];
+        },
+      },
+      capacity: async () => 2,
+    });
+    const caller = { userId: 1, plan: 'premium' as const };
+    expect(await queueWait.expectedMs(caller, 'merge', new Map())).toBe(0);
+    expect(reads).toBe(0);
+    // Both slots busy: two merges half done, each of the measured mean drawn toward 100 ms (600 ms).
+    unfinished = [job(2, 'running', 2)];
+    expect(await queueWait.expectedMs(caller, 'merge', new Map())).toBe(300);
+    expect(reads).toBe(1);
   });
 });

@@ -122,16 +122,22 @@ export class QueueWait {
       this.#deps.store.unfinishedCounts(),
       this.#deps.capacity(),
     ]);
-    await this.#readDurations();
     const meanMs = (kind: JobOperation) => meanDurationMs(TYPICAL_MS[kind], this.#durations.get(kind));
-    return expectedWaitMs({ unfinished, uploading, slots, meanMs }, caller, operation);
+    const waitMs = () => expectedWaitMs({ unfinished, uploading, slots, meanMs }, caller, operation);
+    // Whether a call waits at all follows from the counts alone: the durations, a query of their own,
+    // are read again only for a call that would wait, so a server with room spends nothing on them.
+    const wait = waitMs();
+    if (wait === 0 || !(await this.#readDurations())) return wait;
+    return waitMs();
   }
 
-  async #readDurations(): Promise<void> {
+  /** Reads the durations again if the last read is old enough; says whether it did. */
+  async #readDurations(): Promise<boolean> {
     const now = this.#now();
-    if (now - this.#durationsAt < DURATIONS_EVERY_MS) return;
+    if (now - this.#durationsAt < DURATIONS_EVERY_MS) return false;
     this.#durationsAt = now;
     const recent: RecentDuration[] = await this.#deps.store.recentDurations(now - DURATIONS_OVER_MS);
     this.#durations = new Map(recent.map((row) => [row.operation, row]));
+    return true;
   }
 }

@@ -75,6 +75,8 @@ export class JobRuns {
   readonly #running = new Map<string, Running>();
   /** Stops of jobs that were not running here, by when they came, oldest first (EARLY_STOP_MS). */
   readonly #earlyStops = new Map<string, number>();
+  /** Removals of ended jobs' inputs still under way (#removeInputs). */
+  readonly #removals = new Set<Promise<void>>();
   /** Slots promised to callers that are getting a job to run in them (reserve()). */
   #reserved = 0;
   #closed = false;
@@ -168,6 +170,7 @@ export class JobRuns {
     this.#interrupting = true;
     for (const job of this.#running.values()) job.controller.abort(new Error('server stopping'));
     await Promise.all(dones());
+    await Promise.all(this.#removals);
   }
 
   /**
@@ -213,6 +216,20 @@ export class JobRuns {
     }
   }
 
+  /**
+   * Removes an ended job's inputs from the input store, after its run: on the shared backends a
+   * worker's run ending is what tells the caller (BullMQ completes the job then), and the bucket's
+   * deletes took a small merge's answer 8 ms. close() waits for them; what a failure leaves behind is
+   * pruned by the sweeper (job-sweeper.ts).
+   */
+  #removeInputs(id: string, log: Logger): void {
+    const removal = this.#deps.inputs
+      .remove(id)
+      .catch((failure: unknown) => log.warn("removing a job's inputs failed", { error: failure }))
+      .finally(() => this.#removals.delete(removal));
+    this.#removals.add(removal);
+  }
+
   /** A job's turns at its slot: handed on when the fair order puts another user's job first. */
   #turns(record: JobRecord): SlotTurns {
     const { store, inputs, capacity } = this.#deps;
@@ -225,7 +242,7 @@ export class JobRuns {
   }
 
   async #attempt(record: JobRecord, running: Running, source: RunSource): Promise<RunEnd> {
-    const { store, inputs, events, now } = this.#deps;
+    const { store, events, now } = this.#deps;
     const { id } = record;
     const log = this.#deps.log.child({
       job_id: id,
@@ -291,11 +308,7 @@ export class JobRuns {
     // Ended by someone else meanwhile (canceled): they told of it.
     if (ended === undefined) return outcome;
     events.emit({ id, record: ended, error });
-    // What is left behind is pruned by the sweeper (job-sweeper.ts).
-    if (source.storedInputs)
-      await inputs
-        .remove(id)
-        .catch((failure: unknown) => log.warn("removing a job's inputs failed", { error: failure }));
+    if (source.storedInputs) this.#removeInputs(id, log);
     return { ...outcome, recorded: ended };
   }
 }

@@ -10,7 +10,7 @@ import type { JobInputFile } from '../../jobs/job-store.js';
 import type { OperationInput } from '../../operations/index.js';
 import { orUnavailable } from '../../unreachable.js';
 import type { InputStore } from '../input-store.js';
-import { downloadFile, listObjects, uploadFile } from './s3-objects.js';
+import { downloadFile, eachAtOnce, listObjects, uploadFile, uploadsAtOnce } from './s3-objects.js';
 
 const SERVICE = 'input storage (S3)';
 const PREFIX = 'inputs/';
@@ -25,27 +25,27 @@ export class S3InputStore implements InputStore {
   ) {}
 
   put(jobId: string, uploads: readonly OperationInput[]): Promise<JobInputFile[]> {
-    return orUnavailable(SERVICE, async () => {
-      const kept: JobInputFile[] = [];
-      for (const [index, upload] of uploads.entries()) {
-        const stored = String(index);
-        await uploadFile(this.client, this.bucket, keyOf(jobId, stored), upload.path);
-        kept.push({ stored, name: upload.name, size: upload.size });
-      }
-      return kept;
-    });
+    return orUnavailable(SERVICE, () =>
+      eachAtOnce(
+        [...uploads.entries()],
+        async ([index, upload]) => {
+          const stored = String(index);
+          await uploadFile(this.client, this.bucket, keyOf(jobId, stored), upload.path);
+          return { stored, name: upload.name, size: upload.size };
+        },
+        uploadsAtOnce(uploads.map((upload) => upload.size)),
+      ),
+    );
   }
 
   fetch(jobId: string, files: readonly JobInputFile[], dir: string): Promise<OperationInput[]> {
-    return orUnavailable(SERVICE, async () => {
-      const fetched: OperationInput[] = [];
-      for (const file of files) {
+    return orUnavailable(SERVICE, () =>
+      eachAtOnce(files, async (file) => {
         const path = join(dir, file.stored);
         await downloadFile(this.client, this.bucket, keyOf(jobId, file.stored), path);
-        fetched.push({ path, name: file.name, size: file.size });
-      }
-      return fetched;
-    });
+        return { path, name: file.name, size: file.size };
+      }),
+    );
   }
 
   keepWork(jobId: string, dir: string): Promise<void> {
@@ -73,8 +73,12 @@ export class S3InputStore implements InputStore {
 
   remove(jobId: string): Promise<void> {
     return orUnavailable(SERVICE, async () => {
+      const keys: string[] = [];
       for await (const { Key } of listObjects(this.client, this.bucket, `${PREFIX}${jobId}/`))
-        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+        if (Key !== undefined) keys.push(Key);
+      await eachAtOnce(keys, (Key) =>
+        this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })),
+      );
     });
   }
 

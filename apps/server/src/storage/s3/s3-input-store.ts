@@ -73,12 +73,8 @@ export class S3InputStore implements InputStore {
 
   remove(jobId: string): Promise<void> {
     return orUnavailable(SERVICE, async () => {
-      const keys: string[] = [];
       for await (const { Key } of listObjects(this.client, this.bucket, `${PREFIX}${jobId}/`))
-        if (Key !== undefined) keys.push(Key);
-      await eachAtOnce(keys, (Key) =>
-        this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })),
-      );
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
     });
   }
 

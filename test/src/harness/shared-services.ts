@@ -1,14 +1,17 @@
 // The shared backends for end-to-end tests (issue #15): a fresh PostgreSQL database on the machine's
 // server, a Redis key prefix of this run's own on the machine's Redis, both reached through TcpProxy
-// so a test can cut them, and an S3 bucket on s3rver running in the test process (it checks no
+// so a test can cut them, and an S3 bucket on s3rver running in the test process or its own (it checks no
 // signatures: never rely on it to refuse anything). `env` is what every server of the test gets.
 // Without PostgreSQL or Redis, sharedServicesMissing() says why the suite skips.
 /// <reference path="./s3rver.d.ts" />
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import S3rver from 's3rver';
@@ -75,23 +78,15 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-/**
- * `on`: the PostgreSQL (a database its superuser can create others from) and Redis to use, when not
- * the machine's (a test's own, own-services.ts).
- */
-export async function startSharedServices(
-  on: { databaseUrl: string; redisUrl: string } = { databaseUrl: DATABASE_URL, redisUrl: REDIS_URL },
-): Promise<SharedServices> {
-  const { databaseUrl: adminUrl, redisUrl } = on;
-  const run = randomBytes(6).toString('hex');
-  const database = `pdn_e2e_${run}`;
-  const keyPrefix = `pdn-e2e-${run}:`;
-  await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${database}`));
-  const pgTarget = new URL(adminUrl);
-  const redisTarget = new URL(redisUrl);
-  const postgres = await TcpProxy.start({ host: pgTarget.hostname, port: Number(pgTarget.port || 5432) });
-  const redis = await TcpProxy.start({ host: redisTarget.hostname, port: Number(redisTarget.port || 6379) });
-  const directory = await mkdtemp(join(tmpdir(), 'pdn-e2e-s3-'));
+/** s3rver serving the bucket, wherever it runs. */
+interface Bucket {
+  port: number;
+  written(prefix: string): number;
+  close(): Promise<void>;
+}
+
+/** s3rver in this process, which counts what is written into the bucket from its events. */
+async function startBucketHere(directory: string): Promise<Bucket> {
   const s3 = new S3rver({
     address: '127.0.0.1',
     port: 0,
@@ -107,7 +102,64 @@ export async function startSharedServices(
     } of event.Records)
       if (eventName.startsWith('ObjectCreated:')) written.push({ key: object.key, size: object.size ?? 0 });
   });
-  const { port: s3Port } = await s3.run();
+  const { port } = await s3.run();
+  return {
+    port,
+    written: (prefix) =>
+      written.reduce((total, object) => (object.key.startsWith(prefix) ? total + object.size : total), 0),
+    close: () => s3.close(),
+  };
+}
+
+/** s3rver in a process of its own (s3rver-process.js), as a bucket is to its clients; it counts nothing. */
+async function startBucketProcess(directory: string): Promise<Bucket> {
+  const script = fileURLToPath(new URL('./s3rver-process.js', import.meta.url));
+  const child = spawn(process.execPath, [script, directory, BUCKET], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  let output = '';
+  for await (const chunk of child.stdout) {
+    output += String(chunk);
+    if (output.includes('\n')) break;
+  }
+  const port = Number(/^listening (\d+)/.exec(output)?.[1]);
+  if (!Number.isInteger(port)) {
+    child.kill('SIGKILL');
+    throw new Error(`s3rver-process.js did not start: ${output}`);
+  }
+  return {
+    port,
+    written: () => {
+      throw new Error('a bucket in a process of its own counts no writes: start it in this process');
+    },
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * `on`: the PostgreSQL (a database its superuser can create others from) and Redis to use, when not
+ * the machine's (a test's own, own-services.ts). `bucketProcess`: s3rver in a process of its own,
+ * for measurements (bucketWritten then throws).
+ */
+export async function startSharedServices(
+  on: { databaseUrl: string; redisUrl: string } = { databaseUrl: DATABASE_URL, redisUrl: REDIS_URL },
+  { bucketProcess = false }: { bucketProcess?: boolean } = {},
+): Promise<SharedServices> {
+  const { databaseUrl: adminUrl, redisUrl } = on;
+  const run = randomBytes(6).toString('hex');
+  const database = `pdn_e2e_${run}`;
+  const keyPrefix = `pdn-e2e-${run}:`;
+  await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${database}`));
+  const pgTarget = new URL(adminUrl);
+  const redisTarget = new URL(redisUrl);
+  const postgres = await TcpProxy.start({ host: pgTarget.hostname, port: Number(pgTarget.port || 5432) });
+  const redis = await TcpProxy.start({ host: redisTarget.hostname, port: Number(redisTarget.port || 6379) });
+  const directory = await mkdtemp(join(tmpdir(), 'pdn-e2e-s3-'));
+  const bucket = bucketProcess ? await startBucketProcess(directory) : await startBucketHere(directory);
   const databaseUrl = new URL(adminUrl);
   databaseUrl.pathname = `/${database}`;
   const viaProxy = (url: URL, proxy: TcpProxy) => {
@@ -119,7 +171,7 @@ export async function startSharedServices(
     PDN_DATABASE_URL: viaProxy(databaseUrl, postgres),
     PDN_REDIS_URL: viaProxy(new URL(redisUrl), redis),
     PDN_REDIS_KEY_PREFIX: keyPrefix,
-    PDN_S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
+    PDN_S3_ENDPOINT: `http://127.0.0.1:${bucket.port}`,
     PDN_S3_BUCKET: BUCKET,
     PDN_S3_REGION: 'us-east-1',
     PDN_S3_FORCE_PATH_STYLE: 'true',
@@ -132,12 +184,11 @@ export async function startSharedServices(
     postgres,
     redis,
     bucketDir: join(directory, BUCKET),
-    bucketWritten: (prefix = '') =>
-      written.reduce((total, object) => (object.key.startsWith(prefix) ? total + object.size : total), 0),
+    bucketWritten: (prefix = '') => bucket.written(prefix),
     async stop() {
       await postgres.close();
       await redis.close();
-      await s3.close();
+      await bucket.close();
       await rm(directory, { recursive: true, force: true });
       await withClient(adminUrl, (client) =>
         client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),

@@ -3,8 +3,9 @@
 // failures never run again, cancels reaching a worker mid-read, jobs whose workers all died, jobs
 // nobody carries, synchronous calls run where they came in, and a worker's grace on stop.
 import { writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { QueueEvents } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../errors.js';
@@ -18,6 +19,7 @@ import type { OpenedJobs } from '../open-jobs.js';
 import { INTERRUPTED } from '../retention.js';
 import { callJob } from '../sync-call.js';
 import { heldOperation, settle, TestDeployment, until } from '../test-deployment.js';
+import { type FedJob, Feeder } from './feeder.js';
 import { StartedHereMarks } from './started-here-marks.js';
 
 const redisMissing = await missingService('Redis');
@@ -151,6 +153,43 @@ describe.skipIf(redisMissing !== undefined)('over BullMQ', () => {
       expect((await api.jobs.waiters.ended(next.id))?.record?.status).toBe('succeeded');
       expect(held.started).toEqual(['next']);
       expect(await store.get(job.id)).toMatchObject({ status: 'canceled' });
+    });
+
+    it('queues a job it could not hand to BullMQ at once, leaving nothing running in the store', async () => {
+      const { redis, prefix, store, userId } = deployment;
+      // A queue whose Redis is away (nothing listens where it points): the add fails after the store
+      // marked the job running, while the feeding lock, on the deployment's Redis, works.
+      const away = createServer();
+      await new Promise<void>((resolve) => away.listen(0, '127.0.0.1', resolve));
+      const { port } = away.address() as AddressInfo;
+      await new Promise((resolve) => away.close(resolve));
+      const connection = new Redis({
+        port,
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        retryStrategy: () => null,
+      });
+      const queue = new Queue<FedJob>('jobs', { connection, prefix: `${prefix}bull` });
+      queue.on('error', () => {});
+      const lockKey = `${prefix}feeding`;
+      const feeder = new Feeder({
+        redis,
+        queue,
+        lockKey,
+        store,
+        marks: new StartedHereMarks(redis, prefix),
+        capacity: async () => 1,
+        log: createLogger('quiet'),
+        now: Date.now,
+        ends: { interruptedEverywhere: async () => {}, orphaned: async () => {} },
+      });
+      const job = { id: 'job_unfed', userId, operation: 'merge' as const, mode: 'sync' as const };
+      const told = await feeder.startAtOnce({ ...job, input: { files: [], params: {} } });
+      expect(told).toMatchObject({ status: 'queued', attempts: 0 });
+      expect(await store.get('job_unfed')).toMatchObject({ status: 'queued', attempts: 0 });
+      // The feeding lock is let go, for the feed that will hand the job on once Redis takes it.
+      expect(await redis.get(lockKey)).toBeNull();
+      await queue.close();
     });
 
     it('records a job whose attempts were all lost failed, and answers its caller', async () => {

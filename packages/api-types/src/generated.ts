@@ -237,6 +237,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/html-to-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Print an HTML page, with its stylesheets, images and fonts, to PDF
+         * @description Prints one HTML page to PDF with Chromium, as its print preview would (CSS `@media print`
+         *     applies). The page is the part `html`; what it loads beside it (stylesheets, images, fonts,
+         *     scripts) goes in the repeated part `assets[]`, each file under the path the page uses for it,
+         *     relative to the page: `<link href="css/site.css">` finds the asset uploaded with the file name
+         *     `css/site.css`. Names are letters, digits, `.`, `_`, `-` and spaces, in segments joined by `/`
+         *     (no empty, `.` or `..` segment, no leading `/`), each at most 200 characters, each given once.
+         *
+         *     **Isolation.** The page is served from an origin that exists nowhere (`http://page.pdn.invalid/`),
+         *     in a browser context of its own, made for this call and closed after it. It reaches nothing
+         *     but its upload: every request for anything else (another host, `localhost`, a path not
+         *     uploaded, `file:` URLs) is refused before it leaves the browser, and the answer lists the first
+         *     of them in `blocked_urls`. `data:` URLs load, carrying their own bytes. Fonts are the upload's
+         *     (`@font-face`) or the server's own.
+         *
+         *     **JavaScript** is off by default: a page is printed as its HTML and CSS make it. With
+         *     `javascript=true` its scripts run (with no network either), and the call waits, as asked, for
+         *     the `load` event or for the network to be idle (`wait_until`), and for an element to match
+         *     `wait_for`. Everything, loading, scripts, waits and printing, runs within the plan's seconds
+         *     per request (see "Pages per request"): a page whose script never returns, that never stops
+         *     asking for resources, or where `wait_for` never matches, is cut there and answered
+         *     `400 invalid_input` naming the budget, as a page that prints to more pages than the plan's.
+         *
+         *     A server without Chromium answers `501 converter_unavailable` (`GET /healthz`, `converters`).
+         */
+        post: operations["htmlToPdf"];
+        delete?: never;
+        /** CORS preflight for POST /api/v1/html-to-pdf */
+        options: operations["htmlToPdfPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/languages": {
         parameters: {
             query?: never;
@@ -739,6 +782,26 @@ export interface components {
          * @enum {string}
          */
         PageSize: "image" | "a3" | "a4" | "a5" | "letter" | "legal";
+        /**
+         * @description The paper of every page: A4 210 x 297 mm, Letter 8.5 x 11 in, Legal 8.5 x 14 in, A3 297 x 420 mm, A5 148 x 210 mm, Tabloid 11 x 17 in; turned with `landscape`.
+         * @default a4
+         * @enum {string}
+         */
+        PaperSize: "a4" | "letter" | "legal" | "a3" | "a5" | "tabloid";
+        HtmlToPdfResult: {
+            /** @description The PDF's name, from the page's (`report.html` -> `report.pdf`). */
+            filename: string;
+            page_count: number;
+            paper_size: components["schemas"]["PaperSize"];
+            landscape: boolean;
+            /** @description Assets uploaded beside the page. */
+            asset_count: number;
+            /** @description The first URLs the page asked for that were refused (not uploaded, or outside the upload), each cut to 300 characters; empty when none. */
+            blocked_urls: string[];
+            /** @description The PDF's size in bytes. */
+            size: number;
+            download: components["schemas"]["Download"];
+        };
         ImagesToPdfResult: {
             /** @description The PDF's name, from the first image's (`scan-1.jpg` -> `scan-1.pdf`). */
             filename: string;
@@ -879,6 +942,10 @@ export interface components {
             data: components["schemas"]["ImagesToPdfResult"];
             meta: components["schemas"]["Meta"];
         };
+        HtmlToPdfResponse: {
+            data: components["schemas"]["HtmlToPdfResult"];
+            meta: components["schemas"]["Meta"];
+        };
         PdfToImagesResponse: {
             data: components["schemas"]["PdfToImagesResult"];
             meta: components["schemas"]["Meta"];
@@ -918,11 +985,11 @@ export interface components {
         JobStatus: "queued" | "running" | "succeeded" | "failed" | "canceled";
         /**
          * @description The operation the job runs (`ocr_pdf` is `POST /api/v1/ocr/pdf`, `images_to_pdf` is
-         *     `POST /api/v1/images-to-pdf`, `pdf_to_images` is `POST /api/v1/pdf-to-images`); `result` has
+         *     `POST /api/v1/images-to-pdf`, `pdf_to_images` is `POST /api/v1/pdf-to-images`, `html_to_pdf` is `POST /api/v1/html-to-pdf`); `result` has
          *     the shape of that operation's `data`.
          * @enum {string}
          */
-        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf" | "images_to_pdf" | "pdf_to_images";
+        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf" | "images_to_pdf" | "pdf_to_images" | "html_to_pdf";
         /** @description How far the engine is, in its own units (pages for OCR of a multi-page image, files for merge). */
         JobProgress: {
             done: number;
@@ -1007,7 +1074,7 @@ export interface components {
              * @description Present when `status` is `succeeded` and `expired` is false: exactly the `data` the
              *     synchronous call answers, its download URLs signed by this answer.
              */
-            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"] | components["schemas"]["ImagesToPdfResult"] | components["schemas"]["PdfToImagesResult"];
+            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"] | components["schemas"]["ImagesToPdfResult"] | components["schemas"]["PdfToImagesResult"] | components["schemas"]["HtmlToPdfResult"];
             /** @description Present when `status` is `failed`; the error the synchronous call would have answered. */
             error?: components["schemas"]["Error"];
         };
@@ -2385,6 +2452,157 @@ export interface operations {
         };
     };
     pdfToImagesPreflight: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+        };
+    };
+    htmlToPdf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The page (served as `index.html`); its `<meta charset>` is honoured, UTF-8 otherwise.
+                     */
+                    html: string;
+                    /** @description What the page loads, as a repeated multipart field, each file named by the path the page uses for it (`css/site.css`). */
+                    "assets[]"?: string[];
+                    paper_size?: components["schemas"]["PaperSize"];
+                    /**
+                     * @description Turn the paper to landscape.
+                     * @default false
+                     */
+                    landscape?: boolean;
+                    /**
+                     * @description The margin on every side of each page, in millimetres; header and footer print inside it.
+                     * @default 10
+                     */
+                    margin_mm?: number;
+                    /**
+                     * @description Print background colours and images, which browsers leave out of print by default.
+                     * @default false
+                     */
+                    print_background?: boolean;
+                    /**
+                     * @description HTML printed at the top of each page, in Chromium's template syntax: elements of class
+                     *     `pageNumber`, `totalPages`, `title`, `date` and `url` get those values. Its styles are its
+                     *     own (the page's do not apply; its font size defaults to a tiny one: set it); images only
+                     *     as `data:` URLs. Either template turns both bands on; the margin must leave room.
+                     * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
+                     */
+                    header_template?: string;
+                    /**
+                     * @description As `header_template`, at the bottom of each page.
+                     * @example <div style="font-size:9px;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
+                     */
+                    footer_template?: string;
+                    /**
+                     * @description Run the page's scripts, within the plan's seconds per request. Off by default.
+                     * @default false
+                     */
+                    javascript?: boolean;
+                    /**
+                     * @description Print once the page's `load` event has fired (`load`), or once it has also made no request for 500 ms (`network_idle`: for pages whose scripts load more).
+                     * @default load
+                     * @enum {string}
+                     */
+                    wait_until?: "load" | "network_idle";
+                    /**
+                     * @description A CSS selector; the page is printed once an element matches it (a script's "ready" mark, with `javascript=true`).
+                     * @example #report.ready
+                     */
+                    wait_for?: string;
+                    callback_url?: components["schemas"]["CallbackUrl"];
+                };
+            };
+        };
+        responses: {
+            /** @description The page was printed to one PDF. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "filename": "report.pdf",
+                     *         "page_count": 12,
+                     *         "paper_size": "a4",
+                     *         "landscape": false,
+                     *         "asset_count": 3,
+                     *         "blocked_urls": [
+                     *           "https://fonts.example.com/inter.css"
+                     *         ],
+                     *         "size": 284113,
+                     *         "download": {
+                     *           "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *           "expires_in": 900,
+                     *           "expires_at": "2026-01-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HtmlToPdfResponse"];
+                };
+            };
+            202: components["responses"]["JobAccepted"];
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    htmlToPdfPreflight: {
         parameters: {
             query?: never;
             header?: {

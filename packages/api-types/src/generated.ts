@@ -440,7 +440,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness, with the detected engines and their versions */
+        /** Liveness, with the detected engines and converters and their versions */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -602,13 +602,14 @@ export interface components {
          *     for unknown routes), `method_not_allowed` 405, `request_timeout` 408 (see "Errors from the
          *     HTTP layer" and "Upload limits" in the introduction), `service_unavailable` 503 (the server is shutting down),
          *     `server_busy` 503 (no slot for a synchronous call soon enough, or its user has as many in progress as the plan allows; see "Admission order and back-pressure"),
-         *     `insufficient_storage` 507 (the server's disk is full) and `too_many_jobs` 429 (too many
+         *     `insufficient_storage` 507 (the server's disk is full), `converter_unavailable` 501 (the
+         *     operation's converter is not installed on this server, see "Converters") and `too_many_jobs` 429 (too many
          *     unfinished jobs, see "Jobs"), `idempotency_in_progress` 409 and `idempotency_key_reused` 422
          *     (see "Idempotency"). `invalid_input` is also sent with 417 and 431; `expired` 410 also answers
          *     a repeated synchronous call whose outputs have expired.
          * @enum {string}
          */
-        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage" | "too_many_jobs" | "idempotency_in_progress" | "idempotency_key_reused" | "server_busy";
+        ErrorCode: "unauthorized" | "rate_limited" | "invalid_input" | "payload_too_large" | "internal_error" | "forbidden" | "not_found" | "expired" | "method_not_allowed" | "request_timeout" | "service_unavailable" | "insufficient_storage" | "too_many_jobs" | "idempotency_in_progress" | "idempotency_key_reused" | "server_busy" | "converter_unavailable";
         Error: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text. For `rate_limited` it names the plan and its hourly limit. */
@@ -917,6 +918,30 @@ export interface components {
                 /** @description OCR of documents (`ocrPdf`): `ocrmypdf`, `tesseract`, `tesseract.js`, or `none` when none can run. */
                 ocr_pdf: components["schemas"]["EngineInfo"];
             };
+            /**
+             * @description The converters this process found at start-up (see "Converters"): an operation whose
+             *     converter is not available answers `501 converter_unavailable`.
+             */
+            converters: {
+                /** @description Office to PDF, by LibreOffice (`tool` `libreoffice`). */
+                office: components["schemas"]["ConverterInfo"];
+                /** @description HTML to PDF, by Chromium (`tool` `chromium`). */
+                html: components["schemas"]["ConverterInfo"];
+            };
+        };
+        ConverterInfo: {
+            /** @description Whether the tool was found and answered its version; `false` means the converter's operations answer `501 converter_unavailable` here. */
+            available: boolean;
+            /**
+             * @example libreoffice
+             * @example chromium
+             */
+            tool: string;
+            /**
+             * @description The tool's version as it reports it; `null` when it is not available.
+             * @example 7.4.7.2
+             */
+            version: string | null;
         };
         CompressResponse: {
             data: components["schemas"]["CompressResult"];
@@ -1553,6 +1578,37 @@ export interface components {
                  *         "code": "insufficient_storage",
                  *         "message": "The server has run out of disk space; try again later.",
                  *         "retry_after_seconds": 60
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description This server has no converter for the operation (code `converter_unavailable`, see
+         *     "Converters"): the message names the tool it lacks (LibreOffice, Chromium). The request was
+         *     well formed and nothing was done; it succeeds on a server whose `GET /healthz` lists the
+         *     converter as available, not by sending it here again. Counted like any admitted call.
+         */
+        ConverterUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "converter_unavailable",
+                 *         "message": "Office to PDF needs LibreOffice (soffice, with the Python UNO bridge python3-uno), which is not installed on this server; GET /healthz lists the converters it has."
                  *       },
                  *       "meta": {
                  *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
@@ -2598,6 +2654,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["ConverterUnavailable"];
             503: components["responses"]["ServerBusyOrUnavailable"];
             507: components["responses"]["InsufficientStorage"];
         };
@@ -3205,6 +3262,18 @@ export interface operations {
                      *           "ocr_pdf": {
                      *             "name": "ocrmypdf",
                      *             "version": "14.0.1"
+                     *           }
+                     *         },
+                     *         "converters": {
+                     *           "office": {
+                     *             "available": true,
+                     *             "tool": "libreoffice",
+                     *             "version": "7.4.7.2"
+                     *           },
+                     *           "html": {
+                     *             "available": false,
+                     *             "tool": "chromium",
+                     *             "version": null
                      *           }
                      *         }
                      *       },

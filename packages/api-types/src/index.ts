@@ -35,6 +35,7 @@ export type HtmlToPdfResult = Schemas['HtmlToPdfResult'];
 export type Language = Schemas['Language'];
 export type LanguagesResult = Schemas['LanguagesResult'];
 export type EngineInfo = Schemas['EngineInfo'];
+export type ConverterInfo = Schemas['ConverterInfo'];
 export type HealthResult = Schemas['HealthResult'];
 export type Plan = Schemas['Plan'];
 export type AccountResult = Schemas['AccountResult'];

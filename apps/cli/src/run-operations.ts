@@ -5,6 +5,7 @@ import { setMaxListeners } from 'node:events';
 import {
   AuthenticationError,
   ConnectionError,
+  ConverterUnavailableError,
   InsufficientStorageError,
   RateLimitError,
   ServiceUnavailableError,
@@ -58,11 +59,16 @@ export interface BatchHooks<I> {
 }
 
 /**
- * The server cannot take work now, whatever the input: it is shutting down (503, still so after the
- * SDK's retries) or its disk is full (507, which the SDK does not retry).
+ * The server cannot take the work, whatever the input: it is shutting down (503, still so after the
+ * SDK's retries), its disk is full (507, which the SDK does not retry), or it has no converter for the
+ * operation (501 converter_unavailable: every later file would get the same answer).
  */
 export function serverUnavailable(error: unknown): boolean {
-  return error instanceof ServiceUnavailableError || error instanceof InsufficientStorageError;
+  return (
+    error instanceof ServiceUnavailableError ||
+    error instanceof InsufficientStorageError ||
+    error instanceof ConverterUnavailableError
+  );
 }
 
 /**

@@ -106,6 +106,20 @@ export class InternalError extends ApiError {
 }
 
 /**
+ * The operation's converter (LibreOffice, Chromium) is not installed where the job runs (openapi.yaml,
+ * "Converters"). The request is well formed and nothing went wrong: the server answers as it was
+ * built, so it is logged as a refusal, and the message names the missing tool for the client.
+ */
+export class ConverterUnavailableError extends ApiError {
+  readonly code = 'converter_unavailable';
+  readonly status = 501;
+
+  constructor(message: string) {
+    super(message, { refusal: true });
+  }
+}
+
+/**
  * The server is shutting down (issue #11, item 9): the request came in while it drained, or could not
  * finish within the grace period. A restarted or sibling server will take it, hence the short hint.
  */

@@ -10,6 +10,7 @@ import { SyncCalls } from './admission/sync-calls.js';
 import { Cleanups, openBackends } from './backends/index.js';
 import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
+import { convertersOf } from './engines/converters.js';
 import { CpuSlots } from './engines/cpu-slots.js';
 import { createImagesPdfEngine } from './engines/images-pdf/index.js';
 import { createOcrEngine } from './engines/ocr/index.js';
@@ -68,6 +69,10 @@ async function buildEngines(config: Config, log: Logger, tools: DetectedTools): 
     pdfimages: tools.pdfimages?.version ?? 'absent',
     pdfinfo: tools.pdfinfo?.version ?? 'absent',
     ocrmypdf: tools.ocrmypdf?.version ?? 'absent',
+    // The converters: an operation whose tool is absent answers 501 converter_unavailable.
+    libreoffice: tools.libreoffice?.version ?? 'absent',
+    chromium: tools.chromium?.version ?? 'absent',
+    pyuno: tools.pyuno?.version ?? 'absent',
   });
   const cpuSlots = new CpuSlots(config.jobConcurrency);
   const common = { tools, cpuSlots, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
@@ -184,7 +189,17 @@ async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   // The account pages hash passwords on threads of their own (started at the first hash).
   const passwords = new PasswordHasher();
   cleanups.add('password hashing', () => passwords.close());
-  return { accounts, storage, engines, jobs, admission, webhooks, passwords, tools: toolPaths };
+  return {
+    accounts,
+    storage,
+    engines,
+    jobs,
+    admission,
+    webhooks,
+    passwords,
+    tools: toolPaths,
+    converters: convertersOf(tools),
+  };
 }
 
 export async function startServer(
@@ -194,11 +209,8 @@ export async function startServer(
 ): Promise<RunningServer> {
   const cleanups = new Cleanups(log);
   try {
-    const { accounts, storage, engines, jobs, admission, webhooks, passwords, tools } = await openParts(
-      config,
-      log,
-      cleanups,
-    );
+    const { accounts, storage, engines, jobs, admission, webhooks, passwords, tools, converters } =
+      await openParts(config, log, cleanups);
 
     const drain = new Drain();
     const server = createHttpServer(
@@ -214,6 +226,7 @@ export async function startServer(
         log,
         drain,
         tools,
+        converters,
       }),
       log,
     );

@@ -192,6 +192,19 @@ export class InsufficientStorageError extends ApiError {
 }
 
 /**
+ * 501 `converter_unavailable`: the server has no converter for this operation (LibreOffice for Office
+ * to PDF, Chromium for HTML to PDF); the message names the tool. Nothing is wrong with the request and
+ * sending it again to the same server gives the same answer, so the SDK does not retry it: send it to
+ * a server that has the converter (its `GET /healthz` lists them under `converters`).
+ */
+export class ConverterUnavailableError extends ApiError {
+  override name = 'ConverterUnavailableError';
+  constructor(message: string, init?: ApiErrorInit) {
+    super('converter_unavailable', message, init);
+  }
+}
+
+/**
  * A job you waited for was canceled (`DELETE /api/v1/jobs/{id}`, here or elsewhere) before it
  * finished: `job.wait()` rejects with this. Not an HTTP error: the job's answer was a 200.
  */

@@ -39,6 +39,7 @@ export {
   type ApiErrorInit,
   AuthenticationError,
   ConnectionError,
+  ConverterUnavailableError,
   CorsRefusalError,
   ExpiredError,
   ForbiddenError,

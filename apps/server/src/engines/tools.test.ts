@@ -64,6 +64,27 @@ describe('detectTools', () => {
   });
 
   it.each([
+    ['soffice', 'LibreOffice 7.4.7.2 40(Build:2)', 'libreoffice', '7.4.7.2'],
+    [
+      'chromium',
+      'Chromium 120.0.6099.224 built on Debian 12.4, running on Debian 12.8',
+      'chromium',
+      '120.0.6099.224',
+    ],
+  ])('reads the version the converter %s prints', async (binary, said, name, version) => {
+    const dir = await fakeBin(`[ "$1" = "--version" ] || exit 99; echo "${said}"`, binary);
+    process.env.PATH = dir;
+    expect(await detectTools()).toEqual({ [name]: { path: join(dir, binary), version } });
+  });
+
+  it('takes the first python3 on PATH that imports uno', async () => {
+    const pyenv = await fakeBin('echo "No module named uno" >&2; exit 1', 'python3');
+    const debian = await fakeBin('[ "$1" = "-c" ] || exit 99; echo "3.11.2"', 'python3');
+    process.env.PATH = `${pyenv}:${debian}`;
+    expect(await detectTools()).toEqual({ pyuno: { path: join(debian, 'python3'), version: '3.11.2' } });
+  });
+
+  it.each([
     ['exits non-zero', 'echo "qpdf version 1.0"; exit 2'],
     ['prints no version', 'echo "hello"'],
   ])('ignores a binary that %s', async (_name, script) => {

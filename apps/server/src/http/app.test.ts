@@ -16,6 +16,7 @@ import { SyncCalls } from '../admission/sync-calls.js';
 import { loadConfig } from '../config.js';
 import { openSqliteForTest } from '../database/contract-harness.js';
 import { createCompressEngine } from '../engines/compress/index.js';
+import { convertersOf } from '../engines/converters.js';
 import { CpuSlots } from '../engines/cpu-slots.js';
 import { createImagesPdfEngine } from '../engines/images-pdf/index.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
@@ -145,6 +146,7 @@ describe('createApp', () => {
         log,
         drain: new Drain(),
         tools: [],
+        converters: convertersOf({}),
       }),
       log,
     );

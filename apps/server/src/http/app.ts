@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const router = new Router<AppState>({ sensitive: true, strict: true });
   const { api } = partsOf(config.role);
   if (api) apiRoutes(router, deps);
-  router.get('/healthz', healthRoute(deps.engines, deps.storage, config.role));
+  router.get('/healthz', healthRoute(deps.engines, deps.storage, config.role, deps.converters));
   router.get(
     '/readyz',
     readyRoute({

@@ -2,6 +2,7 @@
 import type { Accounts, PasswordHasher } from '../accounts/index.js';
 import type { Admission } from '../admission/admission.js';
 import type { Config } from '../config.js';
+import type { Converters } from '../engines/converters.js';
 import type { Engines } from '../engines/types.js';
 import type { Jobs } from '../jobs/index.js';
 import type { Logger } from '../logger.js';
@@ -30,4 +31,6 @@ export interface AppDeps {
   drain: Drain;
   /** The binaries this process's engines run, which /readyz checks are still there; none for `--role api`. */
   tools: readonly string[];
+  /** The converters this process found at start-up, which /healthz shows. */
+  converters: Converters;
 }

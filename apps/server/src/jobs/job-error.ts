@@ -3,6 +3,7 @@
 // the job ran (public-error.ts made the stored body).
 import {
   type ApiError,
+  ConverterUnavailableError,
   InsufficientStorageError,
   InternalError,
   InvalidInputError,
@@ -13,6 +14,7 @@ import type { JobError } from './job-store.js';
 
 const BY_CODE: Readonly<Record<string, new (message: string) => ApiError>> = {
   invalid_input: InvalidInputError,
+  converter_unavailable: ConverterUnavailableError,
   payload_too_large: PayloadTooLargeError,
   service_unavailable: ServiceUnavailableError,
   insufficient_storage: InsufficientStorageError,

@@ -281,7 +281,8 @@ export class JobRuns {
       }
       error = thrown;
       const shown = publicError(thrown);
-      if (!running.canceled && shown.status >= 500)
+      // A refusal by design (a converter this server lacks) is no fault: the job's line says it ended.
+      if (!running.canceled && shown.status >= 500 && !shown.known?.refusal)
         log.error('job failed', { operation: record.operation, error: thrown, cause: shown.known?.cause });
       outcome = running.canceled ? { status: 'canceled' } : { status: 'failed', error: shown.body };
     }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   AuthenticationError,
+  ConverterUnavailableError,
   ExpiredError,
   ForbiddenError,
   InsufficientStorageError,
@@ -99,6 +100,18 @@ describe('errorFromResponse: one subclass per wire code', () => {
           body: envelope('insufficient_storage', 'x'),
           want: { class: InsufficientStorageError, code: 'insufficient_storage' },
         },
+      ],
+      [
+        '501 converter_unavailable',
+        {
+          status: 501,
+          body: envelope('converter_unavailable', 'x'),
+          want: { class: ConverterUnavailableError, code: 'converter_unavailable' },
+        },
+      ],
+      [
+        '501 from a proxy, not JSON',
+        { status: 501, body: undefined, want: { class: InternalServerError, code: 'internal_error' } },
       ],
       [
         '502 from a proxy, not JSON',

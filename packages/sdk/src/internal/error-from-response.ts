@@ -6,6 +6,7 @@ import {
   ApiError,
   type ApiErrorInit,
   AuthenticationError,
+  ConverterUnavailableError,
   ExpiredError,
   ForbiddenError,
   InsufficientStorageError,
@@ -57,6 +58,9 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
   }
   if (status === 507)
     return new InsufficientStorageError(message, { ...init, retryAfter: envelope?.retryAfter });
+  // A 501 is ours only with our code: a proxy's "Not Implemented" is a server fault like its 502.
+  if (status === 501 && envelope?.code === 'converter_unavailable')
+    return new ConverterUnavailableError(message, init);
   if (status >= 500) return new InternalServerError(message, init);
   const Known = byStatus[status];
   if (Known) return new Known(message, init);
@@ -81,6 +85,7 @@ const statusOfCode: Partial<Record<ErrorCode, number>> = {
   rate_limited: 429,
   too_many_jobs: 429,
   internal_error: 500,
+  converter_unavailable: 501,
   service_unavailable: 503,
   server_busy: 503,
   insufficient_storage: 507,

@@ -4,6 +4,7 @@ import {
   ApiError,
   AuthenticationError,
   ConnectionError,
+  ConverterUnavailableError,
   InsufficientStorageError,
   InternalServerError,
   InvalidInputError,
@@ -25,6 +26,10 @@ describe('shouldRetry', () => {
     [
       '507: a full disk seldom clears in time',
       { given: new InsufficientStorageError('full', { status: 507 }), want: false },
+    ],
+    [
+      '501 converter_unavailable: the server lacks the converter',
+      { given: new ConverterUnavailableError('no LibreOffice', { status: 501 }), want: false },
     ],
     ['connection refused', { given: new ConnectionError('refused'), want: true }],
     ['timeout', { given: new TimeoutError(1000), want: true }],

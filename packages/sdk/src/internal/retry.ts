@@ -1,14 +1,16 @@
 // Retry policy as small named functions (STYLE.md principle 6). The loop that applies them is in
 // request.ts. Retried: 408, 429, 5xx and connection errors, and any answer the server marks
 // `x-should-retry: true`; never one it marks `false` (openai-node's rule). A 507 (the server's disk is
-// full) is not retried, as that seldom clears within a retry's wait; a 409 `idempotency_in_progress`
-// is, with the call's same key, since the first attempt's answer is then ready. The wait is what the
-// server asks (`retry-after-ms`, then Retry-After, then a 503's or 429's hint in the envelope) up to a
-// cap, failing at once beyond it; otherwise exponential backoff with jitter. A caller's abort, and a
-// browser's CORS refusal (cors-refusal.ts), are never retried.
+// full) is not retried, as that seldom clears within a retry's wait, nor a 501 converter_unavailable
+// (the server lacks the converter, and will on every try); a 409 `idempotency_in_progress` is, with
+// the call's same key, since the first attempt's answer is then ready. The wait is what the server asks
+// (`retry-after-ms`, then Retry-After, then a 503's or 429's hint in the envelope) up to a cap, failing
+// at once beyond it; otherwise exponential backoff with jitter. A caller's abort, and a browser's CORS
+// refusal (cors-refusal.ts), are never retried.
 import {
   ApiError,
   ConnectionError,
+  ConverterUnavailableError,
   CorsRefusalError,
   RateLimitError,
   ServiceUnavailableError,
@@ -29,6 +31,8 @@ export function shouldRetry(error: unknown): boolean {
   if (told === 'false') return false;
   // 409 idempotency_in_progress: the same call's first attempt still runs; the retry gets its answer.
   if (error.status === 409) return error.code === 'idempotency_in_progress';
+  // 501 converter_unavailable: this server has no such converter, and will not have one on a retry.
+  if (error instanceof ConverterUnavailableError) return false;
   return error.status === 408 || error.status === 429 || (error.status >= 500 && error.status !== 507);
 }
 

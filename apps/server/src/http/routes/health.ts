@@ -2,8 +2,10 @@
 // and the role the process plays (issue #16; a worker serves it on its own port, beside /readyz and /metrics).
 // A data folder out of space is `507 insufficient_storage` here too (issue #11, item 7): every call
 // that writes would fail, and a health check that says "ok" then misleads whoever routes traffic.
+// `converters` says which optional converters this process found (openapi.yaml, "Converters").
 import type { HealthResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
+import type { Converters } from '../../engines/converters.js';
 import type { Engines } from '../../engines/types.js';
 import type { Role } from '../../role.js';
 import { insufficientStorage, type Storage } from '../../storage/index.js';
@@ -14,6 +16,7 @@ export function healthRoute(
   engines: Engines,
   storage: Pick<Storage, 'isFull'>,
   role: Role,
+  converters: Converters,
 ): Middleware<AppState> {
   return async (ctx) => {
     if (await storage.isFull()) throw insufficientStorage();
@@ -26,6 +29,7 @@ export function healthRoute(
         ocr: engines.ocr.info,
         ocr_pdf: engines.ocrPdf.info,
       },
+      converters,
     });
   };
 }

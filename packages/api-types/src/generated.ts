@@ -280,6 +280,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/office-to-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a Word, Excel, PowerPoint, OpenDocument or RTF document to PDF
+         * @description Converts one document to PDF with LibreOffice: Word (DOCX, DOC), Excel (XLSX, XLS), PowerPoint
+         *     (PPTX, PPT), OpenDocument (ODT, ODS, ODP) and RTF, recognised by its bytes, not its name, and
+         *     read by LibreOffice's import filter for that format only. A text document becomes its pages, a
+         *     workbook every sheet's printed pages in order, a deck a page per slide. A server without
+         *     LibreOffice answers `501 converter_unavailable` (see "Converters").
+         *
+         *     Nothing in a document runs or is fetched: macros never run, links to other files, data
+         *     sources and remote images are not followed, and formulas keep the values they were saved with
+         *     (LibreOffice runs without network where the server's kernel allows it). Each conversion runs
+         *     in a LibreOffice kept warm for the next one, started on a fresh copy of a locked-down profile
+         *     and ended after a number of conversions or any failure, so that nothing of one document (its
+         *     fonts, styles, settings) reaches another's PDF.
+         *
+         *     Each conversion has the plan's time and memory (see "Pages per request"): a document that
+         *     takes longer or more (a zip bomb, a sheet of a billion cells) is stopped, LibreOffice with it,
+         *     and answered `400 invalid_input` naming the budget. A PDF of more pages than the plan allows is
+         *     `400 invalid_input` too. A file that is none of the formats, or that LibreOffice cannot read as
+         *     the format its bytes say, is `400 invalid_input` naming the file.
+         */
+        post: operations["officeToPdf"];
+        delete?: never;
+        /** CORS preflight for POST /api/v1/office-to-pdf */
+        options: operations["officeToPdfPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/languages": {
         parameters: {
             query?: never;
@@ -816,6 +854,28 @@ export interface components {
             download: components["schemas"]["Download"];
         };
         /**
+         * @description The uploaded document's format, as its bytes say.
+         * @enum {string}
+         */
+        OfficeFormat: "docx" | "doc" | "odt" | "rtf" | "xlsx" | "xls" | "ods" | "pptx" | "ppt" | "odp";
+        /**
+         * @description Write PDF/A at this level (ISO 19005-1, -2, -3, conformance B); a plain PDF when omitted.
+         * @enum {string}
+         */
+        PdfaLevel: "pdfa-1b" | "pdfa-2b" | "pdfa-3b";
+        OfficeToPdfResult: {
+            /** @description The PDF's name, from the upload's (`report.docx` -> `report.pdf`). */
+            filename: string;
+            format: components["schemas"]["OfficeFormat"];
+            /** @description Pages of the PDF. */
+            page_count: number;
+            /** @description The PDF/A level written, or `null` for a plain PDF. */
+            pdfa: components["schemas"]["PdfaLevel"] | null;
+            /** @description The PDF's size in bytes. */
+            size: number;
+            download: components["schemas"]["Download"];
+        };
+        /**
          * @description `png`: lossless; `jpeg`: smaller, at `quality`.
          * @default png
          * @enum {string}
@@ -975,6 +1035,10 @@ export interface components {
             data: components["schemas"]["PdfToImagesResult"];
             meta: components["schemas"]["Meta"];
         };
+        OfficeToPdfResponse: {
+            data: components["schemas"]["OfficeToPdfResult"];
+            meta: components["schemas"]["Meta"];
+        };
         LanguagesResponse: {
             data: components["schemas"]["LanguagesResult"];
             meta: components["schemas"]["Meta"];
@@ -1010,11 +1074,11 @@ export interface components {
         JobStatus: "queued" | "running" | "succeeded" | "failed" | "canceled";
         /**
          * @description The operation the job runs (`ocr_pdf` is `POST /api/v1/ocr/pdf`, `images_to_pdf` is
-         *     `POST /api/v1/images-to-pdf`, `pdf_to_images` is `POST /api/v1/pdf-to-images`, `html_to_pdf` is `POST /api/v1/html-to-pdf`); `result` has
+         *     `POST /api/v1/images-to-pdf`, `pdf_to_images` is `POST /api/v1/pdf-to-images`, `office_to_pdf` is `POST /api/v1/office-to-pdf`, `html_to_pdf` is `POST /api/v1/html-to-pdf`); `result` has
          *     the shape of that operation's `data`.
          * @enum {string}
          */
-        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf" | "images_to_pdf" | "pdf_to_images" | "html_to_pdf";
+        JobOperation: "compress" | "merge" | "split" | "ocr" | "ocr_pdf" | "images_to_pdf" | "pdf_to_images" | "html_to_pdf" | "office_to_pdf";
         /** @description How far the engine is, in its own units (pages for OCR of a multi-page image, files for merge). */
         JobProgress: {
             done: number;
@@ -2660,6 +2724,131 @@ export interface operations {
         };
     };
     htmlToPdfPreflight: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The page's origin, set by the browser (a page's script cannot set it). */
+                Origin?: components["parameters"]["Origin"];
+                /** @description The method of the request the browser wants to send; set by the browser. */
+                "Access-Control-Request-Method"?: components["parameters"]["Access-Control-Request-Method"];
+                /** @description The non-safelisted headers that request would carry, e.g. `authorization`. */
+                "Access-Control-Request-Headers"?: components["parameters"]["Access-Control-Request-Headers"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["CorsPreflight"];
+        };
+    };
+    officeToPdf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `respond-async` (RFC 7240) asks for a job: the answer is `202` with the job as soon as the
+                 *     upload is checked and stored (see "Jobs"). Other preferences are ignored; without
+                 *     `respond-async` the call answers when the work is done, as it always has.
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Makes the call safe to send again (see "Idempotency"): the same key with the same request
+                 *     within 24 hours answers the first answer again and does no work. The SDK sends one on every
+                 *     call and keeps it across its own retries.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The document.
+                     */
+                    file: string;
+                    /**
+                     * @description Which pages of the PDF to write, with the syntax of split's `ranges` (`1-3,7`), as LibreOffice counts them (a workbook's pages across its sheets). All pages when omitted; asking only for pages the document does not have is `400 invalid_input`.
+                     * @example 1-3,7
+                     */
+                    pages?: string;
+                    /**
+                     * @description Turn every page of a text document or a workbook to landscape; a deck's slides keep their own size.
+                     * @default false
+                     * @enum {string}
+                     */
+                    landscape?: "true" | "false";
+                    pdfa?: components["schemas"]["PdfaLevel"];
+                    /**
+                     * @description Write a tagged PDF meeting PDF/UA (ISO 14289-1), as LibreOffice's accessibility export does.
+                     * @default false
+                     * @enum {string}
+                     */
+                    pdfua?: "true" | "false";
+                    /**
+                     * @description Keep the document's headings (a text document's outline, a deck's slides, a workbook's sheets) as the PDF's bookmarks.
+                     * @default true
+                     * @enum {string}
+                     */
+                    bookmarks?: "true" | "false";
+                    callback_url?: components["schemas"]["CallbackUrl"];
+                };
+            };
+        };
+        responses: {
+            /** @description The document was converted; its PDF is ready to download. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "filename": "report.pdf",
+                     *         "format": "docx",
+                     *         "page_count": 12,
+                     *         "pdfa": null,
+                     *         "size": 284113,
+                     *         "download": {
+                     *           "url": "/api/get-pdf.php?file=Zk3qT0dXw1y9aB2cD4eF6gH8&exp=1767225600&sig=3a9f0c410c410c410c410c410c410c410c410c410c410c410c410c410c410c41",
+                     *           "expires_in": 900,
+                     *           "expires_at": "2026-01-01T00:00:00.000Z"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "5d0c2f7e-3b1a-4c8e-9f2d-6a7b8c9d0e1f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfficeToPdfResponse"];
+                };
+            };
+            202: components["responses"]["JobAccepted"];
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyInProgress"];
+            410: components["responses"]["ReplayExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["ConverterUnavailable"];
+            503: components["responses"]["ServerBusyOrUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    officeToPdfPreflight: {
         parameters: {
             query?: never;
             header?: {

@@ -1163,7 +1163,7 @@ export interface components {
              * @description Present when `status` is `succeeded` and `expired` is false: exactly the `data` the
              *     synchronous call answers, its download URLs signed by this answer.
              */
-            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"] | components["schemas"]["ImagesToPdfResult"] | components["schemas"]["PdfToImagesResult"] | components["schemas"]["HtmlToPdfResult"];
+            result?: components["schemas"]["CompressResult"] | components["schemas"]["MergeResult"] | components["schemas"]["SplitResult"] | components["schemas"]["OcrResult"] | components["schemas"]["OcrPdfResult"] | components["schemas"]["ImagesToPdfResult"] | components["schemas"]["PdfToImagesResult"] | components["schemas"]["HtmlToPdfResult"] | components["schemas"]["OfficeToPdfResult"];
             /** @description Present when `status` is `failed`; the error the synchronous call would have answered. */
             error?: components["schemas"]["Error"];
         };

@@ -162,6 +162,15 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
         .locator('tr[data-property-name="file"] input[type=file]')
         .setInputFiles(await pdfFile('pages.pdf', 'P'));
     },
+    htmlToPdf: async (op) => {
+      await op
+        .locator('tr[data-property-name="html"] input[type=file]')
+        .setInputFiles({
+          name: 'page.html',
+          mimeType: 'text/html',
+          buffer: Buffer.from('<h1>From the docs</h1>'),
+        });
+    },
     getJob: async (op) => {
       await op.locator('tr[data-param-name="id"] input').fill((await aFinishedJob()).id);
     },
@@ -228,7 +237,7 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
     const other = await ctx.server.createKey({ user: 'docs-reader', plan: 'free' });
     expect((await ctx.call('/api/v1/account', { key })).status).toBe(401);
     const account = await ctx.call<{ data: { used: number } }>('/api/v1/account', { key: other });
-    expect(account.json.data.used).toBe(7);
+    expect(account.json.data.used).toBe(8);
   }, 600_000);
 
   it('a form starts empty, or at a default, never at an example', async () => {

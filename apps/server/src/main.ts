@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { createCompressEngine } from './engines/compress/index.js';
 import { convertersOf } from './engines/converters.js';
 import { CpuSlots } from './engines/cpu-slots.js';
+import { createHtmlPdfEngine } from './engines/html-pdf/index.js';
 import { createImagesPdfEngine } from './engines/images-pdf/index.js';
 import { createOcrEngine } from './engines/ocr/index.js';
 import { listNativeTesseract } from './engines/ocr/native-tesseract.js';
@@ -113,8 +114,9 @@ async function buildEngines(config: Config, log: Logger, tools: DetectedTools): 
     maxImagePixels: config.maxImagePixels,
     memoryBytes: config.ocrMemoryBytes,
   });
+  const htmlPdf = createHtmlPdfEngine({ tools, cpuSlots, log });
   // Each engine has said which it is, once (at warn where `auto` fell back for a missing tool).
-  return { pdf, compress, ocr, ocrPdf, imagesPdf, pdfImages };
+  return { pdf, compress, ocr, ocrPdf, imagesPdf, pdfImages, htmlPdf };
 }
 
 function urlOf(server: Server): string {
@@ -142,6 +144,7 @@ async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   const tools = await detectTools();
   const engines = await buildEngines(config, log, tools);
   cleanups.add('OCR engine', () => engines.ocr.close());
+  cleanups.add('HTML engine', () => engines.htmlPdf.close());
   const opened = await openJobs({
     store: stores.jobs,
     inputs: storage.inputs,

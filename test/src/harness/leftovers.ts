@@ -9,10 +9,12 @@ import type { TestServer } from './server.js';
  * Not leftovers: SQLite's journal files (they come and go with every write), the outputs of
  * successful requests, which live until their download URL expires (the sweeper's business), and what
  * a server process keeps for as long as it runs: its work area (the folder itself, empty between
- * requests) and its record in the registry of work areas in its TMPDIR. A restarted server has new ones.
+ * requests), its record in the registry of work areas in its TMPDIR, and the profile of its warm
+ * Chromium with the two folders Playwright keeps beside it while the browser runs (each page's context
+ * keeps nothing there). A restarted server has new ones.
  */
 const NOT_TEMPORARY =
-  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$/;
+  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$|^tmp\/(pdn-chromium-|playwright-artifacts-|playwright_chromiumdev_profile-)[^/]+\//;
 
 /** The request work folders in every work area of the data folder `dataDir` (empty once requests end). */
 export async function requestFolders(dataDir: string): Promise<string[]> {

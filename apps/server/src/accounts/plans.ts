@@ -23,6 +23,10 @@ export interface PlanLimits {
   imagePixels: number;
   /** Most pages one PDF-to-images request may draw. */
   renderPages: number;
+  /** Most seconds one HTML-to-PDF request may take, from loading the page to its last printed page. */
+  htmlSeconds: number;
+  /** Most pages one HTML-to-PDF request may print. */
+  htmlPages: number;
   /** Most queued and running jobs at once before `Prefer: respond-async` is refused. */
   unfinishedJobs: number;
   /** Most synchronous calls of the user in progress at once in one server process (admitted, not answered). */
@@ -66,6 +70,10 @@ const OCR_PAGES: Record<Plan, number> = { free: 50, premium: 500, business: 2_00
 // PDF to images draws a page in about the time a compression reads one (pdftoppm at 150 dpi, some
 // 0.1-0.3 s a page here): the same pages as compression.
 const RENDER_PAGES: Record<Plan, number> = { free: 100, premium: 1_000, business: 2_500, enterprise: 5_000 };
+// HTML to PDF: a page's time in its slot, scripts and waits included, and what it may print. Chromium
+// printed some 40 pages of a styled manual a second here; a Free call holds a slot 10 s at most.
+const HTML_SECONDS: Record<Plan, number> = { free: 10, premium: 30, business: 60, enterprise: 120 };
+const HTML_PAGES: Record<Plan, number> = { free: 100, premium: 1_000, business: 2_500, enterprise: 5_000 };
 const IMAGES_PER_REQUEST: Record<Plan, number> = { free: 20, premium: 100, business: 250, enterprise: 500 };
 const IMAGE_PIXELS: Record<Plan, number> = {
   free: 16_000_000,
@@ -110,6 +118,8 @@ export function planLimits(plan: Plan, uploadLimits: UploadLimits): PlanLimits {
     imagesPerRequest: IMAGES_PER_REQUEST[plan],
     imagePixels: IMAGE_PIXELS[plan],
     renderPages: RENDER_PAGES[plan],
+    htmlSeconds: HTML_SECONDS[plan],
+    htmlPages: HTML_PAGES[plan],
     unfinishedJobs: UNFINISHED_JOBS[plan],
     syncCalls: SYNC_CALLS[plan],
     syncBytes: SYNC_UPLOADS_AT_ONCE * uploadLimits[plan],

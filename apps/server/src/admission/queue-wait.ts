@@ -30,6 +30,7 @@ const TYPICAL_MS: Readonly<Record<JobOperation, number>> = {
   ocr_pdf: 10_000,
   images_to_pdf: 1_000,
   pdf_to_images: 1_000,
+  html_to_pdf: 1_000,
 };
 /**
  * The typical figure counts as this many jobs beside the measured ones: the first few jobs of a server

@@ -1,6 +1,7 @@
 // The contract between the engines (files in, files out; no HTTP) and the code that wires and serves
 // them. Routes in src/http/routes/ call exactly these methods; src/main.ts builds them at start-up.
 import type { CompressionLevel, CompressMethod, EngineInfo, Language, OcrWord } from '@pdn/api-types';
+import type { HtmlPdfEngine } from './html-pdf/types.js';
 import type { ImagesPdfEngine } from './images-pdf/types.js';
 import type { TesseractJsPages } from './ocr/tesseract-js-pages.js';
 import type { OcrPdfEngine } from './ocr-pdf/types.js';
@@ -114,4 +115,6 @@ export interface Engines {
   imagesPdf: ImagesPdfEngine;
   /** PDF to images: engines/pdf-images/. */
   pdfImages: PdfImagesEngine;
+  /** HTML to PDF: engines/html-pdf/. */
+  htmlPdf: HtmlPdfEngine;
 }

@@ -18,6 +18,7 @@ import { openSqliteForTest } from '../database/contract-harness.js';
 import { createCompressEngine } from '../engines/compress/index.js';
 import { convertersOf } from '../engines/converters.js';
 import { CpuSlots } from '../engines/cpu-slots.js';
+import { createHtmlPdfEngine } from '../engines/html-pdf/index.js';
 import { createImagesPdfEngine } from '../engines/images-pdf/index.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
 import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
@@ -104,6 +105,8 @@ describe('createApp', () => {
         maxImagePixels: 1_000_000,
         memoryBytes: 1024 * 1024 * 1024,
       }),
+      // No Chromium: the operation answers 501 (engines/converters.ts).
+      htmlPdf: createHtmlPdfEngine({ tools: {}, cpuSlots, log }),
     };
     opened = await openJobs({
       store: accounts.jobs,

@@ -32,6 +32,7 @@ import { compressRoute } from './routes/compress.js';
 import { DOCS_ASSETS, type DocsAsset, docsAssetRoute, docsPageRoute } from './routes/docs.js';
 import { downloadRoute } from './routes/download.js';
 import { healthRoute } from './routes/health.js';
+import { htmlToPdfRoute } from './routes/html-to-pdf.js';
 import { imagesToPdfRoute } from './routes/images-to-pdf.js';
 import { cancelJobRoute, getJobRoute, listJobsRoute } from './routes/jobs.js';
 import { languagesRoute } from './routes/languages.js';
@@ -114,6 +115,7 @@ const OPERATION_PATHS: Readonly<Record<JobOperation, string>> = {
   ocr_pdf: '/api/v1/ocr/pdf',
   images_to_pdf: '/api/v1/images-to-pdf',
   pdf_to_images: '/api/v1/pdf-to-images',
+  html_to_pdf: '/api/v1/html-to-pdf',
 };
 
 /** The API (/api/v1, downloads) and its documents, on a role that takes submissions. */
@@ -142,6 +144,7 @@ function apiRoutes(router: Router<AppState>, deps: AppDeps): void {
     ocrPdfRoute(uploadLimits),
     imagesToPdfRoute(uploadLimits),
     pdfToImagesRoute(uploadLimits),
+    htmlToPdfRoute(uploadLimits),
   ]) {
     const path = OPERATION_PATHS[route.operation];
     router.post(path, authenticated, submissionRoute(route, submission));

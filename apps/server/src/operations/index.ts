@@ -2,6 +2,7 @@
 import type { JobOperation } from '@pdn/api-types';
 import type { Engines } from '../engines/types.js';
 import { compressOperation } from './compress.js';
+import { htmlToPdfOperation } from './html-to-pdf.js';
 import { imagesToPdfOperation } from './images-to-pdf.js';
 import { mergeOperation } from './merge.js';
 import { ocrOperation } from './ocr.js';
@@ -11,6 +12,17 @@ import { splitOperation } from './split.js';
 import type { Operation } from './types.js';
 
 export { type CompressParams, parseLevel } from './compress.js';
+export {
+  ASSETS_PART,
+  checkAssets,
+  HTML_PART,
+  type HtmlToPdfParams,
+  PAPER_SIZES,
+  parseMarginMm,
+  parseSelector,
+  parseTemplate,
+  WAIT_UNTIL,
+} from './html-to-pdf.js';
 export {
   checkImageCount,
   FITS,
@@ -44,5 +56,6 @@ export function createOperations(engines: Engines): Operations {
     ocr_pdf: ocrPdfOperation(engines.ocrPdf) as Operation,
     images_to_pdf: imagesToPdfOperation(engines.imagesPdf) as Operation,
     pdf_to_images: pdfToImagesOperation(engines.pdfImages) as Operation,
+    html_to_pdf: htmlToPdfOperation(engines.htmlPdf) as Operation,
   };
 }

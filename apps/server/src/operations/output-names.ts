@@ -74,6 +74,12 @@ export function pagesZipName(uploadName: string): string {
   return `${baseName(uploadName)}.pages.zip`;
 }
 
+/** HTML to PDF (openapi.yaml `htmlToPdf`): the page's name, `report.html` -> `report.pdf`. */
+export function htmlPdfName(uploadName: string): string {
+  const base = baseName(uploadName).replace(/\.x?html?$/i, '');
+  return `${base === '' ? FALLBACK : base}.pdf`;
+}
+
 export function partName(uploadName: string, pages: string): string {
   return `${baseName(uploadName)}.pages-${pages}.pdf`;
 }

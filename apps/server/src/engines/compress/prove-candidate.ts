@@ -33,11 +33,17 @@ async function judge(c: Candidate, o: ProveOptions, content: Content): Promise<C
   return content === 'unchanged' ? o.content.proveStructure(c.path, name) : o.content.prove(c.path, name);
 }
 
-function evidence({ worstPsnrDb, words }: ContentVerdict): Record<string, unknown> {
+/** A score in dB as a log field: "inf" where the renders were identical. */
+const decibels = (db: number | undefined) =>
+  db === undefined || Number.isFinite(db) ? db?.toFixed(1) : 'inf';
+
+function evidence({ worstPsnrDb, worstTile, words }: ContentVerdict): Record<string, unknown> {
   return {
-    // "inf": every sampled page rendered identically.
-    worst_psnr_db:
-      worstPsnrDb === undefined || Number.isFinite(worstPsnrDb) ? worstPsnrDb?.toFixed(1) : 'inf',
+    worst_psnr_db: decibels(worstPsnrDb),
+    // The margins above the tile floors (content-check/floors.ts).
+    worst_tile:
+      worstTile &&
+      `${decibels(worstTile.db)} dB, ${decibels(worstTile.paperDb)} dB paper, similarity ${worstTile.similarity?.toFixed(2) ?? 'none'}`,
     words_kept: words && `${words.kept}/${words.reference}`,
   };
 }

@@ -3,6 +3,7 @@
 import type { Principal } from '../../accounts/index.js';
 import { planLimits, planTitle } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
+import type { HtmlBudget } from '../../engines/html-pdf/index.js';
 import type { ImageBudget } from '../../engines/images-pdf/index.js';
 import type { PageBudget } from '../../engines/types.js';
 import type { AppContext } from '../state.js';
@@ -35,4 +36,11 @@ export function imageBudgetOf(principal: Principal, uploadLimits: UploadLimits):
     maxPixels: limits.imagePixels,
     holder: `the ${planTitle(plan)} plan`,
   };
+}
+
+/** What the caller's plan lets one HTML-to-PDF request take (openapi.yaml, "Pages per request"). */
+export function htmlBudgetOf(principal: Principal, uploadLimits: UploadLimits): HtmlBudget {
+  const { plan } = principal;
+  const limits = planLimits(plan, uploadLimits);
+  return { seconds: limits.htmlSeconds, maxPages: limits.htmlPages, holder: `the ${planTitle(plan)} plan` };
 }

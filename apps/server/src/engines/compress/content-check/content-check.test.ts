@@ -324,6 +324,7 @@ describe.skipIf(gs === undefined).each(toolSets)(
         expect(await check.prove(input, 'same')).toEqual({
           rejected: undefined,
           worstPsnrDb: Number.POSITIVE_INFINITY,
+          worstTile: { db: Number.POSITIVE_INFINITY, paperDb: Number.POSITIVE_INFINITY, similarity: 1 },
           words: { kept: 0, reference: 0 },
         });
       },

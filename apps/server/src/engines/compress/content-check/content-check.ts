@@ -19,13 +19,19 @@ import type { WorkContext } from '../../types.js';
 import type { PdfInterpreter } from '../presets.js';
 import { drawnImages } from './drawn-images.js';
 import {
+  CONTENT_FLOORS,
   charactersBelowFloor,
   imagesBelowFloor,
+  occurrencesBelowFloor,
   type PageScore,
   pagesBelowFloor,
+  storedStreamsChanged,
   structureBelowFloor,
+  type TileScore,
+  tilesBelowFloor,
   type WordScore,
   wordsBelowFloor,
+  worstTiles,
 } from './floors.js';
 import { samplePages } from './page-sample.js';
 import { renderDpi } from './page-sizes.js';
@@ -41,7 +47,7 @@ import {
   type SnapshotTarget,
 } from './render.js';
 import { ghostscriptReader, pdftotextReader, type WordReader } from './word-readers.js';
-import { lostCharacters, type TextSample, wordScore } from './words.js';
+import { fewerOccurrences, lostCharacters, type TextSample, wordScore } from './words.js';
 
 export interface ContentCheckOptions {
   gs: ToolInfo;
@@ -68,6 +74,8 @@ export interface ContentVerdict {
   rejected: string | undefined;
   /** Lowest PSNR over the sampled pages (dB), when they could be compared. */
   worstPsnrDb?: number;
+  /** Lowest tile scores over the sampled pages, when they could be compared. */
+  worstTile?: TileScore;
   words?: WordScore;
 }
 
@@ -193,7 +201,12 @@ export function createContentCheck(
     const scores: PageScore[] = [];
     for (const [index, page] of pages.entries()) {
       try {
-        const compared = await comparePgmFiles(ref.pages[index] as string, rendered.value[index] as string);
+        const compared = await comparePgmFiles(
+          ref.pages[index] as string,
+          rendered.value[index] as string,
+          // At least 16 pixels a side: a poster drawn at a few dpi would otherwise be cut into specks.
+          Math.max(16, Math.round(ref.dpi * CONTENT_FLOORS.tileInches)),
+        );
         scores.push({ page, ...compared });
       } catch (error) {
         return { failure: `page ${page} could not be compared (${(error as Error).message})` };
@@ -209,7 +222,7 @@ export function createContentCheck(
 
   /**
    * The text, judged by the first reader that reads the input: it finds no text there (nothing to
-   * lose), or the candidate must keep the input's words and every one of its characters as that reader
+   * lose), or the candidate must keep the input's words and every one of its characters, as often, as that reader
    * sees them. A reader that misreads a font misreads it in both files alike, so a second opinion could
    * only overrule the reader that read the input right: Ghostscript's text device read PDF Tools'
    * Helvetica as shifted codes in input and output alike and passed an output in which poppler found 1
@@ -228,20 +241,32 @@ export function createContentCheck(
       if ('failure' in after) return { rejected: `${reader.name}: ${after.failure}` };
       const score = wordScore(before.value.words, after.value.words);
       const lost = lostCharacters(before.value.characters, after.value.characters);
-      const below = wordsBelowFloor(score) ?? charactersBelowFloor(lost, before.value.characters.size);
+      const below =
+        wordsBelowFloor(score) ??
+        charactersBelowFloor(lost, before.value.characters.size) ??
+        occurrencesBelowFloor(fewerOccurrences(before.value.occurrences, after.value.occurrences));
       return below === undefined ? { score } : { score, rejected: `${reader.name}: ${below}` };
     }
     return { rejected: `no reader could read the input's text: ${abstentions.join('; ')}` };
   }
 
-  /** Undefined when the candidate kept the input's structure, or where qpdf is not installed. */
-  async function compareStructure(path: string, name: string): Promise<string | undefined> {
+  /**
+   * Undefined when the candidate kept the input's structure, or where qpdf is not installed. A lossless
+   * rewrite must also store every stream its pages draw from as qpdf keeps them (storedStreamsChanged):
+   * no render looks at it.
+   */
+  async function compareStructure(
+    path: string,
+    name: string,
+    lossless: boolean,
+  ): Promise<string | undefined> {
     if (o.structure === undefined) return undefined;
     const { input: before, run } = o.structure;
     if ('failure' in before) return `the input's structure could not be read: ${before.failure}`;
     const after = await o.lanes.beside(() => readStructure(path, name, run));
     if ('failure' in after) return `the output's structure could not be read: ${after.failure}`;
-    return structureBelowFloor(before.value, after.value);
+    const lost = structureBelowFloor(before.value, after.value);
+    return lost ?? (lossless ? storedStreamsChanged(before.value, after.value) : undefined);
   }
 
   /**
@@ -266,7 +291,7 @@ export function createContentCheck(
     const runs = [
       comparePages(ref, path, name),
       compareText(path, name),
-      compareStructure(path, name),
+      compareStructure(path, name, false),
       compareImages(path, name),
     ] as const;
     // Side by side, and all settled before anything is thrown, so no tool outlives the request's folder.
@@ -274,14 +299,21 @@ export function createContentCheck(
     const [scores, text, structure, images] = [await runs[0], await runs[1], await runs[2], await runs[3]];
     if ('failure' in scores) return { rejected: scores.failure };
     const worstPsnrDb = Math.min(...scores.value.map((score) => score.psnrDb));
-    const rejected = pagesBelowFloor(scores.value) ?? images ?? text.rejected ?? structure;
-    return { rejected, worstPsnrDb, ...(text.score && { words: text.score }) };
+    const rejected =
+      pagesBelowFloor(scores.value) ?? images ?? text.rejected ?? structure ?? tilesBelowFloor(scores.value);
+    const worstTile = worstTiles(scores.value);
+    return {
+      rejected,
+      worstPsnrDb,
+      ...(worstTile && { worstTile }),
+      ...(text.score && { words: text.score }),
+    };
   }
 
   return {
     start,
     prove,
-    proveStructure: async (path, name) => ({ rejected: await compareStructure(path, name) }),
+    proveStructure: async (path, name) => ({ rejected: await compareStructure(path, name, true) }),
     settle: async () => {
       await reference?.catch(() => {});
       await Promise.allSettled([...inputText.values(), inputImages]);

@@ -3,18 +3,28 @@ import {
   CONTENT_FLOORS,
   charactersBelowFloor,
   imagesBelowFloor,
+  occurrencesBelowFloor,
   type PageScore,
   pagesBelowFloor,
+  storedStreamsChanged,
   structureBelowFloor,
+  tilesBelowFloor,
   type WordScore,
   wordsBelowFloor,
 } from './floors.js';
-import type { PdfStructure } from './pdf-structure.js';
+import type { PdfStructure, StoredStream } from './pdf-structure.js';
+import type { TileSums } from './pgm.js';
 
 const pages = (...psnrs: number[]): PageScore[] =>
-  psnrs.map((psnrDb, index) => ({ page: index + 1, psnrDb, marks: { reference: 100, candidate: 100 } }));
+  psnrs.map((psnrDb, index) => ({
+    page: index + 1,
+    psnrDb,
+    marks: { reference: 100, candidate: 100 },
+    tiles: [],
+    tileColumns: 0,
+  }));
 const marks = (reference: number, candidate: number): PageScore[] => [
-  { page: 1, psnrDb: 45, marks: { reference, candidate } },
+  { page: 1, psnrDb: 45, marks: { reference, candidate }, tiles: [], tileColumns: 0 },
 ];
 const words = (kept: number, reference: number): WordScore => ({ kept, reference });
 
@@ -41,6 +51,102 @@ describe('pagesBelowFloor', () => {
   ];
   it.each(table)('%s', (_name, { given, want }) => {
     const verdict = pagesBelowFloor(given);
+    if (want === undefined) expect(verdict).toBeUndefined();
+    else expect(verdict).toMatch(want);
+  });
+});
+
+/** A tile of `pixels` pixels: `reference` and `candidate` list its pixel values, blurred, as pgm.ts sums them. */
+function tile(reference: readonly number[], candidate: readonly number[]): TileSums {
+  const sum = (values: readonly number[], of: (value: number, index: number) => number) =>
+    values.reduce((total, value, index) => total + of(value, index), 0);
+  const paper = reference.map((value, index) => value >= 250 || (candidate[index] as number) >= 250);
+  const error = (value: number, index: number) => (value - (candidate[index] as number)) ** 2;
+  return {
+    pixels: reference.length,
+    squaredError: sum(reference, error),
+    reference: sum(reference, (value) => value),
+    candidate: sum(candidate, (value) => value),
+    referenceSquares: sum(reference, (value) => value * value),
+    candidateSquares: sum(candidate, (value) => value * value),
+    products: sum(reference, (value, index) => value * (candidate[index] as number)),
+    paperPixels: paper.filter(Boolean).length,
+    paperSquaredError: sum(reference, (value, index) => (paper[index] ? error(value, index) : 0)),
+    referenceMarks: reference.filter((value) => value < 200).length,
+    candidateMarks: candidate.filter((value) => value < 200).length,
+  };
+}
+
+/** One page of two tiles, the second given; the page as a whole scores 45 dB and keeps its marks. */
+const withTile = (second: TileSums): PageScore[] => {
+  const white = new Array<number>(second.pixels).fill(255);
+  return [
+    {
+      page: 1,
+      psnrDb: 45,
+      marks: { reference: 100, candidate: 100 },
+      tiles: [tile(white, white), second],
+      tileColumns: 2,
+    },
+  ];
+};
+
+/** 1600 pixels of paper with `ink` of them drawn at `level` in the reference, and `kept` of those in the candidate. */
+const inked = (ink: number, level: number, kept: number): TileSums => {
+  const reference = Array.from({ length: 1600 }, (_, index) => (index < ink ? level : 255));
+  const candidate = Array.from({ length: 1600 }, (_, index) => (index < kept ? level : 255));
+  return tile(reference, candidate);
+};
+
+/** A photo-like tile: a ramp of greys, and a high-contrast one, a checkerboard of black and white. */
+const ramp = Array.from({ length: 1600 }, (_, index) => 40 + ((index * 7) % 160));
+const checkers = Array.from({ length: 1600 }, (_, index) => (index % 2 ? 0 : 255));
+/** A tile 60% paper, the rest a pattern of two greys, and that pattern with its greys swapped. */
+const pattern = (swapped: boolean) =>
+  Array.from({ length: 1600 }, (_, index) => (index < 960 ? 255 : (index % 2 === 0) !== swapped ? 100 : 200));
+
+describe('tilesBelowFloor', () => {
+  // [name, { given: the second tile, want: part of the refusal, or undefined when it passes }]
+  const table: [string, { given: TileSums; want: RegExp | undefined }][] = [
+    ['a tile unchanged', { given: inked(120, 0, 120), want: undefined }],
+    [
+      'a short rule gone from paper: 40 pixels of black',
+      {
+        given: inked(40, 0, 0),
+        want: /^page 1's tile 2,1 \(0\.5 inch square, across then down\) changed where it shows paper: 16\.0 dB, floor 24 dB$/,
+      },
+    ],
+    [
+      'a photo re-encoded: 4 levels of noise, alternately up and down',
+      {
+        given: tile(
+          ramp,
+          ramp.map((value, index) => value + (index % 2 ? 4 : -4)),
+        ),
+        want: undefined,
+      },
+    ],
+    [
+      'a photo of little contrast gone flat: within the tile floor',
+      { given: tile(ramp, new Array<number>(1600).fill(119.5)), want: undefined },
+    ],
+    [
+      'a photo of high contrast gone flat',
+      {
+        given: tile(checkers, new Array<number>(1600).fill(127.5)),
+        want: /differs from the input: 6\.0 dB, floor 10 dB$/,
+      },
+    ],
+    [
+      'shapes changed where the tile is mostly paper, the paper untouched',
+      {
+        given: tile(pattern(false), pattern(true)),
+        want: /changed shape: similarity 0\.\d\d, floor 0\.5$/,
+      },
+    ],
+  ];
+  it.each(table)('%s', (_name, { given, want }) => {
+    const verdict = tilesBelowFloor(withTile(given));
     if (want === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatch(want);
   });
@@ -88,6 +194,7 @@ describe('structureBelowFloor', () => {
     outlines: ['Chapter 1', 'Chapter 1.1'],
     compositeFonts: false,
     pageSides: [612, 612],
+    streams: [[], []],
   };
   // [name, { given: the output's structure, want: refusal or undefined }]
   const table: [string, { given: PdfStructure; want: RegExp | undefined }][] = [
@@ -206,4 +313,91 @@ describe('imagesBelowFloor', () => {
     if (want === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatch(want);
   });
+});
+
+describe('storedStreamsChanged', () => {
+  const stream = (at: string, filters: string, length: number, pixels?: string): StoredStream => ({
+    at,
+    filters,
+    length,
+    ...(pixels && { pixels }),
+  });
+  const structure = (...streams: StoredStream[]): PdfStructure => ({
+    fields: [],
+    annotations: [[]],
+    attachments: [],
+    outlines: [],
+    compositeFonts: false,
+    pageSides: [612],
+    streams: [streams],
+  });
+  const input = structure(
+    stream('contents 0', '"/FlateDecode"', 1200),
+    stream('/Im1', '"/DCTDecode"', 50_000, '640x480'),
+    stream('/Fm0', 'null', 300),
+    stream('/Fm0 /Im2', '["/ASCII85Decode","/LZWDecode"]', 900, '8x8'),
+  );
+  // [name, { given: the output's streams, want: refusal or undefined }]
+  const table: [string, { given: PdfStructure; want: RegExp | undefined }][] = [
+    ['stored as they were', { given: input, want: undefined }],
+    [
+      'unfiltered and generalized filters deflated by qpdf',
+      {
+        given: structure(
+          stream('contents 0', '"/FlateDecode"', 1200),
+          stream('/Im1', '"/DCTDecode"', 50_000, '640x480'),
+          stream('/Fm0', '"/FlateDecode"', 120),
+          stream('/Fm0 /Im2', '"/FlateDecode"', 700, '8x8'),
+        ),
+        want: undefined,
+      },
+    ],
+    [
+      'content of another length under the same filter',
+      {
+        given: structure(stream('contents 0', '"/FlateDecode"', 1190), ...(input.streams[0] ?? []).slice(1)),
+        want: /^page 1's contents 0 changed: "\/FlateDecode" 1200 bytes before, "\/FlateDecode" 1190 bytes after$/,
+      },
+    ],
+    [
+      'a JPEG turned into Flate: qpdf never re-encodes one',
+      {
+        given: structure(
+          stream('contents 0', '"/FlateDecode"', 1200),
+          stream('/Im1', '"/FlateDecode"', 800, '640x480'),
+        ),
+        want: /page 1's \/Im1 changed/,
+      },
+    ],
+    [
+      'an image resized',
+      {
+        given: structure(
+          stream('contents 0', '"/FlateDecode"', 1200),
+          stream('/Im1', '"/DCTDecode"', 50_000, '320x240'),
+        ),
+        want: /\/Im1 changed/,
+      },
+    ],
+    [
+      'an image no longer drawn',
+      {
+        given: structure(stream('contents 0', '"/FlateDecode"', 1200)),
+        want: /page 1 no longer draws its \/Im1$/,
+      },
+    ],
+  ];
+  it.each(table)('%s', (_name, { given, want }) => {
+    const verdict = storedStreamsChanged(input, given);
+    if (want === undefined) expect(verdict).toBeUndefined();
+    else expect(verdict).toMatch(want);
+  });
+});
+
+describe('occurrencesBelowFloor', () => {
+  it('passes as many of every character', () => expect(occurrencesBelowFloor([])).toBeUndefined());
+  it('refuses one hyphen fewer', () =>
+    expect(occurrencesBelowFloor([{ character: '-', kept: 11, had: 12 }])).toBe(
+      `has fewer of 1 of the input's characters ("-" 11 of 12), floor: every one`,
+    ));
 });

@@ -3,15 +3,18 @@ import { PDFDocument, PDFName } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { type PageStructure, pageStructures, structureLoss } from './page-structure.js';
 
-const page = (images: string[], textOperators: number | undefined): PageStructure => ({
-  images,
-  textOperators,
-});
+const page = (
+  images: string[],
+  textOperators: number | undefined,
+  drawing = 'digest',
+  annotations: string[] = [],
+): PageStructure => ({ images, textOperators, drawing, annotations });
 
 describe('pageStructures', () => {
   it('finds each page photo and caption', async () => {
     const doc = await PDFDocument.load(await photoPdf({ pages: 2, width: 300, height: 200 }));
-    expect(pageStructures(doc)).toEqual([page(['300x200'], 1), page(['300x200'], 1)]);
+    const drawing = expect.stringMatching(/^[0-9a-f]{40}$/);
+    expect(pageStructures(doc)).toEqual([page(['300x200'], 1, drawing), page(['300x200'], 1, drawing)]);
   });
 
   it('counts text in Form XObjects too, once per form', async () => {
@@ -33,7 +36,7 @@ describe('pageStructures', () => {
     const broken = doc.context.flateStream('x');
     broken.dict.set(PDFName.of('Filter'), PDFName.of('NoSuchDecode'));
     blank.node.set(PDFName.of('Contents'), doc.context.register(broken));
-    expect(pageStructures(doc)).toEqual([page([], undefined)]);
+    expect(pageStructures(doc)).toEqual([page([], undefined, expect.any(String))]);
   });
 });
 
@@ -68,6 +71,24 @@ describe('structureLoss', () => {
     [
       'input text unreadable: nothing to compare',
       { given: [[page([], undefined)], [page([], 0)]], want: undefined },
+    ],
+    [
+      'a stream it draws from changed',
+      { given: [[page([], 1, 'a')], [page([], 1, 'b')]], want: /page 1 draws from streams that changed/ },
+    ],
+    [
+      "a field's value changed",
+      {
+        given: [
+          [page([], 0, 'a', ['/Link', '/Widget name = Alice'])],
+          [page([], 0, 'a', ['/Link', '/Widget name = '])],
+        ],
+        want: /page 1 lost or changed an annotation: \/Widget name = Alice/,
+      },
+    ],
+    [
+      'an annotation more',
+      { given: [[page([], 0, 'a', [])], [page([], 0, 'a', ['/Link'])]], want: undefined },
     ],
     [
       'a page missing',

@@ -156,7 +156,30 @@ describe.skipIf(qpdf === undefined)('readStructure', () => {
     const path = await writeFixture(dir, `${name.replaceAll(/\W/g, '-')}.pdf`, await bytes());
     const cwd = await mkdtemp(join(dir, 'job-'));
     if (qpdf === undefined) return;
-    expect(await readStructure(path, 'input', { qpdf, cwd, timeoutMs: 60_000 })).toEqual({ value: want });
+    expect(await readStructure(path, 'input', { qpdf, cwd, timeoutMs: 60_000 })).toEqual({
+      value: { ...want, streams: want.pageSides.map(() => expect.any(Array)) },
+    });
+  });
+
+  it('lists the streams each page draws from, as they are stored', { timeout: 60_000 }, async () => {
+    const path = await writeFixture(
+      dir,
+      'photo-streams.pdf',
+      await photoPdf({ pages: 2, width: 300, height: 200 }),
+    );
+    const cwd = await mkdtemp(join(dir, 'job-'));
+    if (qpdf === undefined) return;
+    const read = await readStructure(path, 'input', { qpdf, cwd, timeoutMs: 60_000 });
+    const page = [
+      { at: 'contents 0', filters: expect.any(String), length: expect.any(Number) },
+      {
+        at: expect.stringMatching(/^\//),
+        filters: '"/DCTDecode"',
+        length: expect.any(Number),
+        pixels: '300x200',
+      },
+    ];
+    expect(read).toEqual({ value: expect.objectContaining({ streams: [page, page] }) });
   });
 
   it('says why when qpdf cannot read the file', async () => {

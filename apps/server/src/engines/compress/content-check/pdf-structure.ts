@@ -6,7 +6,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
+  type Dict,
   dictionary,
+  inherited,
   type Json,
   type Objects,
   pageSize,
@@ -33,6 +35,21 @@ export interface PdfStructure {
    * (page-sizes.ts), so no renderer has to be asked first.
    */
   pageSides: (number | undefined)[];
+  /** Per page, what it draws from (pageStreams): its content streams and XObjects, as stored. */
+  streams: StoredStream[][];
+}
+
+/**
+ * A stream a page draws from, as the file stores it: where it sits (`contents 0`, `/Im1`, `/Fm0 /Im3`
+ * for an image inside a form), its filters and its stored length, and an image's pixel size. qpdf's
+ * lossless rewrite keeps a stream's bytes wherever it keeps its filters (it recompresses nothing
+ * without --recompress-flate), so a stream with the same filters and another length was changed.
+ */
+export interface StoredStream {
+  at: string;
+  filters: string;
+  length: number | undefined;
+  pixels?: string;
 }
 
 /**
@@ -71,6 +88,53 @@ function pageSide(pageRef: string | undefined, objects: Objects): number | undef
   return side > 0 ? side : undefined;
 }
 
+/** Beyond this many streams a page is not followed further (forms drawing forms, each listed once). */
+const MAX_PAGE_STREAMS = 1000;
+
+function storedStream(at: string, ref: Json | undefined, objects: Objects): StoredStream | undefined {
+  const object = typeof ref === 'string' ? objects[`obj:${ref}`] : undefined;
+  const dict = dictionary(object?.stream?.dict);
+  if (dict === undefined) return undefined;
+  const length = resolveObject(dict['/Length'], objects);
+  const width = resolveObject(dict['/Width'], objects);
+  const height = resolveObject(dict['/Height'], objects);
+  return {
+    at,
+    filters: JSON.stringify(resolveObject(dict['/Filter'], objects) ?? null),
+    length: typeof length === 'number' ? length : undefined,
+    ...(typeof width === 'number' && typeof height === 'number' && { pixels: `${width}x${height}` }),
+  };
+}
+
+/** The page's content streams, then each XObject of its resources, forms followed into theirs. */
+function pageStreams(pageRef: string | undefined, objects: Objects): StoredStream[] {
+  const page = dictionary(resolveObject(pageRef, objects));
+  const contents = page?.['/Contents'];
+  const listed = Array.isArray(contents)
+    ? contents
+    : Array.isArray(resolveObject(contents, objects))
+      ? (resolveObject(contents, objects) as Json[])
+      : [contents];
+  const streams = listed.flatMap((ref, index) => storedStream(`contents ${index}`, ref, objects) ?? []);
+  const seen = new Set<string>();
+  const visit = (resources: Dict | undefined, prefix: string) => {
+    const xObjects = dictionary(resolveObject(resources?.['/XObject'], objects));
+    for (const [name, ref] of Object.entries(xObjects ?? {})) {
+      if (typeof ref !== 'string' || seen.has(ref) || streams.length >= MAX_PAGE_STREAMS) continue;
+      seen.add(ref);
+      const at = `${prefix}${name}`;
+      const stream = storedStream(at, ref, objects);
+      if (stream === undefined) continue;
+      streams.push(stream);
+      const dict = dictionary(objects[`obj:${ref}`]?.stream?.dict);
+      if (resolveObject(dict?.['/Subtype'], objects) === '/Form')
+        visit(dictionary(resolveObject(dict?.['/Resources'], objects)), `${at} `);
+    }
+  };
+  visit(dictionary(inherited(page, '/Resources', objects)), '');
+  return streams;
+}
+
 function outlineTitles(outlines: readonly Outline[] | undefined, into: string[] = []): string[] {
   for (const outline of outlines ?? []) {
     into.push(outline.title ?? '');
@@ -93,6 +157,7 @@ export function parseStructure(text: string): PdfStructure {
     // PDF uses the name /Type0 for nothing but composite fonts (ISO 32000-2 §9.7).
     compositeFonts: text.includes('"/Type0"'),
     pageSides: (json.pages ?? []).map((page) => pageSide(page.object, objects)),
+    streams: (json.pages ?? []).map((page) => pageStreams(page.object, objects)),
   };
 }
 

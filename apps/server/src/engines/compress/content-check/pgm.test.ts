@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blurBand, comparePgmFiles, type PgmHeader, parsePgmHeader, psnrOf, squaredError } from './pgm.js';
+import { blurBand, comparePgmFiles, type PgmHeader, parsePgmHeader, psnrOf, tileGrid } from './pgm.js';
 
 // Pages of millions of pixels are copied as typed arrays: spread into arrays, they took seconds on a
 // busy machine.
@@ -29,6 +29,10 @@ describe('parsePgmHeader', () => {
     else expect(parsePgmHeader(given)).toEqual(want);
   });
 });
+
+/** Sum of squared differences of two equally long runs of pixels. */
+const squaredError = (a: Uint8Array, b: Uint8Array) =>
+  a.reduce((sum, value, index) => sum + (value - (b[index] as number)) ** 2, 0);
 
 describe('psnrOf', () => {
   const run = (...values: number[]) => new Uint8Array(values);
@@ -74,6 +78,19 @@ describe('blurBand', () => {
   });
 });
 
+describe('tileGrid', () => {
+  // [name, { given: [width, height, tile size], want: [columns, rows, tile column of each pixel column] }]
+  const table: [string, { given: [number, number, number]; want: [number, number, number[]] }][] = [
+    ['whole tiles', { given: [4, 2, 2], want: [2, 1, [0, 0, 1, 1]] }],
+    ['a remainder spread, no sliver at the edge', { given: [5, 2, 2], want: [3, 1, [0, 0, 1, 1, 2]] }],
+    ['a page smaller than a tile is one tile', { given: [3, 1, 40], want: [1, 1, [0, 0, 0]] }],
+  ];
+  it.each(table)('%s', (_name, { given: [width, height, size], want: [columns, rows, columnOf] }) => {
+    const grid = tileGrid(width, height, size);
+    expect([grid.columns, grid.rows, [...grid.columnOf]]).toEqual([columns, rows, columnOf]);
+  });
+});
+
 describe('comparePgmFiles', () => {
   let dir: string;
   beforeAll(async () => {
@@ -98,7 +115,7 @@ describe('comparePgmFiles', () => {
       const grey = new Uint8Array(size).fill(254);
       const a = await file('a.pgm', bytes('P5\n1500 1000\n255\n', white));
       const b = await file('b.pgm', bytes('P5\n# gs\n1500 1000\n255\n', grey));
-      expect(await comparePgmFiles(a, a)).toEqual({
+      expect(await comparePgmFiles(a, a)).toMatchObject({
         psnrDb: Infinity,
         marks: { reference: 0, candidate: 0 },
       });
@@ -128,10 +145,37 @@ describe('comparePgmFiles', () => {
     PAGE_SIZED_MS,
   );
 
+  it('finds a short rule gone in its tile, where the page scores it far above 20 dB', async () => {
+    // A Letter page at 40 dpi, one 40-pixel rule one pixel thick gone: 0.03% of the page.
+    const [width, height] = [340, 440];
+    const page = (rule: boolean) => {
+      const pixels = new Uint8Array(width * height).fill(255);
+      if (rule) pixels.fill(0, 100 * width + 100, 100 * width + 140);
+      return bytes(`P5\n${width} ${height}\n255\n`, pixels);
+    };
+    const { psnrDb, tiles, tileColumns } = await comparePgmFiles(
+      await file('rule.pgm', page(true)),
+      await file('no-rule.pgm', page(false)),
+      40,
+    );
+    expect(psnrDb).toBeGreaterThan(40);
+    expect(tileColumns).toBe(9);
+    const changed = tiles.flatMap((tile, index) => (tile.squaredError > 0 ? [index] : []));
+    // Rows 99-101 (blurred) of columns 99-140: tile row 2 of 11, tile columns 2 and 3 of 9.
+    expect(changed).toEqual([2 * 9 + 2, 2 * 9 + 3]);
+    const worst = Math.min(...tiles.map((tile) => psnrOf(tile.squaredError, tile.pixels)));
+    expect(worst).toBeLessThan(30);
+  });
+
   it('scores a page that changed size 0 dB', async () => {
     const a = await file('c.pgm', bytes('P5\n2 1\n255\n', [1, 2]));
     const b = await file('d.pgm', bytes('P5\n1 2\n255\n', [1, 2]));
-    expect(await comparePgmFiles(a, b)).toEqual({ psnrDb: 0, marks: { reference: 0, candidate: 0 } });
+    expect(await comparePgmFiles(a, b)).toEqual({
+      psnrDb: 0,
+      marks: { reference: 0, candidate: 0 },
+      tiles: [],
+      tileColumns: 0,
+    });
   });
 
   it('refuses a render cut short', async () => {

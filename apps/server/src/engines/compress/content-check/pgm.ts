@@ -4,7 +4,9 @@
 // megapixels). Both pages are blurred (3x3 box) before they are compared, as the e2e judge does: a
 // legitimately downsampled scan lands a fraction of a pixel away from the input's, which poppler, not
 // smoothing images as Ghostscript's -dDOINTERPOLATE does, scored 18.7 dB unblurred (a test scan at
-// /screen); a blank or missing image moves whole regions and stays far below the floor.
+// /screen); a blank or missing image moves whole regions and stays far below the floor. The same
+// pixels are also summed per tile (tileGrid, about an inch square): a page-wide PSNR averages a short
+// rule gone, or one line drawn in another font, into a fraction of a decibel, where its tile shows it.
 import { type FileHandle, open } from 'node:fs/promises';
 
 export interface PgmHeader {
@@ -41,16 +43,6 @@ export function parsePgmHeader(bytes: Uint8Array): PgmHeader {
   return { width: Number(width), height: Number(height), dataOffset: at + 1 };
 }
 
-/** Sum of squared differences of two equally long runs of pixels. */
-export function squaredError(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i += 1) {
-    const difference = (a[i] as number) - (b[i] as number);
-    sum += difference * difference;
-  }
-  return sum;
-}
-
 /** Peak signal-to-noise ratio in dB of 8-bit pixels; Infinity when nothing differs. */
 export function psnrOf(sumOfSquares: number, pixels: number): number {
   if (sumOfSquares === 0) return Number.POSITIVE_INFINITY;
@@ -70,15 +62,23 @@ export function blurBand(
   to: number,
 ): Float64Array {
   const out = new Float64Array((to - from) * width);
+  // Separable: the neighbourhood is a clipped rectangle, so each pixel's mean is a column sum of up to
+  // three rows, summed over up to three columns, over their count: a third of the additions of 3x3.
+  const columns = new Uint32Array(width);
   for (let y = from; y < to; y += 1) {
     const [top, bottom] = [Math.max(0, y - 1), Math.min(rows - 1, y + 1)];
+    columns.fill(0);
+    for (let yy = top; yy <= bottom; yy += 1) {
+      const row = yy * width;
+      for (let x = 0; x < width; x += 1) columns[x] = (columns[x] as number) + (band[row + x] as number);
+    }
+    const tall = bottom - top + 1;
+    const at = (y - from) * width;
     for (let x = 0; x < width; x += 1) {
-      const [left, right] = [Math.max(0, x - 1), Math.min(width - 1, x + 1)];
-      let sum = 0;
-      for (let yy = top; yy <= bottom; yy += 1) {
-        for (let xx = left; xx <= right; xx += 1) sum += band[yy * width + xx] as number;
-      }
-      out[(y - from) * width + x] = sum / ((bottom - top + 1) * (right - left + 1));
+      const left = x > 0 ? (columns[x - 1] as number) : 0;
+      const right = x + 1 < width ? (columns[x + 1] as number) : 0;
+      const wide = 1 + (x > 0 ? 1 : 0) + (x + 1 < width ? 1 : 0);
+      out[at + x] = (left + (columns[x] as number) + right) / (tall * wide);
     }
   }
   return out;
@@ -86,13 +86,6 @@ export function blurBand(
 
 /** A pixel darker than this is a mark: print, not paper or the light noise of a scan (floors.ts). */
 export const MARK_BELOW = 200;
-
-/** How many pixels of `pixels` are marks. */
-export function countMarks(pixels: Uint8Array): number {
-  let marks = 0;
-  for (const pixel of pixels) if (pixel < MARK_BELOW) marks += 1;
-  return marks;
-}
 
 const HEADER_BYTES = 1024;
 const CHUNK_BYTES = 1024 * 1024;
@@ -108,25 +101,156 @@ async function readHeader(file: FileHandle, path: string): Promise<PgmHeader> {
   return header;
 }
 
+/** The tiles a page is cut into, in pixels: whole rows and columns of tiles, each about `size` square. */
+export interface TileGrid {
+  columns: number;
+  rows: number;
+  /** The tile column of each pixel column, and the tile row of each pixel row. */
+  columnOf: Uint32Array;
+  rowOf: Uint32Array;
+}
+
+/**
+ * `size`-pixel tiles over a `width` x `height` page, spread evenly: the page is cut into the whole
+ * number of tiles nearest to `size` along each side, so no sliver of a tile is left at an edge, where a
+ * few pixels would carry a tile's weight.
+ */
+export function tileGrid(width: number, height: number, size: number): TileGrid {
+  const along = (pixels: number) => {
+    const count = Math.max(1, Math.round(pixels / Math.max(1, size)));
+    const of = new Uint32Array(pixels);
+    for (let at = 0; at < pixels; at += 1) of[at] = Math.floor((at * count) / pixels);
+    return { count, of };
+  };
+  const [across, down] = [along(width), along(height)];
+  return { columns: across.count, rows: down.count, columnOf: across.of, rowOf: down.of };
+}
+
+/** A pixel at least this light is paper: nothing drawn there (both renderers draw white paper as 255). */
+export const PAPER_FROM = 250;
+
+/** One tile's sums over its pixels, both pages blurred: its PSNR, its structure, and where paper changed. */
+export interface TileSums {
+  pixels: number;
+  /** Sum of squared differences. */
+  squaredError: number;
+  /** Sums of the reference's and the candidate's pixels, of their squares and of their products. */
+  reference: number;
+  candidate: number;
+  referenceSquares: number;
+  candidateSquares: number;
+  products: number;
+  /** Pixels that are paper (PAPER_FROM, unblurred) on either page, and their squared differences. */
+  paperPixels: number;
+  paperSquaredError: number;
+  /** Marks (MARK_BELOW, unblurred) on each page. */
+  referenceMarks: number;
+  candidateMarks: number;
+}
+
+const SUMS = 11;
+
+/** Accumulates TileSums for every tile of a grid, a band of rows at a time. */
+class TileAccumulator {
+  readonly #sums: Float64Array;
+
+  constructor(readonly grid: TileGrid) {
+    this.#sums = new Float64Array(grid.columns * grid.rows * SUMS);
+  }
+
+  /**
+   * Adds rows `first` to `first + rows` of both pages: `a` the reference, `b` the candidate, blurred,
+   * and `rawA`, `rawB` the same rows unblurred.
+   */
+  add(
+    a: Float64Array,
+    b: Float64Array,
+    rawA: Uint8Array,
+    rawB: Uint8Array,
+    width: number,
+    first: number,
+    rows: number,
+  ): void {
+    const sums = this.#sums;
+    const { columnOf, rowOf, columns } = this.grid;
+    for (let y = 0; y < rows; y += 1) {
+      const rowBase = (rowOf[first + y] as number) * columns;
+      const offset = y * width;
+      for (let x = 0; x < width; x += 1) {
+        const at = (rowBase + (columnOf[x] as number)) * SUMS;
+        const i = offset + x;
+        const [p, q] = [a[i] as number, b[i] as number];
+        const error = (p - q) * (p - q);
+        sums[at] = (sums[at] as number) + 1;
+        sums[at + 1] = (sums[at + 1] as number) + error;
+        sums[at + 2] = (sums[at + 2] as number) + p;
+        sums[at + 3] = (sums[at + 3] as number) + q;
+        sums[at + 4] = (sums[at + 4] as number) + p * p;
+        sums[at + 5] = (sums[at + 5] as number) + q * q;
+        sums[at + 6] = (sums[at + 6] as number) + p * q;
+        const [rawP, rawQ] = [rawA[i] as number, rawB[i] as number];
+        if (rawP >= PAPER_FROM || rawQ >= PAPER_FROM) {
+          sums[at + 7] = (sums[at + 7] as number) + 1;
+          sums[at + 8] = (sums[at + 8] as number) + error;
+        }
+        if (rawP < MARK_BELOW) sums[at + 9] = (sums[at + 9] as number) + 1;
+        if (rawQ < MARK_BELOW) sums[at + 10] = (sums[at + 10] as number) + 1;
+      }
+    }
+  }
+
+  /** Every tile's sums, row by row. */
+  tiles(): TileSums[] {
+    const sums = this.#sums;
+    return Array.from({ length: this.grid.columns * this.grid.rows }, (_, tile) => {
+      const at = tile * SUMS;
+      const sum = (k: number) => sums[at + k] as number;
+      return {
+        pixels: sum(0),
+        squaredError: sum(1),
+        reference: sum(2),
+        candidate: sum(3),
+        referenceSquares: sum(4),
+        candidateSquares: sum(5),
+        products: sum(6),
+        paperPixels: sum(7),
+        paperSquaredError: sum(8),
+        referenceMarks: sum(9),
+        candidateMarks: sum(10),
+      };
+    });
+  }
+}
+
 export interface PageComparison {
   /** PSNR of the candidate against the reference, both blurred; 0 when their sizes differ (the page changed size). */
   psnrDb: number;
   /** Marks (pixels darker than MARK_BELOW, unblurred) on each page. */
   marks: { reference: number; candidate: number };
+  /** The page's tiles (`tileGrid`), row by row; none when the sizes differ. */
+  tiles: TileSums[];
+  /** Tile columns of the grid, to tell where a tile is. */
+  tileColumns: number;
 }
 
-export async function comparePgmFiles(referencePath: string, candidatePath: string): Promise<PageComparison> {
+/** Tiles of about this many pixels a side unless the caller says otherwise. */
+const DEFAULT_TILE_PX = 40;
+
+export async function comparePgmFiles(
+  referencePath: string,
+  candidatePath: string,
+  tilePx = DEFAULT_TILE_PX,
+): Promise<PageComparison> {
   const [reference, candidate] = [await open(referencePath), await open(candidatePath)];
   try {
     const [a, b] = [await readHeader(reference, referencePath), await readHeader(candidate, candidatePath)];
     if (a.width !== b.width || a.height !== b.height)
-      return { psnrDb: 0, marks: { reference: 0, candidate: 0 } };
+      return { psnrDb: 0, marks: { reference: 0, candidate: 0 }, tiles: [], tileColumns: 0 };
     const { width, height } = a;
     const bandRows = Math.max(1, Math.floor(CHUNK_BYTES / width));
     const bandBytes = Math.min(height, bandRows + 2) * width;
     const [chunkA, chunkB] = [Buffer.alloc(bandBytes), Buffer.alloc(bandBytes)];
-    let sum = 0;
-    const marks = { reference: 0, candidate: 0 };
+    const tiles = new TileAccumulator(tileGrid(width, height, tilePx));
     for (let first = 0; first < height; first += bandRows) {
       const last = Math.min(height, first + bandRows);
       // One row of context on each side, where the page has one.
@@ -135,14 +259,28 @@ export async function comparePgmFiles(referencePath: string, candidatePath: stri
       await reference.read(chunkA, 0, length, a.dataOffset + top * width);
       await candidate.read(chunkB, 0, length, b.dataOffset + top * width);
       const [from, to] = [first - top, last - top];
-      marks.reference += countMarks(chunkA.subarray(from * width, to * width));
-      marks.candidate += countMarks(chunkB.subarray(from * width, to * width));
-      sum += squaredError(
-        blurBand(chunkA.subarray(0, length), width, bottom - top, from, to),
-        blurBand(chunkB.subarray(0, length), width, bottom - top, from, to),
+      const blurredA = blurBand(chunkA.subarray(0, length), width, bottom - top, from, to);
+      const blurredB = blurBand(chunkB.subarray(0, length), width, bottom - top, from, to);
+      const rows = [from * width, to * width] as const;
+      tiles.add(
+        blurredA,
+        blurredB,
+        chunkA.subarray(...rows),
+        chunkB.subarray(...rows),
+        width,
+        first,
+        last - first,
       );
     }
-    return { psnrDb: psnrOf(sum, width * height), marks };
+    const scores = tiles.tiles();
+    const total = (key: 'squaredError' | 'referenceMarks' | 'candidateMarks') =>
+      scores.reduce((sum, tile) => sum + tile[key], 0);
+    return {
+      psnrDb: psnrOf(total('squaredError'), width * height),
+      marks: { reference: total('referenceMarks'), candidate: total('candidateMarks') },
+      tiles: scores,
+      tileColumns: tiles.grid.columns,
+    };
   } finally {
     await reference.close();
     await candidate.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distinctWords, wordScore } from './words.js';
+import { characterOccurrences, distinctWords, fewerOccurrences, wordScore } from './words.js';
 
 describe('distinctWords', () => {
   // [name, { given: extracted text, want: the distinct words }]
@@ -28,5 +28,24 @@ describe('wordScore', () => {
   ];
   it.each(table)('%s', (_name, { given: [reference, candidate], want: [kept, total] }) => {
     expect(wordScore(distinctWords(reference), distinctWords(candidate))).toEqual({ kept, reference: total });
+  });
+});
+
+describe('fewerOccurrences', () => {
+  // [name, { given: reference and candidate texts, want: the characters the candidate has fewer of }]
+  const table: [
+    string,
+    { given: [string, string]; want: { character: string; kept: number; had: number }[] },
+  ][] = [
+    ['the same text, laid out again', { given: ['a-b c\nd-e', 'a-b\tc d-e'], want: [] }],
+    [
+      'one hyphen of two dropped',
+      { given: ['a-b d-e', 'a-b de'], want: [{ character: '-', kept: 1, had: 2 }] },
+    ],
+    ['case does not count', { given: ['Aa', 'aa'], want: [] }],
+    ['more in the output', { given: ['ab', 'aab'], want: [] }],
+  ];
+  it.each(table)('%s', (_name, { given: [reference, candidate], want }) => {
+    expect(fewerOccurrences(characterOccurrences(reference), characterOccurrences(candidate))).toEqual(want);
   });
 });

@@ -5,7 +5,8 @@
 // font's encoding turns every use of a glyph into another character, so that character vanishes from
 // the text however few words it touches (macOS Pages' curly quotes came back as Ò and Ó, one word in a
 // long document). Both after NFKC, so a ligature read as "ﬁ" in one file and "fi" in the other is the
-// same text.
+// same text. And each character is counted: one glyph dropped from a line (a hyphen, a letter of a word
+// that occurs elsewhere) leaves every word and every distinct character in place, but one fewer of it.
 import type { WordScore } from './floors.js';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
@@ -16,6 +17,8 @@ const CHARACTER = /[^\p{White_Space}\p{C}]/gu;
 export interface TextSample {
   words: Set<string>;
   characters: Set<string>;
+  /** How many times each character occurs. */
+  occurrences: Map<string, number>;
 }
 
 export function distinctWords(text: string): Set<string> {
@@ -26,9 +29,20 @@ export function distinctCharacters(text: string): Set<string> {
   return new Set(text.toLowerCase().match(CHARACTER) ?? []);
 }
 
+export function characterOccurrences(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const character of text.toLowerCase().match(CHARACTER) ?? [])
+    counts.set(character, (counts.get(character) ?? 0) + 1);
+  return counts;
+}
+
 export function textSample(text: string): TextSample {
   const normalized = text.normalize('NFKC');
-  return { words: distinctWords(normalized), characters: distinctCharacters(normalized) };
+  return {
+    words: distinctWords(normalized),
+    characters: distinctCharacters(normalized),
+    occurrences: characterOccurrences(normalized),
+  };
 }
 
 export function wordScore(reference: ReadonlySet<string>, candidate: ReadonlySet<string>): WordScore {
@@ -40,4 +54,15 @@ export function wordScore(reference: ReadonlySet<string>, candidate: ReadonlySet
 /** The reference's characters the candidate no longer has, in the reference's order. */
 export function lostCharacters(reference: ReadonlySet<string>, candidate: ReadonlySet<string>): string[] {
   return [...reference].filter((character) => !candidate.has(character));
+}
+
+/** The reference's characters that occur fewer times in the candidate: how many it kept of how many. */
+export function fewerOccurrences(
+  reference: ReadonlyMap<string, number>,
+  candidate: ReadonlyMap<string, number>,
+): { character: string; kept: number; had: number }[] {
+  return [...reference].flatMap(([character, had]) => {
+    const kept = candidate.get(character) ?? 0;
+    return kept < had ? [{ character, kept, had }] : [];
+  });
 }

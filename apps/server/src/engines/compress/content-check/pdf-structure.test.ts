@@ -182,6 +182,27 @@ describe.skipIf(qpdf === undefined)('readStructure', () => {
     expect(read).toEqual({ value: expect.objectContaining({ streams: [page, page] }) });
   });
 
+  it('reads the fields of a form whose widgets no /AcroForm lists from its widgets', {
+    timeout: 60_000,
+  }, async () => {
+    // qpdf 11.3 exits 2 listing such a form ("operation for dictionary attempted on object of type null").
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([300, 200]);
+    const field = doc.getForm().createTextField('name');
+    field.setText('Alice');
+    field.addToPage(page, { x: 20, y: 100, width: 200, height: 30 });
+    await doc.save();
+    doc.catalog.delete(PDFName.of('AcroForm'));
+    const bytes = await doc.save({ updateFieldAppearances: false });
+    const path = await writeFixture(dir, 'widgets-without-acroform.pdf', bytes);
+    const cwd = await mkdtemp(join(dir, 'job-'));
+    if (qpdf === undefined) return;
+    const read = await readStructure(path, 'input', { qpdf, cwd, timeoutMs: 60_000 });
+    expect(read).toEqual({
+      value: expect.objectContaining({ fields: ['name = "u:Alice"'], annotations: [['/Widget']] }),
+    });
+  });
+
   it('says why when qpdf cannot read the file', async () => {
     const path = await writeFixture(dir, 'not-a-pdf.pdf', new TextEncoder().encode('hello'));
     const cwd = await mkdtemp(join(dir, 'job-'));

@@ -81,6 +81,35 @@ function annotationsOf(pageRef: string | undefined, objects: Objects): string[] 
   });
 }
 
+/**
+ * `name = value` of the field each widget of the page shows, where qpdf could not list the form: the
+ * name its /T and its ancestors' joined with dots, the value its own /V or its nearest ancestor's, as
+ * qpdf's own listing words them (ISO 32000-2 §12.7.4.1).
+ */
+function widgetFields(pageRef: string | undefined, objects: Objects): string[] {
+  const page = dictionary(resolveObject(pageRef, objects));
+  const annots = resolveObject(page?.['/Annots'], objects);
+  if (!Array.isArray(annots)) return [];
+  return annots.flatMap((annot) => {
+    const widget = dictionary(resolveObject(annot, objects));
+    if (widget?.['/Subtype'] !== '/Widget') return [];
+    const names: string[] = [];
+    let value: Json | undefined;
+    const seen = new Set<Dict>();
+    for (
+      let node = widget;
+      node !== undefined && !seen.has(node);
+      node = dictionary(resolveObject(node['/Parent'], objects))
+    ) {
+      seen.add(node);
+      const title = resolveObject(node['/T'], objects);
+      if (typeof title === 'string') names.unshift(title.replace(/^u:/, ''));
+      value ??= resolveObject(node['/V'], objects);
+    }
+    return names.length === 0 ? [] : [`${names.join('.')} = ${JSON.stringify(value ?? null)}`];
+  });
+}
+
 /** The longest side of the page, in points times its /UserUnit; undefined for none or an empty one. */
 function pageSide(pageRef: string | undefined, objects: Objects): number | undefined {
   const size = pageSize(pageRef, objects);
@@ -148,9 +177,12 @@ export function parseStructure(text: string): PdfStructure {
   const json = JSON.parse(repairNumbers(text)) as QpdfJson;
   const objects = json.qpdf?.[1] ?? {};
   return {
-    fields: (json.acroform?.fields ?? []).map(
-      (field) => `${field.fullname ?? ''} = ${JSON.stringify(field.value ?? null)}`,
-    ),
+    fields:
+      json.acroform === undefined
+        ? (json.pages ?? []).flatMap((page) => widgetFields(page.object, objects))
+        : (json.acroform.fields ?? []).map(
+            (field) => `${field.fullname ?? ''} = ${JSON.stringify(field.value ?? null)}`,
+          ),
     annotations: (json.pages ?? []).map((page) => annotationsOf(page.object, objects)),
     attachments: Object.values(json.attachments ?? {}).map((file) => file.preferredname ?? ''),
     outlines: outlineTitles(json.outlines),
@@ -161,13 +193,38 @@ export function parseStructure(text: string): PdfStructure {
   };
 }
 
+/** The keys of qpdf's JSON the structure is read from. */
+const KEYS = ['qpdf', 'pages', 'acroform', 'attachments', 'outlines'] as const;
+
+async function writeJson(
+  path: string,
+  output: string,
+  keys: readonly string[],
+  run: QpdfRun,
+): Promise<Awaited<ReturnType<typeof runQpdf>>> {
+  const args = keys.map((key) => `--json-key=${key}`);
+  return runQpdf(['--json', '--json-stream-data=none', ...args, resolve(path), output], run);
+}
+
 /** Reads the structure of the PDF at `path`; `name` names the JSON file in the job's folder. */
 export async function readStructure(path: string, name: string, run: QpdfRun): Promise<Result<PdfStructure>> {
   const output = resolve(run.cwd, `${name}-structure.json`);
-  const keys = ['qpdf', 'pages', 'acroform', 'attachments', 'outlines'].map((key) => `--json-key=${key}`);
   let result: Awaited<ReturnType<typeof runQpdf>>;
   try {
-    result = await runQpdf(['--json', '--json-stream-data=none', ...keys, resolve(path), output], run);
+    result = await writeJson(path, output, KEYS, run);
+    // qpdf 11.3 cannot list the form of a file whose widgets belong to fields that no /AcroForm holds
+    // ("operation for dictionary attempted on object of type null", exit 2), while it reads and
+    // rewrites the file itself cleanly: such a form had no candidate proven, not even qpdf's lossless
+    // rewrite, and came back as its original. Read without the form, its fields come from its widgets.
+    if (!qpdfSucceeded(result)) {
+      const formless = await writeJson(
+        path,
+        output,
+        KEYS.filter((key) => key !== 'acroform'),
+        run,
+      );
+      if (qpdfSucceeded(formless)) result = formless;
+    }
   } catch (error) {
     // Out of time, the structure is unknown: no candidate can be proven, and the original answers.
     if (qpdfTimedOut(error))

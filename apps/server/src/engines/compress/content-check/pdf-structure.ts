@@ -97,7 +97,7 @@ function widgetFields(pageRef: string | undefined, objects: Objects): string[] {
     let value: Json | undefined;
     const seen = new Set<Dict>();
     for (
-      let node = widget;
+      let node: Dict | undefined = widget;
       node !== undefined && !seen.has(node);
       node = dictionary(resolveObject(node['/Parent'], objects))
     ) {

@@ -1,4 +1,4 @@
-// The commands that make one file of all their inputs (`pdn merge`, `pdn images-to-pdf`): one job
+// The commands that make one file of all their inputs (`pdn merge`, `pdn images-to-pdf`, `pdn html-to-pdf`): one job
 // whose uploads are every input in the order given, its one result written to `-o` (a file, or `-`
 // for stdout), or reported as a signed URL with --no-download.
 import type { OperationParams, OperationResults, Uploadable, UploadProgress } from '@pdn/sdk';
@@ -14,7 +14,7 @@ import type { HumanView } from './reporter.js';
 import { type JobFlags, runJobs } from './run-jobs.js';
 import { uploadProgress } from './upload-progress.js';
 
-type OneOutputOperation = 'merge' | 'images_to_pdf';
+type OneOutputOperation = 'merge' | 'images_to_pdf' | 'html_to_pdf';
 
 export interface OneOutput<O extends OneOutputOperation> {
   /** As typed after `pdn`. */

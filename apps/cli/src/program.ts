@@ -5,6 +5,7 @@ import { Command, Help, Option } from 'commander';
 import { registerCompletion } from './commands/completion.js';
 import { registerCompress } from './commands/compress.js';
 import { registerConfig } from './commands/config.js';
+import { registerHtmlToPdf } from './commands/html-to-pdf.js';
 import { registerImagesToPdf } from './commands/images-to-pdf.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerLanguages } from './commands/languages.js';
@@ -108,6 +109,7 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerOcrPdf(program, io);
   registerImagesToPdf(program, io);
   registerPdfToImages(program, io);
+  registerHtmlToPdf(program, io);
   registerLanguages(program, io);
   registerJobs(program, io);
   registerStatus(program, io);

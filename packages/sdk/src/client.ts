@@ -11,6 +11,7 @@ import { readEnvelope } from './internal/envelope.js';
 import { defaultLogger, type Logger, type LogLevel, levelled } from './internal/logger.js';
 import {
   type CompressParams,
+  type HtmlToPdfParams,
   type ImagesToPdfParams,
   type MergeParams,
   type OcrParams,
@@ -38,6 +39,7 @@ import { Login } from './login.js';
 import type {
   AccountResult,
   CompressResult,
+  HtmlToPdfResult,
   ImagesToPdfResult,
   LanguagesResult,
   MergeResult,
@@ -76,6 +78,7 @@ export interface PdnOptions {
 export type RequestOptions = CallOptions;
 export type {
   CompressParams,
+  HtmlToPdfParams,
   ImagesToPdfParams,
   MergeParams,
   OcrParams,
@@ -199,6 +202,15 @@ export class Pdn {
    */
   pdfToImages(params: PdfToImagesParams): ApiPromise<PdfToImagesResult> {
     return this.#run('pdf_to_images', params);
+  }
+
+  /**
+   * POST /api/v1/html-to-pdf: an HTML page, with the stylesheets, images and fonts it loads in
+   * `assets`, printed to PDF by the server's Chromium (scripts off unless `javascript: true`). A server
+   * without Chromium answers ConverterUnavailableError.
+   */
+  htmlToPdf(params: HtmlToPdfParams): ApiPromise<HtmlToPdfResult> {
+    return this.#run('html_to_pdf', params);
   }
 
   /** GET /api/v1/languages */

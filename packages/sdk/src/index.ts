@@ -17,12 +17,14 @@ export type {
   PageImage,
   PageImageFormat,
   PageSize,
+  PaperSize,
   Plan,
   SplitPart,
 } from './api-types/index.js';
 export {
   type CompressParams,
   type DownloadOptions,
+  type HtmlToPdfParams,
   type ImagesToPdfParams,
   type MergeParams,
   type OcrParams,
@@ -68,6 +70,7 @@ export type { Login, LoginCode, LoginGrant } from './login.js';
 export type {
   AccountResult,
   CompressResult,
+  HtmlToPdfResult,
   ImagesToPdfResult,
   LanguagesResult,
   MergeResult,

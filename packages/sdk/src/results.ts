@@ -3,6 +3,7 @@
 import type {
   AccountResult as AccountData,
   CompressResult as CompressData,
+  HtmlToPdfResult as HtmlToPdfData,
   ImagesToPdfResult as ImagesToPdfData,
   LanguagesResult as LanguagesData,
   MergeResult as MergeData,
@@ -43,6 +44,7 @@ export type OcrWordsResult = OcrResult & { words: OcrWord[] };
 export type OcrPdfResult = OcrPdfData & WithMeta;
 export type ImagesToPdfResult = ImagesToPdfData & WithMeta;
 export type PdfToImagesResult = PdfToImagesData & WithMeta;
+export type HtmlToPdfResult = HtmlToPdfData & WithMeta;
 export type LanguagesResult = LanguagesData & WithMeta;
 export type AccountResult = AccountData & WithMeta;
 export type RevokedKeyResult = RevokedKeyData & WithMeta;
@@ -56,4 +58,5 @@ export interface OperationResults {
   ocr_pdf: OcrPdfResult;
   images_to_pdf: ImagesToPdfResult;
   pdf_to_images: PdfToImagesResult;
+  html_to_pdf: HtmlToPdfResult;
 }

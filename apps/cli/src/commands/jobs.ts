@@ -34,7 +34,7 @@ export function registerJobs(program: Command, io: Io): void {
     .command('jobs')
     .summary('list, inspect, wait for and cancel jobs')
     .description(
-      'Jobs are the work the server does for compress, merge, split, ocr, ocr-pdf, images-to-pdf and pdf-to-images (--async prints their ids). ' +
+      'Jobs are the work the server does for compress, merge, split, ocr, ocr-pdf, images-to-pdf, pdf-to-images and html-to-pdf (--async prints their ids). ' +
         'Reading, listing and canceling them does not count against the hourly limit.',
     )
     .addHelpText(

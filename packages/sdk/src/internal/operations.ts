@@ -1,4 +1,5 @@
-// The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf, imagesToPdf, pdfToImages): what the SDK checks
+// The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf, imagesToPdf, pdfToImages,
+// htmlToPdf): what the SDK checks
 // before sending (issue #4 "Validation before sending") and the multipart form. The synchronous
 // methods and `pdn.jobs.submit` send the same requests, so each is described once, here.
 import type {
@@ -7,6 +8,7 @@ import type {
   OcrPdfOutputType,
   PageImageFormat,
   PageSize,
+  PaperSize,
 } from '../api-types/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Uploadable } from '../uploads.js';
@@ -86,6 +88,32 @@ export interface PdfToImagesParams extends CallOptions {
   output?: 'files' | 'zip' | undefined;
 }
 
+export interface HtmlToPdfParams extends CallOptions {
+  /** The page (its `<meta charset>` honoured, UTF-8 otherwise). */
+  html: Uploadable;
+  /**
+   * What the page loads, each under the path the page uses for it, relative to the page:
+   * `{ 'css/site.css': fromPath('site/css/site.css') }`. At most 50; the server refuses everything else.
+   */
+  assets?: Readonly<Record<string, Uploadable>> | undefined;
+  /** `a4` on the server when omitted. */
+  paperSize?: PaperSize | undefined;
+  landscape?: boolean | undefined;
+  /** The margin on every side, 0 to 50 millimetres; 10 on the server when omitted. */
+  marginMm?: number | undefined;
+  /** Print background colours and images (left out by default, as browsers print). */
+  printBackground?: boolean | undefined;
+  /** Chromium header and footer templates (`pageNumber`, `totalPages`, `title`, `date`, `url` classes). */
+  headerTemplate?: string | undefined;
+  footerTemplate?: string | undefined;
+  /** Run the page's scripts, within the plan's seconds per request; off when omitted. */
+  javascript?: boolean | undefined;
+  /** `load` (the server's default), or `network_idle` for pages whose scripts load more. */
+  waitUntil?: 'load' | 'network_idle' | undefined;
+  /** A CSS selector the page must match before it is printed. */
+  waitFor?: string | undefined;
+}
+
 /** What each operation takes, by its name in the API (openapi.yaml `JobOperation`). */
 export interface OperationParams {
   compress: CompressParams;
@@ -95,6 +123,7 @@ export interface OperationParams {
   ocr_pdf: OcrPdfParams;
   images_to_pdf: ImagesToPdfParams;
   pdf_to_images: PdfToImagesParams;
+  html_to_pdf: HtmlToPdfParams;
 }
 
 export type Operation = keyof OperationParams;
@@ -115,6 +144,8 @@ const orientations = ['auto', 'portrait', 'landscape'] as const;
 const fits = ['contain', 'cover'] as const;
 const imageFormats: readonly PageImageFormat[] = ['png', 'jpeg'];
 const pagesOutputs = ['files', 'zip'] as const;
+const paperSizes: readonly PaperSize[] = ['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'];
+const waitUntils = ['load', 'network_idle'] as const;
 const pdf = 'application/pdf';
 
 /** Checks `params` (throwing InvalidInputError) and describes the request that runs `operation`. */
@@ -282,6 +313,53 @@ const describers: { [O in Operation]: (params: OperationParams[O]) => OperationR
           dpi: dpi === undefined ? undefined : String(dpi),
           width: width === undefined ? undefined : String(width),
           output,
+        }),
+      ],
+    };
+  },
+
+  html_to_pdf({ html, assets = {}, paperSize, landscape, marginMm, printBackground, ...rest }) {
+    const { headerTemplate, footerTemplate, javascript, waitUntil, waitFor, ...options } = rest;
+    // The asset names' syntax and the plan's budgets are the server's to judge; the count is the contract's.
+    const named = Object.entries(assets);
+    if (named.length > 50)
+      throw new InvalidInputError(`htmlToPdf takes at most 50 assets, got ${named.length}`);
+    checkChoice('paperSize', paperSize, paperSizes);
+    checkChoice('waitUntil', waitUntil, waitUntils);
+    if (marginMm !== undefined && (typeof marginMm !== 'number' || !(marginMm >= 0 && marginMm <= 50))) {
+      throw new InvalidInputError(`marginMm must be a number from 0 to 50, got ${JSON.stringify(marginMm)}`);
+    }
+    const flag = (value: boolean | undefined) => (value === undefined ? undefined : String(value));
+    return {
+      url: '/api/v1/html-to-pdf',
+      options,
+      form: () => [
+        {
+          name: 'html',
+          part: toUploadPart(html, { field: 'html', filename: 'index.html', type: 'text/html' }),
+        },
+        // The part's file name is the asset's path on the page, whatever the upload was called.
+        ...named.map(([name, asset]) => ({
+          name: 'assets[]',
+          part: {
+            ...toUploadPart(asset, {
+              field: `assets[${name}]`,
+              filename: name,
+              type: 'application/octet-stream',
+            }),
+            filename: name,
+          },
+        })),
+        ...optionalFields({
+          paper_size: paperSize,
+          landscape: flag(landscape),
+          margin_mm: marginMm === undefined ? undefined : String(marginMm),
+          print_background: flag(printBackground),
+          header_template: headerTemplate,
+          footer_template: footerTemplate,
+          javascript: flag(javascript),
+          wait_until: waitUntil,
+          wait_for: waitFor,
         }),
       ],
     };

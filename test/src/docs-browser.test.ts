@@ -8,8 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { JobListResponse, JobResponse } from '@pdn/api-types';
-import { labelledPdf, ocrSample } from '@pdn/fixtures';
+import { labelledPdf, OFFICE_ASSETS, ocrSample } from '@pdn/fixtures';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkExchange, type Exchange } from './contract/check-exchange.js';
@@ -150,6 +151,11 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
         .locator('tr[data-property-name="file"] input[type=file]')
         .setInputFiles(await pdfFile('doc.pdf', 'O'));
     },
+    officeToPdf: async (op) => {
+      await op
+        .locator('tr[data-property-name="file"] input[type=file]')
+        .setInputFiles(join(OFFICE_ASSETS, 'word-2007-sample.docx'));
+    },
     imagesToPdf: async (op) => {
       const sample = await ocrSample('eng', 'png');
       await op
@@ -237,7 +243,7 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
     const other = await ctx.server.createKey({ user: 'docs-reader', plan: 'free' });
     expect((await ctx.call('/api/v1/account', { key })).status).toBe(401);
     const account = await ctx.call<{ data: { used: number } }>('/api/v1/account', { key: other });
-    expect(account.json.data.used).toBe(8);
+    expect(account.json.data.used).toBe(9);
   }, 600_000);
 
   it('a form starts empty, or at a default, never at an example', async () => {

@@ -3,7 +3,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PasswordHasher } from './accounts/index.js';
+import { PasswordHasher, planLimits } from './accounts/index.js';
 import { Admission } from './admission/admission.js';
 import { QueueWait } from './admission/queue-wait.js';
 import { SyncCalls } from './admission/sync-calls.js';
@@ -17,6 +17,7 @@ import { createImagesPdfEngine } from './engines/images-pdf/index.js';
 import { createOcrEngine } from './engines/ocr/index.js';
 import { listNativeTesseract } from './engines/ocr/native-tesseract.js';
 import { createOcrPdfEngine } from './engines/ocr-pdf/index.js';
+import { createOfficePdfEngine } from './engines/office-pdf/index.js';
 import { createPdfEngine } from './engines/pdf/index.js';
 import { createPdfImagesEngine } from './engines/pdf-images/index.js';
 import { type DetectedTools, detectTools } from './engines/tools.js';
@@ -32,7 +33,7 @@ import { createOperations } from './operations/index.js';
 import { partsOf } from './role.js';
 import { linkBase } from './server-address/server-address.js';
 import { firstStartBanner, laterStartHint } from './start-banner.js';
-import { openStorage } from './storage/index.js';
+import { openStorage, type Storage } from './storage/index.js';
 import { AddressPolicy } from './webhooks/address-policy.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 
@@ -59,7 +60,12 @@ function within(done: Promise<void>, ms: number): Promise<boolean> {
   return Promise.race([done.then(() => true), sleep(ms, false, { ref: false })]);
 }
 
-async function buildEngines(config: Config, log: Logger, tools: DetectedTools): Promise<Engines> {
+async function buildEngines(
+  config: Config,
+  log: Logger,
+  tools: DetectedTools,
+  folders: Storage['workDirs'],
+): Promise<Engines> {
   log.info('tools detected', {
     qpdf: tools.qpdf?.version ?? 'absent',
     ghostscript: tools.ghostscript?.version ?? 'absent',
@@ -74,6 +80,7 @@ async function buildEngines(config: Config, log: Logger, tools: DetectedTools): 
     libreoffice: tools.libreoffice?.version ?? 'absent',
     chromium: tools.chromium?.version ?? 'absent',
     pyuno: tools.pyuno?.version ?? 'absent',
+    unshare: tools.unshare?.version ?? 'absent',
   });
   const cpuSlots = new CpuSlots(config.jobConcurrency);
   const common = { tools, cpuSlots, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
@@ -115,8 +122,17 @@ async function buildEngines(config: Config, log: Logger, tools: DetectedTools): 
     memoryBytes: config.ocrMemoryBytes,
   });
   const htmlPdf = createHtmlPdfEngine({ tools, cpuSlots, log });
+  const officePdf = createOfficePdfEngine({
+    tools,
+    cpuSlots,
+    folders,
+    // Instances start under the largest plan's memory; each conversion gets its caller's.
+    maxMemoryBytes: planLimits('enterprise', config.uploadLimits).officeMemoryBytes,
+    timeoutMs: config.toolTimeoutMs,
+    log,
+  });
   // Each engine has said which it is, once (at warn where `auto` fell back for a missing tool).
-  return { pdf, compress, ocr, ocrPdf, imagesPdf, pdfImages, htmlPdf };
+  return { pdf, compress, ocr, ocrPdf, imagesPdf, pdfImages, htmlPdf, officePdf };
 }
 
 function urlOf(server: Server): string {
@@ -142,9 +158,10 @@ async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   });
   cleanups.add('output sweeper', () => storage.close());
   const tools = await detectTools();
-  const engines = await buildEngines(config, log, tools);
+  const engines = await buildEngines(config, log, tools, storage.workDirs);
   cleanups.add('OCR engine', () => engines.ocr.close());
   cleanups.add('HTML engine', () => engines.htmlPdf.close());
+  cleanups.add('Office engine', () => engines.officePdf.close());
   const opened = await openJobs({
     store: stores.jobs,
     inputs: storage.inputs,

@@ -11,10 +11,11 @@ import type { TestServer } from './server.js';
  * a server process keeps for as long as it runs: its work area (the folder itself, empty between
  * requests), its record in the registry of work areas in its TMPDIR, and the profile of its warm
  * Chromium with the two folders Playwright keeps beside it while the browser runs (each page's context
- * keeps nothing there). A restarted server has new ones.
+ * keeps nothing there), and its warm LibreOffice instances' profiles in its work area. A restarted
+ * server has new ones.
  */
 const NOT_TEMPORARY =
-  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$|^tmp\/(pdn-chromium-|playwright-artifacts-|playwright_chromiumdev_profile-)[^/]+\//;
+  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$|^tmp\/(pdn-chromium-|playwright-artifacts-|playwright_chromiumdev_profile-)[^/]+\/|(^|\/)tmp-processes\/[^/]+\/libreoffice-[^/]*\//;
 
 /** The request work folders in every work area of the data folder `dataDir` (empty once requests end). */
 export async function requestFolders(dataDir: string): Promise<string[]> {

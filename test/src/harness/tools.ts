@@ -3,6 +3,22 @@
 // for a reason that has nothing to do with the code (brief: "a test that needs a system tool says so
 // when it skips").
 import { execFileSync } from 'node:child_process';
+import { delimiter, join } from 'node:path';
+
+/** Some python3 on PATH imports LibreOffice's UNO bridge (python3-uno), as the server looks for one. */
+function pythonWithUno(): boolean {
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => dir !== '')
+    .some((dir) => {
+      try {
+        execFileSync(join(dir, 'python3'), ['-c', 'import uno'], { stdio: 'ignore', timeout: 10_000 });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+}
 
 function installed(command: string, versionFlag: string): boolean {
   try {
@@ -21,6 +37,8 @@ export const tools = {
   pdftotext: installed('pdftotext', '-v'),
   pdftoppm: installed('pdftoppm', '-v'),
   curl: installed('curl', '--version'),
+  // Office to PDF: LibreOffice and the Python UNO bridge that drives it.
+  libreoffice: installed('soffice', '--version') && pythonWithUno(),
 } as const;
 
 /** True when `tool` is missing; logs that the named tests are skipped for that reason. */

@@ -27,6 +27,12 @@ export interface PlanLimits {
   htmlSeconds: number;
   /** Most pages one HTML-to-PDF request may print. */
   htmlPages: number;
+  /** Most seconds LibreOffice may take to convert one Office-to-PDF document. */
+  officeSeconds: number;
+  /** Most bytes LibreOffice may allocate for one Office-to-PDF conversion. */
+  officeMemoryBytes: number;
+  /** Most pages one Office-to-PDF conversion may write. */
+  officePages: number;
   /** Most queued and running jobs at once before `Prefer: respond-async` is refused. */
   unfinishedJobs: number;
   /** Most synchronous calls of the user in progress at once in one server process (admitted, not answered). */
@@ -74,6 +80,19 @@ const RENDER_PAGES: Record<Plan, number> = { free: 100, premium: 1_000, business
 // printed some 40 pages of a styled manual a second here; a Free call holds a slot 10 s at most.
 const HTML_SECONDS: Record<Plan, number> = { free: 10, premium: 30, business: 60, enterprise: 120 };
 const HTML_PAGES: Record<Plan, number> = { free: 100, premium: 1_000, business: 2_500, enterprise: 5_000 };
+// Office to PDF: a warm LibreOffice converted the corpus's documents (Word, Excel, PowerPoint and
+// OpenDocument, one to nine pages) in 0.16 s each on average here, so a Free call of 30 s takes
+// documents of hundreds of pages and stops a hostile one within a slot's fair share. Memory is all the
+// data LibreOffice may hold (Linux's RLIMIT_DATA), of which it keeps 70 to 190 MB of its own between
+// documents: a sheet of a billion cells reached 1 GB in 17 s, and under Free's limit failed to load
+// after 10 s. The pages are PDF to images' pages.
+const OFFICE_SECONDS: Record<Plan, number> = { free: 30, premium: 60, business: 120, enterprise: 300 };
+const OFFICE_MEMORY_MIB: Record<Plan, number> = {
+  free: 1024,
+  premium: 1536,
+  business: 2048,
+  enterprise: 3072,
+};
 const IMAGES_PER_REQUEST: Record<Plan, number> = { free: 20, premium: 100, business: 250, enterprise: 500 };
 const IMAGE_PIXELS: Record<Plan, number> = {
   free: 16_000_000,
@@ -120,6 +139,9 @@ export function planLimits(plan: Plan, uploadLimits: UploadLimits): PlanLimits {
     renderPages: RENDER_PAGES[plan],
     htmlSeconds: HTML_SECONDS[plan],
     htmlPages: HTML_PAGES[plan],
+    officeSeconds: OFFICE_SECONDS[plan],
+    officeMemoryBytes: OFFICE_MEMORY_MIB[plan] * 2 ** 20,
+    officePages: RENDER_PAGES[plan],
     unfinishedJobs: UNFINISHED_JOBS[plan],
     syncCalls: SYNC_CALLS[plan],
     syncBytes: SYNC_UPLOADS_AT_ONCE * uploadLimits[plan],

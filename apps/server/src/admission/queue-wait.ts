@@ -31,6 +31,7 @@ const TYPICAL_MS: Readonly<Record<JobOperation, number>> = {
   images_to_pdf: 1_000,
   pdf_to_images: 1_000,
   html_to_pdf: 1_000,
+  office_to_pdf: 1_000,
 };
 /**
  * The typical figure counts as this many jobs beside the measured ones: the first few jobs of a server

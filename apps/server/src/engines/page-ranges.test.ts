@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../errors.js';
 import type { PageBudget } from './page-budget.js';
-import { MAX_RANGES, parsePageRanges } from './page-ranges.js';
+import { MAX_RANGES, pageRangesText, parsePageRanges } from './page-ranges.js';
 
 /** Large enough never to decide the tests that are not about it. */
 const AMPLE: PageBudget = { maxPages: 1_000_000, holder: 'the test plan' };
@@ -156,5 +156,28 @@ describe('parsePageRanges and the page budget (issue #11.8)', () => {
   it.each(over)('refuses %s, before any page is written', (_name, given, pageCount, message) => {
     expect(() => parsePageRanges(given, pageCount, budget)).toThrow(InvalidInputError);
     expect(() => parsePageRanges(given, pageCount, budget)).toThrow(message);
+  });
+});
+
+describe('pageRangesText, before the pages are known', () => {
+  it.each([
+    ['one page', '7', '7'],
+    ['ranges with spaces', ' 1-3 , 7 ', '1-3,7'],
+    ['a range of one page', '4-4', '4'],
+  ])('normalises %s', (_name, given, want) => {
+    expect(pageRangesText(given)).toBe(want);
+  });
+
+  it.each([
+    ['a backwards range', '3-1', 'Invalid page range "3-1": the first page (3) is after the last (1).'],
+    ['page 0', '0', 'Invalid page range "0": pages are numbered from 1.'],
+    ['an empty item', '1,,2', 'Invalid page range "": item 2 is empty; write N or N-M between the commas.'],
+    [
+      'too many items',
+      Array.from({ length: 101 }, (_, i) => i + 1).join(','),
+      'Too many page ranges: 101 given, at most 100 are allowed.',
+    ],
+  ])('refuses %s, saying nothing of pages it does not know', (_name, given, message) => {
+    expect(() => pageRangesText(given)).toThrow(message);
   });
 });

@@ -23,13 +23,13 @@ function pages(count: number): string {
   return count === 1 ? '1 page' : `${count} pages`;
 }
 
-function refuse(item: string, problem: string, pageCount: number): InvalidInputError {
-  return new InvalidInputError(
-    `Invalid page range "${item}": ${problem} (the document has ${pages(pageCount)}).`,
-  );
+/** `pageCount` is undefined where the pages are not known yet (pageRangesText). */
+function refuse(item: string, problem: string, pageCount: number | undefined): InvalidInputError {
+  const known = pageCount === undefined ? '' : ` (the document has ${pages(pageCount)})`;
+  return new InvalidInputError(`Invalid page range "${item}": ${problem}${known}.`);
 }
 
-function parseItem(item: string, position: number, pageCount: number): PageRange {
+function parseItem(item: string, position: number, pageCount: number | undefined): PageRange {
   if (item === '') {
     throw refuse(item, `item ${position} is empty; write N or N-M between the commas`, pageCount);
   }
@@ -43,7 +43,8 @@ function parseItem(item: string, position: number, pageCount: number): PageRange
   if (first > last) throw refuse(item, `the first page (${first}) is after the last (${last})`, pageCount);
   // Quote the digits as written: a 30-digit page number would print as 1e+29.
   const lastText = match[2] ?? match[1];
-  if (last > pageCount) throw refuse(item, `page ${lastText} is past the end of the document`, pageCount);
+  if (pageCount !== undefined && last > pageCount)
+    throw refuse(item, `page ${lastText} is past the end of the document`, pageCount);
   return { first, last, text: first === last ? `${first}` : `${first}-${last}` };
 }
 
@@ -63,4 +64,17 @@ export function parsePageRanges(raw: string, pageCount: number, budget: PageBudg
   const written = ranges.reduce((sum, range) => sum + range.last - range.first + 1, 0);
   checkSplitBudget(written, ranges.length, budget);
   return ranges;
+}
+
+/**
+ * The raw field checked by the same rules where the document's pages are not known yet (Office to PDF:
+ * LibreOffice counts them as it writes), normalised: ` 1-3 , 7` -> `1-3,7`.
+ */
+export function pageRangesText(raw: string): string {
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.length > MAX_RANGES)
+    throw new InvalidInputError(
+      `Too many page ranges: ${items.length} given, at most ${MAX_RANGES} are allowed.`,
+    );
+  return items.map((item, index) => parseItem(item, index + 1, undefined).text).join(',');
 }

@@ -35,6 +35,8 @@ export interface DetectedTools {
   chromium?: ToolInfo;
   /** A Python with LibreOffice's UNO bridge (python3-uno), which drives warm LibreOffice instances. */
   pyuno?: ToolInfo;
+  /** util-linux's unshare: LibreOffice runs in a network namespace of its own where it may make one. */
+  unshare?: ToolInfo;
 }
 
 /** `--version` answers within a second; anything slower is a broken install, not a tool to rely on. */
@@ -71,6 +73,8 @@ const KNOWN_TOOLS = {
     args: ['-c', 'import uno, platform; print(platform.python_version())'],
     version: /^(3\.\d+\.\d+)/,
   },
+  // "unshare from util-linux 2.38.1"
+  unshare: { binary: 'unshare', args: ['--version'], version: /util-linux (\S+)/ },
 } as const satisfies Record<
   keyof DetectedTools,
   { binary: string; args: readonly string[]; version: RegExp }
@@ -121,8 +125,8 @@ async function detect(
 
 /**
  * Looks for qpdf, Ghostscript, tesseract, prlimit, poppler's pdftotext, pdftoppm, pdfimages and pdfinfo,
- * OCRmyPDF, LibreOffice, Chromium and Python's UNO bridge on PATH and asks each for its version. Call
- * once.
+ * OCRmyPDF, LibreOffice, Chromium, Python's UNO bridge and unshare on PATH and asks each for its
+ * version. Call once.
  */
 export async function detectTools(): Promise<DetectedTools> {
   const entries = await Promise.all(

@@ -5,6 +5,7 @@ import type { HtmlPdfEngine } from './html-pdf/types.js';
 import type { ImagesPdfEngine } from './images-pdf/types.js';
 import type { TesseractJsPages } from './ocr/tesseract-js-pages.js';
 import type { OcrPdfEngine } from './ocr-pdf/types.js';
+import type { OfficePdfEngine } from './office-pdf/types.js';
 import type { PageBudget } from './page-budget.js';
 import type { PdfImagesEngine } from './pdf-images/types.js';
 
@@ -115,6 +116,8 @@ export interface Engines {
   imagesPdf: ImagesPdfEngine;
   /** PDF to images: engines/pdf-images/. */
   pdfImages: PdfImagesEngine;
+  /** Office to PDF: engines/office-pdf/. */
+  officePdf: OfficePdfEngine;
   /** HTML to PDF: engines/html-pdf/. */
   htmlPdf: HtmlPdfEngine;
 }

@@ -22,6 +22,7 @@ import { createHtmlPdfEngine } from '../engines/html-pdf/index.js';
 import { createImagesPdfEngine } from '../engines/images-pdf/index.js';
 import { createOcrEngine } from '../engines/ocr/index.js';
 import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
+import { createOfficePdfEngine } from '../engines/office-pdf/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
 import { createPdfImagesEngine } from '../engines/pdf-images/index.js';
 import { detectTools } from '../engines/tools.js';
@@ -107,6 +108,15 @@ describe('createApp', () => {
       }),
       // No Chromium: the operation answers 501 (engines/converters.ts).
       htmlPdf: createHtmlPdfEngine({ tools: {}, cpuSlots, log }),
+      // No LibreOffice: the operation answers 501 (engines/converters.ts).
+      officePdf: createOfficePdfEngine({
+        tools: {},
+        cpuSlots,
+        folders: storage.workDirs,
+        maxMemoryBytes: 1024 * 1024 * 1024,
+        timeoutMs: 30_000,
+        log,
+      }),
     };
     opened = await openJobs({
       store: accounts.jobs,

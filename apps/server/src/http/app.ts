@@ -40,6 +40,7 @@ import { mergeRoute } from './routes/merge.js';
 import { metricsRoute } from './routes/metrics.js';
 import { ocrRoute } from './routes/ocr.js';
 import { ocrPdfRoute } from './routes/ocr-pdf.js';
+import { officeToPdfRoute } from './routes/office-to-pdf.js';
 import { openapiRoute } from './routes/openapi.js';
 import { pdfToImagesRoute } from './routes/pdf-to-images.js';
 import { readyRoute } from './routes/ready.js';
@@ -115,6 +116,7 @@ const OPERATION_PATHS: Readonly<Record<JobOperation, string>> = {
   ocr_pdf: '/api/v1/ocr/pdf',
   images_to_pdf: '/api/v1/images-to-pdf',
   pdf_to_images: '/api/v1/pdf-to-images',
+  office_to_pdf: '/api/v1/office-to-pdf',
   html_to_pdf: '/api/v1/html-to-pdf',
 };
 
@@ -144,6 +146,7 @@ function apiRoutes(router: Router<AppState>, deps: AppDeps): void {
     ocrPdfRoute(uploadLimits),
     imagesToPdfRoute(uploadLimits),
     pdfToImagesRoute(uploadLimits),
+    officeToPdfRoute(uploadLimits),
     htmlToPdfRoute(uploadLimits),
   ]) {
     const path = OPERATION_PATHS[route.operation];

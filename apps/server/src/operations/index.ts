@@ -7,6 +7,7 @@ import { imagesToPdfOperation } from './images-to-pdf.js';
 import { mergeOperation } from './merge.js';
 import { ocrOperation } from './ocr.js';
 import { ocrPdfOperation } from './ocr-pdf.js';
+import { officeToPdfOperation } from './office-to-pdf.js';
 import { pdfToImagesOperation } from './pdf-to-images.js';
 import { splitOperation } from './split.js';
 import type { Operation } from './types.js';
@@ -35,6 +36,7 @@ export {
 export { checkMergeCount, MERGE_PART, type MergeParams } from './merge.js';
 export { DEFAULT_LANGUAGE, type OcrParams, parseDetail } from './ocr.js';
 export { OCR_PDF_MODES, OCR_PDF_OUTPUTS, type OcrPdfParams } from './ocr-pdf.js';
+export { type OfficeToPdfParams, PDFA_LEVELS } from './office-to-pdf.js';
 export {
   PAGE_IMAGE_FORMATS,
   PAGES_OUTPUTS,
@@ -56,6 +58,7 @@ export function createOperations(engines: Engines): Operations {
     ocr_pdf: ocrPdfOperation(engines.ocrPdf) as Operation,
     images_to_pdf: imagesToPdfOperation(engines.imagesPdf) as Operation,
     pdf_to_images: pdfToImagesOperation(engines.pdfImages) as Operation,
+    office_to_pdf: officeToPdfOperation(engines.officePdf) as Operation,
     html_to_pdf: htmlToPdfOperation(engines.htmlPdf) as Operation,
   };
 }

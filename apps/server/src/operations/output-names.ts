@@ -80,6 +80,12 @@ export function htmlPdfName(uploadName: string): string {
   return `${base === '' ? FALLBACK : base}.pdf`;
 }
 
+/** Office to PDF (openapi.yaml `officeToPdf`): `report.docx` -> `report.pdf`. */
+export function officePdfName(uploadName: string): string {
+  const base = baseName(uploadName).replace(/\.(docx?|odt|rtf|xlsx?|ods|pptx?|odp)$/i, '');
+  return `${base === '' ? FALLBACK : base}.pdf`;
+}
+
 export function partName(uploadName: string, pages: string): string {
   return `${baseName(uploadName)}.pages-${pages}.pdf`;
 }

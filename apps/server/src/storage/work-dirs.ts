@@ -100,8 +100,9 @@ export class WorkDirs {
     return dirs;
   }
 
-  create(): Promise<string> {
-    return mkdtemp(join(this.area, 'req-'));
+  /** A new folder in this process's area: a request's (`req-`), or a long-lived tool's, named for it. */
+  create(prefix = 'req-'): Promise<string> {
+    return mkdtemp(join(this.area, prefix));
   }
 
   remove(dir: string): Promise<void> {

@@ -5,6 +5,7 @@ import { planLimits, planTitle } from '../../accounts/index.js';
 import type { UploadLimits } from '../../config.js';
 import type { HtmlBudget } from '../../engines/html-pdf/index.js';
 import type { ImageBudget } from '../../engines/images-pdf/index.js';
+import type { OfficeBudget } from '../../engines/office-pdf/index.js';
 import type { PageBudget } from '../../engines/types.js';
 import type { AppContext } from '../state.js';
 
@@ -43,4 +44,16 @@ export function htmlBudgetOf(principal: Principal, uploadLimits: UploadLimits): 
   const { plan } = principal;
   const limits = planLimits(plan, uploadLimits);
   return { seconds: limits.htmlSeconds, maxPages: limits.htmlPages, holder: `the ${planTitle(plan)} plan` };
+}
+
+/** What the caller's plan lets one Office-to-PDF conversion take (openapi.yaml, "Pages per request"). */
+export function officeBudgetOf(principal: Principal, uploadLimits: UploadLimits): OfficeBudget {
+  const { plan } = principal;
+  const limits = planLimits(plan, uploadLimits);
+  return {
+    seconds: limits.officeSeconds,
+    memoryBytes: limits.officeMemoryBytes,
+    maxPages: limits.officePages,
+    holder: `the ${planTitle(plan)} plan`,
+  };
 }

@@ -1,0 +1,102 @@
+// The warm LibreOffice instances: at most one per job slot, since a conversion runs in a slot
+// (cpu-slots.ts) and takes one instance for itself. An instance is started on first need and kept warm
+// for the next conversion, and ended after `recycleAfter` conversions (LibreOffice's memory creeps up as
+// it converts), after any failure (a document that made it fail may have left it in any state), after a
+// document that left something in it (fonts it carried), and after `idleMs` without work, so an idle
+// server gives its memory back.
+import type { EngineLog } from '../types.js';
+
+export interface PooledInstance {
+  readonly alive: boolean;
+  /** Documents it converted. */
+  conversions: number;
+  /** It holds something of a document it converted, and must end before the next. */
+  readonly tainted: boolean;
+  /** Ends it and removes what it kept on disk. */
+  close(): Promise<void>;
+}
+
+export interface InstancePoolOptions<I extends PooledInstance> {
+  recycleAfter: number;
+  idleMs: number;
+  start(): Promise<I>;
+  log: EngineLog;
+}
+
+export class InstancePool<I extends PooledInstance> {
+  readonly #o: InstancePoolOptions<I>;
+  readonly #idle: I[] = [];
+  readonly #timers = new Map<I, NodeJS.Timeout>();
+  readonly #closing = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(options: InstancePoolOptions<I>) {
+    this.#o = options;
+  }
+
+  /** Runs `task` on an idle instance, or on one started for it; the caller holds a job slot. */
+  async run<T>(task: (instance: I) => Promise<T>): Promise<T> {
+    const instance = this.#takeIdle() ?? (await this.#o.start());
+    try {
+      const result = await task(instance);
+      instance.conversions += 1;
+      if (instance.tainted || instance.conversions >= this.#o.recycleAfter) {
+        this.#o.log.info('LibreOffice recycled', {
+          conversions: instance.conversions,
+          tainted: instance.tainted,
+        });
+        this.#end(instance);
+      } else this.#keep(instance);
+      return result;
+    } catch (error) {
+      this.#end(instance);
+      throw error;
+    }
+  }
+
+  /** Ends every instance, idle or ending (server shutdown, tests); conversions running get killed too. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const instance of this.#idle.splice(0)) this.#end(instance);
+    await Promise.all(this.#closing);
+  }
+
+  #takeIdle(): I | undefined {
+    for (let instance = this.#idle.pop(); instance !== undefined; instance = this.#idle.pop()) {
+      clearTimeout(this.#timers.get(instance));
+      this.#timers.delete(instance);
+      if (instance.alive) return instance;
+      this.#o.log.warn('LibreOffice died while idle', { conversions: instance.conversions });
+      this.#end(instance);
+    }
+    return undefined;
+  }
+
+  #keep(instance: I): void {
+    if (this.#closed || !instance.alive) {
+      this.#end(instance);
+      return;
+    }
+    this.#idle.push(instance);
+    const timer = setTimeout(() => {
+      const index = this.#idle.indexOf(instance);
+      if (index === -1) return;
+      this.#idle.splice(index, 1);
+      this.#timers.delete(instance);
+      this.#end(instance);
+    }, this.#o.idleMs);
+    // An idle instance never keeps the process alive on its own.
+    timer.unref();
+    this.#timers.set(instance, timer);
+  }
+
+  #end(instance: I): void {
+    const closing = instance
+      .close()
+      .catch((error: unknown) =>
+        this.#o.log.warn('LibreOffice did not end cleanly', { error: String(error) }),
+      )
+      .finally(() => this.#closing.delete(closing));
+    this.#closing.add(closing);
+  }
+}

@@ -19,6 +19,7 @@ import { type Results, toMarkdown, writeResults } from './report.js';
 import { backendCostScenario } from './scenarios/backend-cost.js';
 import { compressionScenarios } from './scenarios/compression.js';
 import { compressionRealWorldScenario } from './scenarios/compression-real-world.js';
+import { htmlToPdfScenario } from './scenarios/html-to-pdf.js';
 import { idempotencyScenario } from './scenarios/idempotency.js';
 import { imagesToPdfScenario } from './scenarios/images-to-pdf.js';
 import { jobsScenario } from './scenarios/jobs.js';
@@ -46,6 +47,7 @@ const SCENARIOS: Scenario[] = [
   ocrPdfScenario,
   imagesToPdfScenario,
   pdfToImagesScenario,
+  htmlToPdfScenario,
   responsivenessScenario,
   memoryScenario,
   ocrSoakScenario,

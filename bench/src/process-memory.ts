@@ -13,6 +13,20 @@ export async function rss(pid: number): Promise<number> {
   }
 }
 
+/**
+ * Proportional set size of a process now (Linux smaps_rollup Pss), 0 once it is gone: its own pages,
+ * and its share of the pages it shares. Summed over a tree of processes that share most of their code
+ * (a browser's), it counts each page once, where RSS counts it in every process.
+ */
+export async function pss(pid: number): Promise<number> {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(await readFile(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return Number(match?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** The processes `pid`'s threads started (Linux's /proc/<pid>/task/<tid>/children), [] once it is gone. */
 async function childrenOf(pid: number): Promise<number[]> {
   const tasks = await readdir(`/proc/${pid}/task`).catch(() => []);

@@ -193,6 +193,15 @@ export function parseStructure(text: string): PdfStructure {
   };
 }
 
+/** Whether the PDF has no form field, annotation, attached file or outline entry: nothing a rewrite could drop. */
+export function holdsNoStructure(structure: PdfStructure): boolean {
+  const { fields, annotations, attachments, outlines } = structure;
+  return (
+    fields.length + attachments.length + outlines.length === 0 &&
+    annotations.every((page) => page.length === 0)
+  );
+}
+
 /** The keys of qpdf's JSON the structure is read from. */
 const KEYS = ['qpdf', 'pages', 'acroform', 'attachments', 'outlines'] as const;
 

@@ -176,25 +176,53 @@ class TileAccumulator {
     for (let y = 0; y < rows; y += 1) {
       const rowBase = (rowOf[first + y] as number) * columns;
       const offset = y * width;
-      for (let x = 0; x < width; x += 1) {
-        const at = (rowBase + (columnOf[x] as number)) * SUMS;
-        const i = offset + x;
-        const [p, q] = [a[i] as number, b[i] as number];
-        const error = (p - q) * (p - q);
-        sums[at] = (sums[at] as number) + 1;
-        sums[at + 1] = (sums[at + 1] as number) + error;
-        sums[at + 2] = (sums[at + 2] as number) + p;
-        sums[at + 3] = (sums[at + 3] as number) + q;
-        sums[at + 4] = (sums[at + 4] as number) + p * p;
-        sums[at + 5] = (sums[at + 5] as number) + q * q;
-        sums[at + 6] = (sums[at + 6] as number) + p * q;
-        const [rawP, rawQ] = [rawA[i] as number, rawB[i] as number];
-        if (rawP >= PAPER_FROM || rawQ >= PAPER_FROM) {
-          sums[at + 7] = (sums[at + 7] as number) + 1;
-          sums[at + 8] = (sums[at + 8] as number) + error;
+      // A row crosses each tile in one run of pixels: summed in locals, written once per run.
+      for (let x = 0; x < width; ) {
+        const column = columnOf[x] as number;
+        let n = 0;
+        let error = 0;
+        let sumP = 0;
+        let sumQ = 0;
+        let squaresP = 0;
+        let squaresQ = 0;
+        let products = 0;
+        let paper = 0;
+        let paperError = 0;
+        let marksP = 0;
+        let marksQ = 0;
+        for (; x < width && columnOf[x] === column; x += 1) {
+          const i = offset + x;
+          const p = a[i] as number;
+          const q = b[i] as number;
+          const difference = (p - q) * (p - q);
+          n += 1;
+          error += difference;
+          sumP += p;
+          sumQ += q;
+          squaresP += p * p;
+          squaresQ += q * q;
+          products += p * q;
+          const rawP = rawA[i] as number;
+          const rawQ = rawB[i] as number;
+          if (rawP >= PAPER_FROM || rawQ >= PAPER_FROM) {
+            paper += 1;
+            paperError += difference;
+          }
+          if (rawP < MARK_BELOW) marksP += 1;
+          if (rawQ < MARK_BELOW) marksQ += 1;
         }
-        if (rawP < MARK_BELOW) sums[at + 9] = (sums[at + 9] as number) + 1;
-        if (rawQ < MARK_BELOW) sums[at + 10] = (sums[at + 10] as number) + 1;
+        const at = (rowBase + column) * SUMS;
+        sums[at] = (sums[at] as number) + n;
+        sums[at + 1] = (sums[at + 1] as number) + error;
+        sums[at + 2] = (sums[at + 2] as number) + sumP;
+        sums[at + 3] = (sums[at + 3] as number) + sumQ;
+        sums[at + 4] = (sums[at + 4] as number) + squaresP;
+        sums[at + 5] = (sums[at + 5] as number) + squaresQ;
+        sums[at + 6] = (sums[at + 6] as number) + products;
+        sums[at + 7] = (sums[at + 7] as number) + paper;
+        sums[at + 8] = (sums[at + 8] as number) + paperError;
+        sums[at + 9] = (sums[at + 9] as number) + marksP;
+        sums[at + 10] = (sums[at + 10] as number) + marksQ;
       }
     }
   }

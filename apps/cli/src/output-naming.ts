@@ -63,6 +63,11 @@ export function compressedName(input: string): string {
   return `${stem(input)}.compressed.pdf`;
 }
 
+/** Office to PDF: `report.docx` -> `report.pdf`. */
+export function officePdfName(input: string): string {
+  return `${stem(input)}.pdf`;
+}
+
 /** `pages` is the server's normalised range (`"3-5"`, `"7"`), so names match the parts reported. */
 export function splitPartName(input: string, pages: string): string {
   return `${stem(input)}.pages-${pages}.pdf`;

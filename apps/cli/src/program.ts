@@ -13,6 +13,7 @@ import { registerLogin } from './commands/login.js';
 import { registerMerge } from './commands/merge.js';
 import { registerOcr } from './commands/ocr.js';
 import { registerOcrPdf } from './commands/ocr-pdf.js';
+import { registerOfficeToPdf } from './commands/office-to-pdf.js';
 import { registerPdfToImages } from './commands/pdf-to-images.js';
 import { registerSplit } from './commands/split.js';
 import { registerStatus } from './commands/status.js';
@@ -107,6 +108,7 @@ Exit codes: 0 all succeeded, 1 some or all operations failed, 2 usage error,
   registerSplit(program, io);
   registerOcr(program, io);
   registerOcrPdf(program, io);
+  registerOfficeToPdf(program, io);
   registerImagesToPdf(program, io);
   registerPdfToImages(program, io);
   registerHtmlToPdf(program, io);

@@ -16,6 +16,7 @@ import {
   type MergeParams,
   type OcrParams,
   type OcrPdfParams,
+  type OfficeToPdfParams,
   type Operation,
   type OperationParams,
   operationRequest,
@@ -46,6 +47,7 @@ import type {
   OcrPdfResult,
   OcrResult,
   OcrWordsResult,
+  OfficeToPdfResult,
   OperationResults,
   PdfToImagesResult,
   RevokedKeyResult,
@@ -83,6 +85,7 @@ export type {
   MergeParams,
   OcrParams,
   OcrPdfParams,
+  OfficeToPdfParams,
   PdfToImagesParams,
   SplitParams,
 };
@@ -186,6 +189,14 @@ export class Pdn {
    */
   ocrPdf(params: OcrPdfParams): ApiPromise<OcrPdfResult> {
     return this.#run('ocr_pdf', params);
+  }
+
+  /**
+   * POST /api/v1/office-to-pdf: a Word, Excel, PowerPoint, OpenDocument or RTF document converted to PDF
+   * by the server's LibreOffice. A server without it rejects with ConverterUnavailableError (501).
+   */
+  officeToPdf(params: OfficeToPdfParams): ApiPromise<OfficeToPdfResult> {
+    return this.#run('office_to_pdf', params);
   }
 
   /**

@@ -10,6 +10,7 @@ import type {
   OcrResult as OcrData,
   OcrPdfResult as OcrPdfData,
   OcrWord,
+  OfficeToPdfResult as OfficeToPdfData,
   PdfToImagesResult as PdfToImagesData,
   RevokedKey as RevokedKeyData,
   SplitResult as SplitData,
@@ -42,6 +43,7 @@ export type OcrResult = OcrData & WithMeta;
 /** What `ocr` answers with `detail: 'words'`: `words` is then always there. */
 export type OcrWordsResult = OcrResult & { words: OcrWord[] };
 export type OcrPdfResult = OcrPdfData & WithMeta;
+export type OfficeToPdfResult = OfficeToPdfData & WithMeta;
 export type ImagesToPdfResult = ImagesToPdfData & WithMeta;
 export type PdfToImagesResult = PdfToImagesData & WithMeta;
 export type HtmlToPdfResult = HtmlToPdfData & WithMeta;
@@ -56,6 +58,7 @@ export interface OperationResults {
   split: SplitResult;
   ocr: OcrResult;
   ocr_pdf: OcrPdfResult;
+  office_to_pdf: OfficeToPdfResult;
   images_to_pdf: ImagesToPdfResult;
   pdf_to_images: PdfToImagesResult;
   html_to_pdf: HtmlToPdfResult;

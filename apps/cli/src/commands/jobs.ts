@@ -34,7 +34,7 @@ export function registerJobs(program: Command, io: Io): void {
     .command('jobs')
     .summary('list, inspect, wait for and cancel jobs')
     .description(
-      'Jobs are the work the server does for compress, merge, split, ocr, ocr-pdf, images-to-pdf, pdf-to-images and html-to-pdf (--async prints their ids). ' +
+      'Jobs are the work the server does for compress, merge, split, ocr, ocr-pdf, images-to-pdf, pdf-to-images, html-to-pdf and office-to-pdf (--async prints their ids). ' +
         'Reading, listing and canceling them does not count against the hourly limit.',
     )
     .addHelpText(
@@ -187,7 +187,7 @@ async function collect(
 /** Every file a job wrote: split's parts, PDF to images' pages (or its archive), or the one output. */
 function filesOf(result: Exclude<AnyResult, { text: string }>): { filename: string; download: Download }[] {
   if ('parts' in result) return result.parts;
-  if (!('format' in result)) return [result];
+  if (!('pages' in result)) return [result];
   if (result.download !== undefined && result.filename !== undefined)
     return [{ filename: result.filename, download: result.download }];
   return result.pages.flatMap((page) =>

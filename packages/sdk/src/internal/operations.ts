@@ -1,5 +1,5 @@
 // The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf, imagesToPdf, pdfToImages,
-// htmlToPdf): what the SDK checks
+// htmlToPdf, officeToPdf): what the SDK checks
 // before sending (issue #4 "Validation before sending") and the multipart form. The synchronous
 // methods and `pdn.jobs.submit` send the same requests, so each is described once, here.
 import type {
@@ -9,6 +9,7 @@ import type {
   PageImageFormat,
   PageSize,
   PaperSize,
+  PdfaLevel,
 } from '../api-types/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { Uploadable } from '../uploads.js';
@@ -57,6 +58,21 @@ export interface OcrPdfParams extends CallOptions {
   pages?: string | string[] | undefined;
   /** `pdf` (the server's default) or `pdfa` (PDF/A-2b). */
   output?: OcrPdfOutputType | undefined;
+}
+
+export interface OfficeToPdfParams extends CallOptions {
+  /** A Word, Excel, PowerPoint, OpenDocument or RTF document, recognised by the server from its bytes. */
+  file: Uploadable;
+  /** Pages of the PDF to write, as split's ranges: `'1-3,7'` or `['1-3', '7']`; all when omitted. */
+  pages?: string | string[] | undefined;
+  /** Turn the pages of text documents and sheets to landscape. */
+  landscape?: boolean | undefined;
+  /** Write PDF/A at this level; a plain PDF when omitted. */
+  pdfa?: PdfaLevel | undefined;
+  /** Write a tagged PDF meeting PDF/UA. */
+  pdfua?: boolean | undefined;
+  /** Keep headings as the PDF's bookmarks (the server's default); `false` leaves them out. */
+  bookmarks?: boolean | undefined;
 }
 
 export interface ImagesToPdfParams extends CallOptions {
@@ -121,6 +137,7 @@ export interface OperationParams {
   split: SplitParams;
   ocr: OcrParams;
   ocr_pdf: OcrPdfParams;
+  office_to_pdf: OfficeToPdfParams;
   images_to_pdf: ImagesToPdfParams;
   pdf_to_images: PdfToImagesParams;
   html_to_pdf: HtmlToPdfParams;
@@ -139,6 +156,7 @@ const levels: readonly CompressionLevel[] = ['low', 'medium', 'high'];
 const details: readonly OcrDetail[] = ['text', 'words'];
 const modes: readonly OcrPdfMode[] = ['skip', 'redo', 'force'];
 const outputTypes: readonly OcrPdfOutputType[] = ['pdf', 'pdfa'];
+const pdfaLevels: readonly PdfaLevel[] = ['pdfa-1b', 'pdfa-2b', 'pdfa-3b'];
 const pageSizes: readonly PageSize[] = ['image', 'a3', 'a4', 'a5', 'letter', 'legal'];
 const orientations = ['auto', 'portrait', 'landscape'] as const;
 const fits = ['contain', 'cover'] as const;
@@ -245,6 +263,35 @@ const describers: { [O in Operation]: (params: OperationParams[O]) => OperationR
           rotate: rotate === undefined ? undefined : String(rotate),
           pages: items?.join(','),
           output,
+        }),
+      ],
+    };
+  },
+
+  office_to_pdf({ file, pages, landscape, pdfa, pdfua, bookmarks, ...options }) {
+    checkChoice('pdfa', pdfa, pdfaLevels);
+    for (const [name, value] of Object.entries({ landscape, pdfua, bookmarks })) {
+      if (value !== undefined && typeof value !== 'boolean') {
+        throw new InvalidInputError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+      }
+    }
+    const items = pages === undefined ? undefined : rangeItems('pages', pages, 'when given must be');
+    const flag = (value: boolean | undefined) => (value === undefined ? undefined : String(value));
+    return {
+      url: '/api/v1/office-to-pdf',
+      options,
+      form: () => [
+        // The server tells the format from the bytes: the part claims none of its own.
+        {
+          name: 'file',
+          part: toUploadPart(file, { field: 'file', filename: 'document', type: 'application/octet-stream' }),
+        },
+        ...optionalFields({
+          pages: items?.join(','),
+          landscape: flag(landscape),
+          pdfa,
+          pdfua: flag(pdfua),
+          bookmarks: flag(bookmarks),
         }),
       ],
     };

@@ -6,7 +6,7 @@ import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repairNumbers } from '../../pdf/qpdf-json.js';
 import { detectTools } from '../../tools.js';
-import { type PdfStructure, parseStructure, readStructure } from './pdf-structure.js';
+import { holdsNoStructure, type PdfStructure, parseStructure, readStructure } from './pdf-structure.js';
 
 const { qpdf } = await detectTools();
 if (qpdf === undefined) console.warn('qpdf is not installed: the structure reader tests are skipped');
@@ -26,6 +26,19 @@ const none: PdfStructure = {
   outlines: [],
   compositeFonts: false,
 };
+
+describe('holdsNoStructure', () => {
+  const blank = { ...none, annotations: [[], []], pageSides: [612, 612], streams: [[], []] };
+  // [name, { given: a structure, want: whether a rewrite could drop nothing of it }]
+  const table: [string, { given: PdfStructure; want: boolean }][] = [
+    ['pages only', { given: blank, want: true }],
+    ['a link on page 2', { given: { ...blank, annotations: [[], ['/Link']] }, want: false }],
+    ['a form field', { given: { ...blank, fields: ['name = null'] }, want: false }],
+    ['an attachment', { given: { ...blank, attachments: ['a.txt'] }, want: false }],
+    ['an outline', { given: { ...blank, outlines: ['Chapter 1'] }, want: false }],
+  ];
+  it.each(table)('%s', (_name, { given, want }) => expect(holdsNoStructure(given)).toBe(want));
+});
 
 describe('repairNumbers', () => {
   // [qpdf's JSON, valid JSON]

@@ -114,3 +114,5 @@ try {
   await server.stop();
   await rm(workDir, { recursive: true, force: true });
 }
+import { compressionCheckScenario } from './scenarios/compression-check.js';
+  compressionCheckScenario,

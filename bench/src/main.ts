@@ -18,6 +18,7 @@ import { FULL, QUICK } from './profile.js';
 import { type Results, toMarkdown, writeResults } from './report.js';
 import { backendCostScenario } from './scenarios/backend-cost.js';
 import { compressionScenarios } from './scenarios/compression.js';
+import { compressionCheckScenario } from './scenarios/compression-check.js';
 import { compressionRealWorldScenario } from './scenarios/compression-real-world.js';
 import { htmlToPdfScenario } from './scenarios/html-to-pdf.js';
 import { idempotencyScenario } from './scenarios/idempotency.js';
@@ -42,6 +43,7 @@ import { webhookDelayScenario } from './scenarios/webhook-delay.js';
 const SCENARIOS: Scenario[] = [
   ...compressionScenarios,
   compressionRealWorldScenario,
+  compressionCheckScenario,
   mergeSplitScenario,
   ocrScenario,
   ocrPdfScenario,
@@ -114,5 +116,3 @@ try {
   await server.stop();
   await rm(workDir, { recursive: true, force: true });
 }
-import { compressionCheckScenario } from './scenarios/compression-check.js';
-  compressionCheckScenario,

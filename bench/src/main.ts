@@ -31,6 +31,7 @@ import { mergeSplitScenario } from './scenarios/merge-split.js';
 import { observabilityScenario } from './scenarios/observability-cost.js';
 import { ocrScenario } from './scenarios/ocr.js';
 import { ocrPdfScenario } from './scenarios/ocr-pdf.js';
+import { officeToPdfScenario } from './scenarios/office-to-pdf.js';
 import { pdfToImagesScenario } from './scenarios/pdf-to-images.js';
 import { responsivenessScenario } from './scenarios/responsiveness.js';
 import { scaleOutScenario } from './scenarios/scale-out.js';
@@ -47,6 +48,7 @@ const SCENARIOS: Scenario[] = [
   mergeSplitScenario,
   ocrScenario,
   ocrPdfScenario,
+  officeToPdfScenario,
   imagesToPdfScenario,
   pdfToImagesScenario,
   htmlToPdfScenario,

@@ -169,13 +169,11 @@ describe.skipIf(browserMissing !== undefined)('/docs in Chromium', () => {
         .setInputFiles(await pdfFile('pages.pdf', 'P'));
     },
     htmlToPdf: async (op) => {
-      await op
-        .locator('tr[data-property-name="html"] input[type=file]')
-        .setInputFiles({
-          name: 'page.html',
-          mimeType: 'text/html',
-          buffer: Buffer.from('<h1>From the docs</h1>'),
-        });
+      await op.locator('tr[data-property-name="html"] input[type=file]').setInputFiles({
+        name: 'page.html',
+        mimeType: 'text/html',
+        buffer: Buffer.from('<h1>From the docs</h1>'),
+      });
     },
     getJob: async (op) => {
       await op.locator('tr[data-param-name="id"] input').fill((await aFinishedJob()).id);

@@ -36,7 +36,7 @@ export class InstancePool<I extends PooledInstance> {
 
   /** Runs `task` on an idle instance, or on one started for it; the caller holds a job slot. */
   async run<T>(task: (instance: I) => Promise<T>): Promise<T> {
-    const instance = this.#takeIdle() ?? (await this.#o.start());
+    const instance = this.#takeIdle() ?? (await this.#startNew());
     try {
       const result = await task(instance);
       instance.conversions += 1;
@@ -59,6 +59,16 @@ export class InstancePool<I extends PooledInstance> {
     this.#closed = true;
     for (const instance of this.#idle.splice(0)) this.#end(instance);
     await Promise.all(this.#closing);
+  }
+
+  /**
+   * A new instance, once those ending are gone: the slot a recycled instance held is free as soon as
+   * its conversion is, and starting the next beside it while it ends would run one more LibreOffice
+   * than the slots (a crowd of three users saw three on two slots). Ending is a kill: milliseconds.
+   */
+  async #startNew(): Promise<I> {
+    await Promise.all(this.#closing);
+    return this.#o.start();
   }
 
   #takeIdle(): I | undefined {

@@ -44,8 +44,7 @@ describe.skipIf(browserMissing !== undefined)('pdn html-to-pdf', () => {
       'decoder.pdf',
     ]);
     expect(printed.code, printed.stderr).toBe(0);
-    const data = jsonOf(printed).results[0] as { data?: { asset_count: number; paper_size: string } };
-    expect(data.data).toMatchObject({ asset_count: 5, paper_size: 'letter' });
+    expect(jsonOf(printed).results[0]?.data).toMatchObject({ asset_count: 5, paper_size: 'letter' });
     const { stdout: info } = await run('pdfinfo', [ws.path('decoder.pdf')]);
     expect(info).toMatch(/Page size:\s+792 x 612 pts \(letter\)/);
     const { stdout: text } = await run('pdftotext', [ws.path('decoder.pdf'), '-']);

@@ -20,6 +20,7 @@ import {
   characterErrorRate,
   entityBombOdt,
   fontOdt,
+  nestedObjectsOdt,
   OFFICE_ASSETS,
   OFFICE_SAMPLES,
   remoteFormulasOds,
@@ -202,6 +203,18 @@ describe.skipIf(noOffice)('Office to PDF with LibreOffice', () => {
     expect(res.status, JSON.stringify(res.json)).toBe(400);
     expect(res.json.error.message).toMatch(/^"laughs.odt" could not be read as an ODT document/);
   });
+
+  it('converts 1,365 embedded documents six levels deep, and refuses 60 levels with 400', async () => {
+    const wide = await convert(premium, document('wide.odt', nestedObjectsOdt(6, 4)));
+    expect(wide.status, JSON.stringify(wide.json)).toBe(200);
+    // Each object is drawn from the document inside it (the file carries no picture of it).
+    expect(words(pdfText((await download(ctx, wide.json.data.download.url)).bytes))).toContain('level 1');
+    const deep = await convert(premium, document('deep.odt', nestedObjectsOdt(60)));
+    expect(deep.status, JSON.stringify(deep.json)).toBe(400);
+    // Refused as the document's doing, whichever way LibreOffice gives up on it.
+    expect(deep.json.error.code).toBe('invalid_input');
+    expect(deep.json.error.message).toMatch(/"deep.odt"/);
+  }, 120_000);
 
   it.each([
     ['pdfa', 'pdfa-4', /`pdfa` must be one of pdfa-1b, pdfa-2b, pdfa-3b/],

@@ -265,5 +265,8 @@ function failure(
       `${input.label} could not be read as ${article} ${name} document (LibreOffice: ${reply.message || 'no reason given'}).`,
     );
   }
-  return new InternalError(`LibreOffice failed on ${input.label}: ${reply.message}`);
+  // LibreOffice gave up on the document and lives on: what the document asked of it could not be done.
+  return new InvalidInputError(
+    `${input.label} could not be converted: LibreOffice failed on it (${reply.message || 'no reason given'}).`,
+  );
 }

@@ -217,7 +217,8 @@ export interface paths {
          *     images, in page order, each page once: PNG (lossless, the default) or JPEG at `quality`. Each
          *     image is the page as a reader shows it (its rotation applied, its crop box), at `dpi` pixels per
          *     inch (150 by default), or `width` pixels wide with its height in proportion (a thumbnail; `dpi`
-         *     is then ignored). Pages are drawn by poppler's `pdftoppm`; a server without it answers
+         *     is then ignored). Pages are drawn by poppler's `pdftoppm` where it is installed, else by
+         *     Ghostscript, at the same sizes and within the same budgets; a server with neither answers
          *     `500 internal_error` (its log says what to install).
          *
          *     `output=files` (the default) answers one download per page in `pages`; `output=zip` one ZIP

@@ -1,17 +1,18 @@
 // A server killed with SIGKILL in the middle of a job (no handler of its own runs) takes every tool
-// process with it: Ghostscript in a compress, and OCRmyPDF with the tesseract and Ghostscript runs it
-// started itself, which are not the server's children. Seen from outside, as an operator would: every
+// process with it: Ghostscript in a compress, OCRmyPDF with the tesseract and Ghostscript runs it
+// started itself, which are not the server's children, and Chromium with its renderers. Seen from outside, as an operator would: every
 // process working under the server's data folder while the job ran (by its working folder or command
 // line), and everything in their process groups, is gone soon after; nothing under the data folder
 // runs. Its work area stays until a live process of the deployment reclaims it, here one started
 // afterwards on another data folder: processes of one machine share a temp folder, where each names
 // its work area.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { embeddedFontPdf, scannedDocumentPdf } from '@pdn/fixtures';
+import { embeddedFontPdf, HTML_ASSETS, scannedDocumentPdf } from '@pdn/fixtures';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { browserMissing } from './harness/browser.js';
 import { file, form } from './harness/form.js';
 import { processesInGroups, processesUnder, type ToolProcess } from './harness/processes.js';
 import { startServer, type TestServer } from './harness/server.js';
@@ -150,3 +151,32 @@ describe.skipIf(missing('ocrmypdf', 'a server killed in the middle of OCRmyPDF')
     });
   },
 );
+
+describe.skipIf(browserMissing !== undefined)('a server killed with SIGKILL in the middle of a print', () => {
+  it('leaves no Chromium running, its renderer busy with a script that never returns', async () => {
+    const killed = await start({});
+    const key = await killed.createKey({ user: 'killed', plan: 'enterprise' });
+    const serverPid = killed.pid;
+    const page = await readFile(join(HTML_ASSETS, 'hostile', 'script-loop.html'));
+    const body = form(file('html', page, 'loop.html'), { name: 'javascript', value: 'true' });
+    fetch(killed.url('/api/v1/html-to-pdf'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body,
+    }).catch(() => undefined);
+    // The browser names its profile, in the server's TMPDIR, on its command line; its renderer spins.
+    let browser: ToolProcess[] = [];
+    for (let tries = 0; tries < 1200; tries += 1) {
+      browser = await processesUnder(sharedTemp);
+      const groups = new Set(browser.map((tool) => tool.group));
+      if ((await processesInGroups(groups)).some((tool) => tool.command.includes('--type=renderer'))) break;
+      await sleep(25);
+    }
+    expect(browser.some((tool) => tool.parent === serverPid)).toBe(true);
+    const groups = new Set(browser.map((tool) => tool.group));
+    const tools = [...browser, ...(await processesInGroups(groups))];
+    expect(tools.some((tool) => tool.command.includes('--type=renderer'))).toBe(true);
+    expect(await killed.signal('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await survivors(tools, sharedTemp), JSON.stringify(tools, null, 1)).toEqual([]);
+  });
+});

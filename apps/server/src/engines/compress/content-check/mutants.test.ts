@@ -6,6 +6,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CpuSlots } from '../../cpu-slots.js';
 import { JobLanes } from '../../job-lanes.js';
+import { runTool } from '../../run-tool.js';
 import { detectTools, type ToolInfo } from '../../tools.js';
 import { type ContentCheck, createContentCheck } from './content-check.js';
 import { samplePages } from './page-sample.js';
@@ -19,6 +20,9 @@ import { readStructure } from './pdf-structure.js';
 const { ghostscript: gs, pdftotext, pdftoppm, pdfimages, qpdf } = await detectTools();
 const CORPUS = new URL('../../../../../../packages/fixtures/corpus/', import.meta.url);
 const SLOW = { timeout: 240_000 };
+
+/** Files whose Ghostscript rewrite looks the same (their text, its Type 3 font included, kept as text). */
+const REWRITTEN = ['pdflatex-multicolumn.pdf', 'ghostscript-type3-font.pdf', 'pdflatex-image.pdf'];
 
 /** The files mutated, and the mutations each is given: producers of papers, office files and forms. */
 const FILES: [string, Mutation[]][] = [
@@ -38,6 +42,8 @@ interface Path {
   name: string;
   /** Skipped where its tools are not installed. */
   available: boolean;
+  /** Whether it looks at the pages as drawn, and so must pass a Ghostscript rewrite that looks the same. */
+  draws: boolean;
   /** A refusal or undefined, for each of `outputs` against `input`. */
   judge(input: string, pages: number, outputs: string[], workDir: string): Promise<(string | undefined)[]>;
 }
@@ -79,21 +85,25 @@ const PATHS: Path[] = [
   {
     name: 'pages, text, images and structure by poppler and qpdf',
     available: gs !== undefined && !!pdftotext && !!pdftoppm && !!pdfimages && !!qpdf,
+    draws: true,
     judge: contentCheck({ pdftotext, pdftoppm, pdfimages }),
   },
   {
     name: 'pages and text by Ghostscript alone, structure by qpdf',
     available: gs !== undefined && !!qpdf,
+    draws: true,
     judge: contentCheck({}),
   },
   {
     name: "structure alone, as for qpdf's lossless rewrite",
     available: gs !== undefined && !!qpdf,
+    draws: false,
     judge: contentCheck({}, true),
   },
   {
     name: "the pdf-lib fallback's page structure",
     available: true,
+    draws: false,
     judge: async (input, _pages, outputs) => {
       const before = pageStructures(await PDFDocument.load(await readFile(input), { updateMetadata: false }));
       const verdicts: (string | undefined)[] = [];
@@ -168,4 +178,31 @@ describe.each(PATHS)('mutants against $name', (path) => {
       expect(verdict, what).toBeDefined();
     }
   });
+
+  // The other side: a rewrite that changes how the file is stored, not what it shows, passes.
+  it.skipIf(!path.available || !path.draws || gs === undefined).each(REWRITTEN)(
+    '%s rewritten by Ghostscript at /ebook passes',
+    SLOW,
+    async (file) => {
+      const { input, pages } = await prepare(file, FILES.find(([name]) => name === file)?.[1] ?? []);
+      const output = join(dir, `ebook-${path.name.length}-${file}`);
+      const run = await runTool(
+        (gs as ToolInfo).path,
+        [
+          '-q',
+          '-dSAFER',
+          '-dBATCH',
+          '-dNOPAUSE',
+          '-sDEVICE=pdfwrite',
+          '-dPDFSETTINGS=/ebook',
+          `-sOutputFile=${output}`,
+          input,
+        ],
+        { cwd: dir, timeoutMs: 60_000 },
+      );
+      expect(run.exitCode, run.stderr).toBe(0);
+      const [verdict] = await path.judge(input, pages, [output], await mkdtemp(join(dir, 'job-')));
+      expect(verdict).toBeUndefined();
+    },
+  );
 });

@@ -110,6 +110,7 @@ export class Pdn {
   static readonly ServiceUnavailableError = errors.ServiceUnavailableError;
   static readonly ServerBusyError = errors.ServerBusyError;
   static readonly InsufficientStorageError = errors.InsufficientStorageError;
+  static readonly ConverterUnavailableError = errors.ConverterUnavailableError;
   static readonly InternalServerError = errors.InternalServerError;
   static readonly ConnectionError = errors.ConnectionError;
   static readonly CorsRefusalError = errors.CorsRefusalError;
@@ -344,6 +345,7 @@ export declare namespace Pdn {
   type ServiceUnavailableError = errors.ServiceUnavailableError;
   type ServerBusyError = errors.ServerBusyError;
   type InsufficientStorageError = errors.InsufficientStorageError;
+  type ConverterUnavailableError = errors.ConverterUnavailableError;
   type InternalServerError = errors.InternalServerError;
   type ConnectionError = errors.ConnectionError;
   type CorsRefusalError = errors.CorsRefusalError;

@@ -48,6 +48,8 @@ export const CODES_FOR_STATUS: Readonly<Record<number, readonly string[]>> = {
   429: ['rate_limited', 'too_many_jobs'],
   431: ['invalid_input'],
   500: ['internal_error'],
+  // The operation's converter (LibreOffice, Chromium) is not installed on this server.
+  501: ['converter_unavailable'],
   // server_busy: the bound on synchronous work waiting for a slot (issue #18), not a shutdown.
   503: ['service_unavailable', 'server_busy'],
   507: ['insufficient_storage'],

@@ -109,8 +109,10 @@ export class OfficeInstance {
         resolve();
       });
     });
-    // A failed spawn also emits exit; the error itself needs a listener or it is thrown.
+    // A failed spawn also emits exit; the error itself needs a listener or it is thrown. So does a
+    // request written just as the instance died (EPIPE): its exit answers the request.
     child.on('error', () => {});
+    child.stdin?.on('error', () => {});
   }
 
   static async start(o: OfficeInstanceOptions): Promise<OfficeInstance> {

@@ -41,13 +41,14 @@ export function createHtmlPdfEngine(o: HtmlPdfEngineOptions): HtmlPdfEngine {
       const warm = browser;
       const path = join(job.workDir, 'page.pdf');
       return o.cpuSlots.run(async () => {
-        const printed = await printPage(await warm.browser(), page, options, budget, path, job.signal).catch(
-          (error: unknown) => {
+        const printed = await warm
+          .browser()
+          .then((running) => printPage(running, page, options, budget, path, job.signal))
+          .catch((error: unknown) => {
             if (error instanceof ApiError || error instanceof ToolAbortedError) throw error;
             // A browser that would not start, or died under the page: the log says which.
             throw new InternalError(`Chromium failed to print the page: ${String(error)}`, { cause: error });
-          },
-        );
+          });
         return {
           path,
           pageCount: printed.pageCount,

@@ -9,6 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { walkPageTreeOf } from './pdf/page-walk/page-tree-walk.js';
+import { type ShownSize, ShownSizes } from './pdf/page-walk/shown-sizes.js';
 import { checkPdfBytes, pdfFromHeader } from './pdf/pdf-header.js';
 import {
   checkPageCount,
@@ -32,6 +33,8 @@ export interface PdfInspection {
    * bytes came before it, so Ghostscript is only ever handed a PDF (issue #11.1).
    */
   path: string;
+  /** Each page's shown size, in page order, when asked and the walk here was sure of them (shown-sizes.ts). */
+  shownSizes?: ShownSize[];
 }
 
 export interface InspectOptions {
@@ -39,6 +42,8 @@ export interface InspectOptions {
   tools: DetectedTools;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Also read each page's shown size on the walk, where it is made here (PDF to images). */
+  shownSizes?: boolean;
 }
 
 async function pageCountWithQpdf(path: string, label: string, run: QpdfRun): Promise<number> {
@@ -69,7 +74,8 @@ export async function inspectPdf(input: InputFile, o: InspectOptions): Promise<P
     );
     return { pageCount, path };
   }
-  const walk = await walkPageTreeOf(path, o.maxPages);
+  const shown = o.shownSizes === true ? new ShownSizes() : undefined;
+  const walk = await walkPageTreeOf(path, o.maxPages, shown?.visit);
   const pageCount =
     walk?.pageCount ??
     (await pageCountWithQpdf(path, input.label, {
@@ -79,7 +85,8 @@ export async function inspectPdf(input: InputFile, o: InspectOptions): Promise<P
       signal: o.signal,
     }));
   checkPageCount(input.label, pageCount, o.maxPages);
-  return { pageCount, path };
+  const shownSizes = walk === undefined ? undefined : shown?.sizes;
+  return { pageCount, path, ...(shownSizes === undefined ? {} : { shownSizes }) };
 }
 
 export interface PdfsInspection {

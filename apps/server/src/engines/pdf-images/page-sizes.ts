@@ -1,6 +1,7 @@
-// Each page's size as drawn, read before drawing anything, so that the pixel budget is decided first:
-// poppler's pdfinfo over runs of pages (`Page N size: W x H pts` and `Page N rot: R`), a run short
-// enough that its listing stays within what runTool keeps of a tool's output.
+// Each page's size as pdftoppm draws it, read before drawing anything, so that the pixel budget is
+// decided first, where the engine cannot read it itself (../pdf/page-walk/shown-sizes.ts): poppler's
+// pdfinfo over runs of pages (`Page N size: W x H pts` and `Page N rot: R`), a run short enough that
+// its listing stays within what runTool keeps of a tool's output.
 import { InternalError } from '../../errors.js';
 import { runTool } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';

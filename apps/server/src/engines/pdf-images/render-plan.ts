@@ -7,6 +7,8 @@ import type { ImageScale } from './types.js';
 
 export interface PlannedImage {
   page: number;
+  /** The page's shown size, in points. */
+  shown: PageSize;
   width: number;
   height: number;
 }
@@ -32,5 +34,5 @@ export function planImage(
         `${cap.maxPixels.toLocaleString('en-US')} pixels. Ask a lower \`dpi\` or a \`width\`.`,
     );
   }
-  return { page, width, height };
+  return { page, shown: size, width, height };
 }

@@ -42,25 +42,39 @@ export function withinSideLimit({ width, height }: Dimensions): boolean {
 /** The formats this check reads, as a refusal names them; images to PDF also takes JPEG 2000. */
 export const ACCEPTED_FORMATS = 'PNG, JPEG, TIFF, WebP or BMP';
 
+/**
+ * Bytes read from the file at once, and kept for the reads that follow within them: a JPEG's markers up
+ * to its frame header are a dozen small reads, each a trip to the thread pool, and most sit in its
+ * first few hundred bytes.
+ */
+const READ_AHEAD_BYTES = 4096;
+
 /** Positional reads of one file; a read past the end is a truncated header. */
 class HeaderReader {
+  #window: Buffer = Buffer.alloc(0);
+  #windowAt = 0;
+
   constructor(
     private readonly file: FileHandle,
     private readonly label: string,
   ) {}
 
   async bytes(offset: number, length: number): Promise<Buffer> {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await this.file.read(buffer, 0, length, offset);
-    if (bytesRead < length) throw this.truncated();
+    const buffer = await this.upTo(offset, length);
+    if (buffer.length < length) throw this.truncated();
     return buffer;
   }
 
   /** Reads up to `length` bytes from `offset`; fewer at the end of the file. */
   async upTo(offset: number, length: number): Promise<Buffer> {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await this.file.read(buffer, 0, length, offset);
-    return buffer.subarray(0, bytesRead);
+    const start = offset - this.#windowAt;
+    if (start >= 0 && start + length <= this.#window.length)
+      return this.#window.subarray(start, start + length);
+    const buffer = Buffer.alloc(Math.max(length, READ_AHEAD_BYTES));
+    const { bytesRead } = await this.file.read(buffer, 0, buffer.length, offset);
+    // A new buffer each time: what an earlier read answered stays as it was.
+    [this.#window, this.#windowAt] = [buffer.subarray(0, bytesRead), offset];
+    return this.#window.subarray(0, Math.min(length, bytesRead));
   }
 
   truncated(): InvalidInputError {

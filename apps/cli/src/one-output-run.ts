@@ -2,11 +2,13 @@
 // whose uploads are every input in the order given, its one result written to `-o` (a file, or `-`
 // for stdout), or reported as a signed URL with --no-download.
 import type { OperationParams, OperationResults, Uploadable, UploadProgress } from '@pdn/sdk';
+import type { Command } from 'commander';
 import type { CommandContext } from './context.js';
 import { deliver } from './deliver.js';
 import { UsageError } from './errors.js';
 import { describeInput, describeOutput, formatBytes, pages } from './format.js';
 import { checkInputs, UploadSource } from './inputs.js';
+import { asyncOption, resumeOption, skipExistingOption } from './options.js';
 import { STDIO } from './output-naming.js';
 import { claimStdout, type OutputFlags, outputFolder } from './output-plan.js';
 import { assertCanWrite, existingOutput } from './output-writer.js';
@@ -28,6 +30,17 @@ export interface OneOutput<O extends OneOutputOperation> {
   options: Record<string, unknown>;
   /** The SDK parameters of the job, given its uploads and what reports their progress. */
   params(uploads: Uploadable[], onUploadProgress: (sent: UploadProgress) => void): OperationParams[O];
+}
+
+/** Adds the options every such command takes: where its one output goes (`output` names it), and jobs. */
+export function addOneOutputOptions(command: Command, output: string): Command {
+  return command
+    .option('-o, --output <file>', `${output} (required unless --no-download); - for stdout`)
+    .option('-f, --force', 'overwrite the output file if it exists')
+    .addOption(skipExistingOption().conflicts('download'))
+    .option('--no-download', 'print the signed download URL instead of downloading the result')
+    .addOption(asyncOption())
+    .addOption(resumeOption());
 }
 
 export async function runOneOutput<O extends OneOutputOperation>(

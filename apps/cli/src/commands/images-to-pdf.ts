@@ -5,8 +5,7 @@ import { type Command, Option } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { UsageError } from '../errors.js';
 import { examples } from '../help.js';
-import { runOneOutput } from '../one-output-run.js';
-import { asyncOption, resumeOption, skipExistingOption } from '../options.js';
+import { addOneOutputOptions, runOneOutput } from '../one-output-run.js';
 import type { OutputFlags } from '../output-plan.js';
 import type { JobFlags } from '../run-jobs.js';
 
@@ -18,7 +17,7 @@ interface ImagesToPdfFlags extends OutputFlags, JobFlags {
 }
 
 export function registerImagesToPdf(program: Command, io: Io): void {
-  program
+  const command = program
     .command('images-to-pdf')
     .summary('make one PDF of images, a page each')
     .description(
@@ -49,13 +48,8 @@ export function registerImagesToPdf(program: Command, io: Io): void {
         'with a paper: contain (whole image; default) or cover (fill the page)',
       ).choices(['contain', 'cover']),
     )
-    .option('--margin <mm>', 'white space around each image, 0 to 50 millimetres (default 0)')
-    .option('-o, --output <file>', 'the PDF (required unless --no-download); - for stdout')
-    .option('-f, --force', 'overwrite the output file if it exists')
-    .addOption(skipExistingOption().conflicts('download'))
-    .option('--no-download', 'print the signed download URL instead of downloading the result')
-    .addOption(asyncOption())
-    .addOption(resumeOption())
+    .option('--margin <mm>', 'white space around each image, 0 to 50 millimetres (default 0)');
+  addOneOutputOptions(command, 'the PDF')
     .addHelpText(
       'after',
       examples(

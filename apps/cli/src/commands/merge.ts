@@ -3,23 +3,17 @@
 import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { examples } from '../help.js';
-import { runOneOutput } from '../one-output-run.js';
-import { asyncOption, resumeOption, skipExistingOption } from '../options.js';
+import { addOneOutputOptions, runOneOutput } from '../one-output-run.js';
 import type { OutputFlags } from '../output-plan.js';
 import type { JobFlags } from '../run-jobs.js';
 
 export function registerMerge(program: Command, io: Io): void {
-  program
+  const command = program
     .command('merge')
     .summary('merge 2-20 PDFs into one')
     .description('Merge 2 to 20 PDFs into one document, pages in the order the files are given.')
-    .argument('<files...>', 'PDF files in page order; - reads one from stdin')
-    .option('-o, --output <file>', 'the merged PDF (required unless --no-download); - for stdout')
-    .option('-f, --force', 'overwrite the output file if it exists')
-    .addOption(skipExistingOption().conflicts('download'))
-    .option('--no-download', 'print the signed download URL instead of downloading the result')
-    .addOption(asyncOption())
-    .addOption(resumeOption())
+    .argument('<files...>', 'PDF files in page order; - reads one from stdin');
+  addOneOutputOptions(command, 'the merged PDF')
     .addHelpText(
       'after',
       examples(

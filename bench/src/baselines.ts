@@ -1,6 +1,6 @@
 // The tools pdn wraps, run alone on the same files: every ratio in the report is pdn against one of
 // these, measured in the same run (issue #6).
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,17 +47,36 @@ export async function img2pdf(inputs: readonly string[], output: string): Promis
   await run('img2pdf', [...inputs, '-o', output]);
 }
 
-/** poppler's pdftoppm drawing pages 1 to `pages` of `input` into `outDir` as pdn draws them (JPEG at pdn's quality). */
+/**
+ * The command a tool is run through to run it as the server runs its tools (run-tool.ts): at niceness
+ * 10, under PDN_OCR_MEMORY_MB's default memory limit where util-linux's prlimit is installed.
+ */
+export function asPdnRunsTools(): string[] {
+  try {
+    execFileSync('prlimit', ['--version'], { stdio: 'ignore', timeout: 30_000 });
+    return ['nice', '-n', '10', 'prlimit', `--data=${2 ** 30}`, `--as=${5 * 2 ** 30}`, '--'];
+  } catch {
+    return ['nice', '-n', '10'];
+  }
+}
+
+/**
+ * poppler's pdftoppm drawing pages 1 to `pages` of `input` into `outDir` as pdn draws them (JPEG at
+ * pdn's quality); run through `wrapper` (asPdnRunsTools) when given.
+ */
 export async function pdftoppm(
   input: string,
   dpi: number,
   format: 'png' | 'jpeg',
   outDir: string,
   pages: number,
+  wrapper: readonly string[] = [],
 ): Promise<void> {
   const encoding = format === 'png' ? ['-png'] : ['-jpeg', '-jpegopt', 'quality=85'];
   const range = ['-f', '1', '-l', String(pages)];
-  await run('pdftoppm', [...range, '-cropbox', ...encoding, '-r', String(dpi), input, join(outDir, 'page')]);
+  const args = [...range, '-cropbox', ...encoding, '-r', String(dpi), input, join(outDir, 'page')];
+  const [command = 'pdftoppm', ...rest] = [...wrapper, 'pdftoppm', ...args];
+  await run(command, rest);
 }
 
 /** As pdn splits: each part from `--empty` (with the input as base, qpdf 11 is quadratic in its pages). */

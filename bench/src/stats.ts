@@ -55,14 +55,20 @@ export async function timeAlternating(
   baseline: () => Promise<unknown>,
   warmup = 1,
 ): Promise<{ task: number[]; baseline: number[] }> {
-  for (let i = 0; i < warmup; i++) {
-    await task();
-    await baseline();
-  }
-  const times = { task: [] as number[], baseline: [] as number[] };
+  const [taskTimes = [], baselineTimes = []] = await timeInTurns(runs, [task, baseline], warmup);
+  return { task: taskTimes, baseline: baselineTimes };
+}
+
+/** As timeAlternating, for any number of tasks: each runs once per round, in turn; their times in order. */
+export async function timeInTurns(
+  runs: number,
+  tasks: readonly (() => Promise<unknown>)[],
+  warmup = 1,
+): Promise<number[][]> {
+  for (let i = 0; i < warmup; i++) for (const task of tasks) await task();
+  const times = tasks.map((): number[] => []);
   for (let i = 0; i < runs; i++) {
-    times.task.push(await timed(task));
-    times.baseline.push(await timed(baseline));
+    for (const [index, task] of tasks.entries()) times[index]?.push(await timed(task));
   }
   return times;
 }

@@ -1,19 +1,24 @@
 // PDF to images against poppler's pdftoppm run alone at the same resolution: the text PDF of the
 // compression corpus as PNG pages and the photo PDF as JPEG pages, every page drawn at 150 dpi. pdn end
-// to end (upload, its checks, drawing, and the download of every page) timed in alternation with the CLI.
+// to end (upload, its checks, drawing, and the download of every page) timed in turns with the CLI, and
+// with the CLI run as the server runs its tools (niceness 10, a memory limit), which tells pdn's own
+// costs from what the lower priority costs on a machine busy with other work.
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromPath, type Pdn } from '@pdn/sdk';
 import { PDFDocument } from 'pdf-lib';
-import { pdftoppm } from '../baselines.js';
+import { asPdnRunsTools, pdftoppm } from '../baselines.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
+import type { Profile } from '../profile.js';
 import { formatMs, type Row, skippedRow } from '../report.js';
-import { summarize, timeAlternating } from '../stats.js';
+import { type Summary, summarize, timeInTurns } from '../stats.js';
 
 const SCENARIO = '7. PDF to images';
 const TIME_TARGET = 1.3;
 const DPI = 150;
+/** What each side's runs should add up to, at least, within three times the profile's runs. */
+const SAMPLE_MS = 3000;
 
 function installed(): boolean {
   try {
@@ -39,6 +44,20 @@ async function viaPdn(
   );
 }
 
+/**
+ * Rounds to time: the profile's, up to three times as many for a short job in the full run, so that
+ * each median stands on a few seconds of samples. On the loaded 2-core machine a median of five runs of
+ * the 4-page photo PDF (some 150 ms a run) swung from 1.0 to 2.6 for the same code. The quick run, which
+ * shows the code path and not the figures, keeps its one round.
+ */
+async function roundsFor(profile: Profile, baseline: () => Promise<void>): Promise<number> {
+  if (profile.name !== 'full') return profile.runs;
+  const started = performance.now();
+  await baseline();
+  const ms = performance.now() - started;
+  return Math.max(profile.runs, Math.min(3 * profile.runs, Math.ceil(SAMPLE_MS / ms)));
+}
+
 /** A fresh folder per run, so neither side finds the other's files, nor its own last ones. */
 async function fresh(dir: string): Promise<string> {
   await rm(dir, { recursive: true, force: true });
@@ -56,35 +75,53 @@ async function pdfToImages(context: BenchContext): Promise<ScenarioResult> {
     const input = context.corpus.compress.find((file) => file.kind === kind);
     return input === undefined ? [] : [{ input, format }];
   });
+  const wrapper = asPdnRunsTools();
   const rows: Row[] = [];
+  const timeOf = (summary: Summary) => `${formatMs(summary.median)} ±${(summary.spread * 100).toFixed(0)}%`;
   for (const { input, format } of cases) {
     const count = (await PDFDocument.load(await readFile(input.path))).getPageCount();
     const drawn = Math.min(context.profile.drawnPages ?? count, count);
     const pdnDir = join(context.workDir, `pages-pdn-${format}`);
     const cliDir = join(context.workDir, `pages-cli-${format}`);
-    const times = await timeAlternating(
-      context.profile.runs,
-      async () => viaPdn(context.pdn, input.path, format, await fresh(pdnDir), drawn),
-      async () => pdftoppm(input.path, DPI, format, await fresh(cliDir), drawn),
+    const baseline = async () => pdftoppm(input.path, DPI, format, await fresh(cliDir), drawn);
+    const [pdnTimes = [], cliTimes = [], nicedTimes = []] = await timeInTurns(
+      await roundsFor(context.profile, baseline),
+      [
+        async () => viaPdn(context.pdn, input.path, format, await fresh(pdnDir), drawn),
+        baseline,
+        async () => pdftoppm(input.path, DPI, format, await fresh(cliDir), drawn, wrapper),
+      ],
     );
-    const pdn = summarize(times.task);
-    const cli = summarize(times.baseline);
+    const [pdn, cli, niced] = [summarize(pdnTimes), summarize(cliTimes), summarize(nicedTimes)];
     const ratio = pdn.median / cli.median;
-    rows.push({
-      scenario: SCENARIO,
-      case: `${input.name}, ${drawn === 1 ? '1 page' : `${drawn} pages`} as ${format.toUpperCase()} at ${DPI} dpi, pdn / pdftoppm CLI: time`,
-      pdn: `${formatMs(pdn.median)} ±${(pdn.spread * 100).toFixed(0)}%`,
-      baseline: `${formatMs(cli.median)} ±${(cli.spread * 100).toFixed(0)}%`,
-      ratio,
-      target: `<= ${TIME_TARGET.toFixed(2)}`,
-      met: ratio <= TIME_TARGET,
-      note:
-        ratio <= TIME_TARGET
-          ? 'pdn: upload, the PDF checks, drawing and the download of every page, in alternation with the CLI'
-          : 'missed: before drawing, pdn walks the page tree and reads every page size (pdfinfo, some 50 ms) to ' +
-            'decide the budgets, then runs pdftoppm at a lower CPU priority under a memory limit, and serves ' +
-            'each page as a download; the bare CLI pays none of it, which shows on a short job',
-    });
+    const drawing = `${input.name}, ${drawn === 1 ? '1 page' : `${drawn} pages`} as ${format.toUpperCase()} at ${DPI} dpi`;
+    rows.push(
+      {
+        scenario: SCENARIO,
+        case: `${drawing}, pdn / pdftoppm CLI: time`,
+        pdn: timeOf(pdn),
+        baseline: timeOf(cli),
+        ratio,
+        target: `<= ${TIME_TARGET.toFixed(2)}`,
+        met: ratio <= TIME_TARGET,
+        note:
+          ratio <= TIME_TARGET
+            ? 'pdn: upload, the PDF checks, drawing and the download of every page, in turns with the CLI'
+            : 'missed: besides the same pdftoppm run (at niceness 10 under a memory limit: the next row), pdn ' +
+              'pays some 40-60 ms a call (upload and its parse, the job, starting the tool from a 180 MB ' +
+              'server, a download per page); on a job the CLI finishes in 130-250 ms, that passes 1.3',
+      },
+      {
+        scenario: SCENARIO,
+        case: `${drawing}, pdn / pdftoppm CLI at pdn's niceness and memory limit: time`,
+        pdn: timeOf(pdn),
+        baseline: timeOf(niced),
+        ratio: pdn.median / niced.median,
+        target: '',
+        met: null,
+        note: `reported only: pdn's own costs, the CLI run as the server runs its tools (${wrapper.join(' ')})`,
+      },
+    );
   }
   return { rows };
 }

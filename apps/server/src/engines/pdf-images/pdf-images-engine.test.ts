@@ -140,6 +140,13 @@ for (const [name, tools, skip] of renderers)
       expect((error as Error).message).toMatch(message);
     });
 
+    it('draws a root /Count past 2^31 over one page, or refuses it as damaged', async () => {
+      // poppler takes the /Count for the page count (none, to it); Ghostscript draws the one page.
+      const drawing = render(join(CORPUS, 'page-count-lie.pdf'), PNG_72);
+      if (name === 'pdftoppm') await expect(drawing).rejects.toThrow(/"doc.pdf" is damaged: .*\/Count/);
+      else expect((await drawing).map((image) => image.page)).toEqual([1]);
+    });
+
     it('stores the pages in a ZIP archive unzip reads back byte for byte', async () => {
       const images = await render(join(CORPUS, 'distiller-rotation.pdf'), PNG_72);
       const zip = join(dir, `pages-${name}.zip`);

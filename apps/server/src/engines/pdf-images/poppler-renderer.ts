@@ -7,7 +7,7 @@
 // draw more than was allowed.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InternalError } from '../../errors.js';
+import { InternalError, InvalidInputError } from '../../errors.js';
 import { isOutOfMemory } from '../ocr/recognizer.js';
 import { runTool } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
@@ -98,6 +98,13 @@ export function popplerRenderer(tools: { pdftoppm: ToolInfo; pdfinfo: ToolInfo }
         const which = pages.first === pages.last ? String(pages.first) : `${pages.first}-${pages.last}`;
         if (run.memoryLimit !== undefined && isOutOfMemory(result.stderr))
           throw needsMoreMemory(which, run.label, run.memoryLimit);
+        // poppler reads the root's /Count where the checks walked the tree: a /Count past 2^31 over one
+        // page is no page to it (`Wrong page range given`). The file is damaged; the client can fix it.
+        if (/Wrong page range given/.test(result.stderr))
+          throw new InvalidInputError(
+            `${run.label} is damaged: its page tree's /Count does not match its pages, and pdftoppm ` +
+              'finds no page to draw. Repair it (e.g. qpdf in.pdf out.pdf) and send it again.',
+          );
         throw new InternalError(`pdftoppm could not draw pages ${which}: ${result.stderr.trim()}`);
       }
       // pdftoppm pads page numbers to the digits of the document's page count: read them back as numbers.

@@ -1,5 +1,7 @@
-// Parsers for numeric flags. Commander reports an InvalidArgumentError as a usage error (exit 2).
+// Parsers for flags, and options several commands share. Commander reports an InvalidArgumentError as a
+// usage error (exit 2); a UsageError thrown when a command runs exits 2 too.
 import { InvalidArgumentError, Option } from 'commander';
+import { UsageError } from './errors.js';
 
 /** `--concurrency`: batch parallelism, at least 1 (issue #5: default 4). */
 export function parsePositiveInt(value: string): number {
@@ -49,4 +51,13 @@ export function resumeOption(): Option {
     '--resume',
     'collect the jobs of an interrupted run of this command instead of submitting again',
   );
+}
+
+/** `--margin`: a number of millimetres; the SDK judges its range. */
+export function marginOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value))
+    throw new UsageError(`--margin takes millimetres, e.g. 10; got "${raw}"`);
+  return value;
 }

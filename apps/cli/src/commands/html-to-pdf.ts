@@ -7,8 +7,8 @@ import { type Command, Option } from 'commander';
 import { CommandContext, type Io } from '../context.js';
 import { UsageError } from '../errors.js';
 import { examples } from '../help.js';
-import { runOneOutput } from '../one-output-run.js';
-import { asyncOption, resumeOption, skipExistingOption } from '../options.js';
+import { addOneOutputOptions, runOneOutput } from '../one-output-run.js';
+import { marginOf } from '../options.js';
 import type { OutputFlags } from '../output-plan.js';
 import type { JobFlags } from '../run-jobs.js';
 
@@ -25,7 +25,7 @@ interface HtmlToPdfFlags extends OutputFlags, JobFlags {
 }
 
 export function registerHtmlToPdf(program: Command, io: Io): void {
-  program
+  const command = program
     .command('html-to-pdf')
     .summary('print an HTML page, with its stylesheets, images and fonts, to PDF')
     .description(
@@ -54,13 +54,8 @@ export function registerHtmlToPdf(program: Command, io: Io): void {
     .addOption(
       new Option('--wait-until <event>', 'load (default) or network_idle').choices(['load', 'network_idle']),
     )
-    .option('--wait-for <selector>', 'print once an element matches this CSS selector')
-    .option('-o, --output <file>', 'the PDF (required unless --no-download); - for stdout')
-    .option('-f, --force', 'overwrite the output file if it exists')
-    .addOption(skipExistingOption().conflicts('download'))
-    .option('--no-download', 'print the signed download URL instead of downloading the result')
-    .addOption(asyncOption())
-    .addOption(resumeOption())
+    .option('--wait-for <selector>', 'print once an element matches this CSS selector');
+  addOneOutputOptions(command, 'the PDF')
     .addHelpText(
       'after',
       examples(
@@ -73,15 +68,6 @@ export function registerHtmlToPdf(program: Command, io: Io): void {
     .action(async (page: string, assets: string[], flags: HtmlToPdfFlags, command: Command) => {
       await htmlToPdf(CommandContext.of(command, io), page, assets, flags);
     });
-}
-
-/** `--margin`: a number of millimetres; the SDK judges its range. */
-function marginOf(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value))
-    throw new UsageError(`--margin takes millimetres, e.g. 10; got "${raw}"`);
-  return value;
 }
 
 /** Each asset's path as the page names it: relative to the page's folder, with `/` between segments. */

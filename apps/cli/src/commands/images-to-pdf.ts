@@ -3,9 +3,9 @@
 // option outside the contract's values, before sending (bin.ts exits 2 for that).
 import { type Command, Option } from 'commander';
 import { CommandContext, type Io } from '../context.js';
-import { UsageError } from '../errors.js';
 import { examples } from '../help.js';
 import { addOneOutputOptions, runOneOutput } from '../one-output-run.js';
+import { marginOf } from '../options.js';
 import type { OutputFlags } from '../output-plan.js';
 import type { JobFlags } from '../run-jobs.js';
 
@@ -62,15 +62,6 @@ export function registerImagesToPdf(program: Command, io: Io): void {
     .action(async (images: string[], flags: ImagesToPdfFlags, command: Command) => {
       await imagesToPdf(CommandContext.of(command, io), images, flags);
     });
-}
-
-/** `--margin`: a number of millimetres; the SDK judges its range. */
-function marginOf(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value))
-    throw new UsageError(`--margin takes millimetres, e.g. 10; got "${raw}"`);
-  return value;
 }
 
 function imagesToPdf(ctx: CommandContext, images: string[], flags: ImagesToPdfFlags): Promise<void> {

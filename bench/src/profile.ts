@@ -27,6 +27,8 @@ export interface Profile {
   ocrPdfPages: readonly number[];
   /** Pages PDF to images draws of each PDF (the first ones); every page when absent. */
   drawnPages?: number;
+  /** Office documents converted (the first of the fixtures' samples); every one when absent. */
+  officeDocuments?: number;
   /** Copies of the English sample stacked into the throughput page (3 lines each). */
   ocrPageRepeats: number;
   loadSeconds: number;
@@ -103,6 +105,8 @@ export const QUICK: Profile = {
   ocrPdfPages: [1],
   // Two pages: the scenario's code path, not its figures (all ten pages took 40 s on a busy machine).
   drawnPages: 2,
+  // Two documents: the scenario's code path (all thirteen, each with a cold LibreOffice, took 43 s).
+  officeDocuments: 2,
   ocrPageRepeats: 1,
   loadSeconds: 2,
   autocannonSeconds: 1,

@@ -151,7 +151,7 @@ async function officeToPdf(context: BenchContext): Promise<ScenarioResult> {
   await coldConvert(join(OFFICE_ASSETS, OFFICE_SAMPLES[0]?.file ?? ''), dir);
   const perDocument: { file: string; pages: number; pdn: number; warm: number; cold: number }[] = [];
   try {
-    for (const sample of OFFICE_SAMPLES) {
+    for (const sample of OFFICE_SAMPLES.slice(0, context.profile.officeDocuments)) {
       const source = join(OFFICE_ASSETS, sample.file);
       let pages = 0;
       const warmTimes = await timeAlternating(

@@ -1,6 +1,7 @@
 // What both bucket stores (s3-output-store.ts, s3-input-store.ts) do with objects: stream a file up in
 // parts, stream an object down to a file, list keys under a prefix, tell a missing object from a
-// failure, and send a call's uploads and downloads a few at once. Loaded only when the shared backends are chosen (STYLE.md 20).
+// failure, and send a call's uploads and downloads a few at once. Loaded only when the shared
+// backends are chosen (STYLE.md 20).
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

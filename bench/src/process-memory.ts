@@ -47,10 +47,19 @@ export async function processTree(pid: number): Promise<number[]> {
   return tree;
 }
 
+/** `measure` summed over `pid`'s process tree. */
+async function treeSum(pid: number, measure: (pid: number) => Promise<number>): Promise<number> {
+  const sizes = await Promise.all((await processTree(pid)).map(measure));
+  return sizes.reduce((sum, size) => sum + size, 0);
+}
+
+/** The RSS of `pid`'s process tree: pages shared between its processes counted in each. */
+export const treeRss = (pid: number): Promise<number> => treeSum(pid, rss);
+
+/** The PSS of `pid`'s process tree: shared pages split between the processes that share them. */
+export const treePss = (pid: number): Promise<number> => treeSum(pid, pss);
+
 /** Samples the RSS of `pid`'s process tree every `everyMs` until `stop()`; answers the peak of the sum. */
 export function sampleTreePeak(pid: number, everyMs = 200): { stop(): Promise<number> } {
-  return samplePeak(async () => {
-    const sizes = await Promise.all((await processTree(pid)).map((member) => rss(member)));
-    return sizes.reduce((sum, size) => sum + size, 0);
-  }, everyMs);
+  return samplePeak(() => treeRss(pid), everyMs);
 }

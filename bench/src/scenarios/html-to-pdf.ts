@@ -12,7 +12,7 @@ import { HTML_ASSETS, NODE_DOCS_PAGE } from '@pdn/fixtures';
 import { type Browser, chromium } from 'playwright-core';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { samplePeak } from '../peak.js';
-import { processTree, pss } from '../process-memory.js';
+import { processTree, treePss } from '../process-memory.js';
 import { formatBytes, formatMs, type Row, skippedRow } from '../report.js';
 import { summarize, timeAlternating } from '../stats.js';
 
@@ -81,11 +81,6 @@ async function viaPdn(context: BenchContext, page: PageFiles, output: string): P
   });
   await context.pdn.download(result.download, output);
   return result.page_count;
-}
-
-async function treePss(pid: number): Promise<number> {
-  const sizes = await Promise.all((await processTree(pid)).map((member) => pss(member)));
-  return sizes.reduce((sum, size) => sum + size, 0);
 }
 
 /** This process's Chromium, and all it started so far, at the server's tool priority: renderers fork from

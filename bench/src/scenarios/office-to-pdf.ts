@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { OFFICE_ASSETS, OFFICE_SAMPLES } from '@pdn/fixtures';
 import { fromPath } from '@pdn/sdk';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
-import { processTree, rss, sampleTreePeak } from '../process-memory.js';
+import { sampleTreePeak, treeRss } from '../process-memory.js';
 import { formatBytes, formatMs, type Row, skippedRow, table } from '../report.js';
 import { percentile, summarize, timeAlternating } from '../stats.js';
 
@@ -131,11 +131,6 @@ async function viaPdn(context: BenchContext, source: string, output: string): Pr
   const result = await context.pdn.officeToPdf({ file: fromPath(source) });
   await context.pdn.download(result.download, output);
   return result.page_count;
-}
-
-async function treeRss(pid: number): Promise<number> {
-  const sizes = await Promise.all((await processTree(pid)).map((member) => rss(member)));
-  return sizes.reduce((sum, size) => sum + size, 0);
 }
 
 async function officeToPdf(context: BenchContext): Promise<ScenarioResult> {

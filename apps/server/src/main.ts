@@ -229,27 +229,11 @@ export async function startServer(
 ): Promise<RunningServer> {
   const cleanups = new Cleanups(log);
   try {
-    const { accounts, storage, engines, jobs, admission, webhooks, passwords, tools, converters } =
-      await openParts(config, log, cleanups);
+    const opened = await openParts(config, log, cleanups);
+    const { accounts } = opened;
 
     const drain = new Drain();
-    const server = createHttpServer(
-      createApp({
-        config,
-        accounts,
-        storage,
-        engines,
-        jobs,
-        admission,
-        webhooks,
-        passwords,
-        log,
-        drain,
-        tools,
-        converters,
-      }),
-      log,
-    );
+    const server = createHttpServer(createApp({ ...opened, config, log, drain }), log);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {

@@ -192,6 +192,33 @@ describe.skipIf(redisMissing !== undefined)('over BullMQ', () => {
       await queue.close();
     });
 
+    it('lets go of the feeding lock without deleting the one another feeder took after it expired', async () => {
+      const { redis, prefix, store, userId } = deployment;
+      const lockKey = `${prefix}feeding`;
+      const queue = new Queue<FedJob>('jobs', { connection: redis.duplicate(), prefix: `${prefix}bull` });
+      const feeder = new Feeder({
+        redis,
+        queue,
+        lockKey,
+        lockMs: 200,
+        store,
+        marks: new StartedHereMarks(redis, prefix),
+        // Slower than the lock's life: meanwhile the lock expires and another feeder takes it.
+        capacity: async () => {
+          await until(async () => (await redis.get(lockKey)) === null, 'the lock expires');
+          await redis.set(lockKey, 'another feeder');
+          return 1;
+        },
+        log: createLogger('quiet'),
+        now: Date.now,
+        ends: { interruptedEverywhere: async () => {}, orphaned: async () => {} },
+      });
+      const job = { id: 'job_slow', userId, operation: 'merge' as const, mode: 'sync' as const };
+      await feeder.startAtOnce({ ...job, input: { files: [], params: {} } });
+      expect(await redis.get(lockKey)).toBe('another feeder');
+      await queue.close();
+    });
+
     it('records a job whose attempts were all lost failed, and answers its caller', async () => {
       const { store, userId } = deployment;
       const input = { files: [], params: { tag: 'lost' } };

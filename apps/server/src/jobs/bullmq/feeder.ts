@@ -26,6 +26,11 @@ import type { StartedHereMarks } from './started-here-marks.js';
 
 /** How long one feeder may hold the feeding lock (it lets go as soon as it is done). */
 const FEED_LOCK_MS = 10_000;
+/**
+ * The share of the lock's life a feeder trusts it to be its own: the rest allows for the clocks of
+ * this process and Redis running at slightly different rates, and for the delete's own trip to Redis.
+ */
+const LOCK_TRUSTED_SHARE = 0.9;
 /** How soon a feeder that found another one feeding looks again, for jobs stored meanwhile. */
 const FEED_RETRY_MS = 200;
 /** How soon a feeder that found no worker with jobs queued looks again. */
@@ -63,6 +68,8 @@ export interface FeederDeps {
   capacity(): Promise<number>;
   log: Logger;
   now: () => number;
+  /** Default FEED_LOCK_MS; tests shorten it. */
+  lockMs?: number;
   /** Default STRANDED_MS; tests shorten it. */
   strandedMs?: number;
   /** What becomes of stranded jobs whose attempts are spent, and of jobs whose starting process died. */
@@ -166,19 +173,29 @@ export class Feeder {
 
   /** `step` run holding the feeding lock; undefined, without running it, when another feeder holds it. */
   async #locked<T>(step: () => Promise<T>): Promise<T | undefined> {
-    const { redis, lockKey } = this.#deps;
+    const { redis, lockKey, lockMs = FEED_LOCK_MS } = this.#deps;
     const token = randomBytes(8).toString('hex');
-    if ((await redis.set(lockKey, token, 'PX', FEED_LOCK_MS, 'NX')) === null) return undefined;
+    // Counted from before the lock was asked for, so never less than Redis's own count of its life.
+    const asked = performance.now();
+    if ((await redis.set(lockKey, token, 'PX', lockMs, 'NX')) === null) return undefined;
     try {
       return await step();
     } finally {
-      // Only our own lock: one that outlived FEED_LOCK_MS may be another feeder's by now.
-      await redis.eval(
-        "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
-        1,
-        lockKey,
-        token,
-      );
+      // While the connection is up a command goes out at once, not into the client's queue for a
+      // Redis that is away (it could be sent after the lock expired and another feeder took it).
+      if (redis.status === 'ready' && performance.now() - asked < lockMs * LOCK_TRUSTED_SHARE) {
+        // It cannot have expired yet, so it is still ours: one command, where the checked release is
+        // three on every synchronous call (the script, its read and its delete).
+        await redis.del(lockKey);
+      } else {
+        // Only our own lock: one that outlived FEED_LOCK_MS may be another feeder's by now.
+        await redis.eval(
+          "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0",
+          1,
+          lockKey,
+          token,
+        );
+      }
     }
   }
 

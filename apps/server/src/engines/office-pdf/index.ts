@@ -34,6 +34,11 @@ const TEMPLATE_TIMEOUT_MS = 120_000;
 const RECYCLE_AFTER = 100;
 /** An instance idle this long is ended: a server that converts once an hour holds no LibreOffice. */
 const IDLE_MS = 10 * 60_000;
+/**
+ * An instance closes each document after answering (office-instance.ts), in milliseconds; one that has
+ * not within this time is ended rather than handed the next document.
+ */
+const SETTLE_MS = 30_000;
 const MIB = 2 ** 20;
 /** How often LibreOffice's memory is looked at while it converts. */
 const SAMPLE_MS = 100;
@@ -98,6 +103,7 @@ export function createOfficePdfEngine(o: OfficePdfEngineOptions): OfficePdfEngin
   const pool = new InstancePool({
     recycleAfter: o.recycleAfter ?? RECYCLE_AFTER,
     idleMs: IDLE_MS,
+    settleMs: SETTLE_MS,
     log: o.log,
     start: async () => {
       const { template, sofficeBin, isolation } = await prepare();

@@ -8,6 +8,12 @@ class Fake implements PooledInstance {
   conversions = 0;
   tainted = false;
   closed = false;
+  /** Settles when the fake finished with its last document; already so unless a test holds it. */
+  finishing: Promise<void> = Promise.resolve();
+
+  async settled(): Promise<void> {
+    await this.finishing;
+  }
 
   async close(): Promise<void> {
     this.closed = true;
@@ -22,6 +28,7 @@ function pool(recycleAfter = 3) {
   const instances = new InstancePool<Fake>({
     recycleAfter,
     idleMs: 60_000,
+    settleMs: 60_000,
     log: quiet,
     start: async () => {
       const fake = new Fake();
@@ -78,6 +85,41 @@ describe('InstancePool', () => {
     expect(started).toHaveLength(2);
     release();
     await first;
+    await instances.close();
+  });
+
+  it('hands an instance on only once it finished with its last document', async () => {
+    const { instances, started } = pool();
+    let finish = () => {};
+    await instances.run(async (fake) => {
+      fake.finishing = new Promise((resolve) => {
+        finish = resolve;
+      });
+    });
+    const events: string[] = [];
+    const next = instances.run(async () => {
+      events.push('converted');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    events.push('finished');
+    finish();
+    await next;
+    expect(events).toEqual(['finished', 'converted']);
+    expect(started).toHaveLength(1);
+    await instances.close();
+  });
+
+  it('starts another instance when one died finishing its last document', async () => {
+    const { instances, started } = pool();
+    await instances.run(async (fake) => {
+      fake.finishing = Promise.resolve().then(() => {
+        fake.alive = false;
+      });
+    });
+    const used: number[] = [];
+    await instances.run(async (fake) => used.push(fake.id));
+    expect(used).toEqual([started[1]?.id]);
+    expect(started[0]?.closed).toBe(true);
     await instances.close();
   });
 

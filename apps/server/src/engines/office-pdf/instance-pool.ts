@@ -3,7 +3,8 @@
 // for the next conversion, and ended after `recycleAfter` conversions (LibreOffice's memory creeps up as
 // it converts), after any failure (a document that made it fail may have left it in any state), after a
 // document that left something in it (fonts it carried), and after `idleMs` without work, so an idle
-// server gives its memory back.
+// server gives its memory back. An instance answers before it has finished with a document (it closes
+// it while the caller takes the PDF away): it is handed the next once it has.
 import type { EngineLog } from '../types.js';
 
 export interface PooledInstance {
@@ -12,6 +13,11 @@ export interface PooledInstance {
   conversions: number;
   /** It holds something of a document it converted, and must end before the next. */
   readonly tainted: boolean;
+  /**
+   * Resolves once it finished with the last document (it answers before it has) and can take the next,
+   * or is no longer `alive`; within `timeoutMs`, or it is ended.
+   */
+  settled(timeoutMs: number): Promise<void>;
   /** Ends it and removes what it kept on disk. */
   close(): Promise<void>;
 }
@@ -19,6 +25,8 @@ export interface PooledInstance {
 export interface InstancePoolOptions<I extends PooledInstance> {
   recycleAfter: number;
   idleMs: number;
+  /** How long an instance may take to finish with a document after answering. */
+  settleMs: number;
   start(): Promise<I>;
   log: EngineLog;
 }
@@ -36,7 +44,7 @@ export class InstancePool<I extends PooledInstance> {
 
   /** Runs `task` on an idle instance, or on one started for it; the caller holds a job slot. */
   async run<T>(task: (instance: I) => Promise<T>): Promise<T> {
-    const instance = this.#takeIdle() ?? (await this.#startNew());
+    const instance = await this.#take();
     try {
       const result = await task(instance);
       instance.conversions += 1;
@@ -69,6 +77,20 @@ export class InstancePool<I extends PooledInstance> {
   async #startNew(): Promise<I> {
     await Promise.all(this.#closing);
     return this.#o.start();
+  }
+
+  /**
+   * An idle instance once it finished with its last document, or a new one. An instance that died
+   * meanwhile is no conversion's failure: the next one gets another.
+   */
+  async #take(): Promise<I> {
+    for (let instance = this.#takeIdle(); instance !== undefined; instance = this.#takeIdle()) {
+      await instance.settled(this.#o.settleMs);
+      if (instance.alive) return instance;
+      this.#o.log.warn('LibreOffice died closing a document', { conversions: instance.conversions });
+      this.#end(instance);
+    }
+    return this.#startNew();
   }
 
   #takeIdle(): I | undefined {

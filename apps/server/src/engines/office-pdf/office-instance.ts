@@ -81,6 +81,9 @@ export class OfficeInstance {
   tainted = false;
   /** soffice.bin's own process, as the bridge started it. */
   #officePid: number | undefined;
+  /** Settles once the bridge closed the last document and reads the next request, or has exited. */
+  #idle: Promise<void> = Promise.resolve();
+  #becameIdle: (() => void) | undefined;
 
   private constructor(child: ChildProcess, log: EngineLog) {
     this.#child = child;
@@ -106,6 +109,7 @@ export class OfficeInstance {
         this.#ready?.reject(died);
         for (const pending of this.#pending.values()) pending.reject(died);
         this.#pending.clear();
+        this.#becameIdle?.();
         resolve();
       });
     });
@@ -173,15 +177,38 @@ export class OfficeInstance {
     return this.#alive;
   }
 
-  /** Converts one document; a failure of the document resolves, the instance's death rejects. */
+  /**
+   * Converts one document; a failure of the document resolves, the instance's death rejects. The answer
+   * comes once the PDF is written; the bridge closes the document after it (`settled`).
+   */
   convert(request: ConvertRequest): Promise<{ ok: true } | ({ ok: false } & ConvertFailure)> {
     if (!this.#alive) return Promise.reject(new OfficeInstanceDied('LibreOffice has exited'));
     const id = this.#nextId;
     this.#nextId += 1;
+    this.#idle = new Promise((resolve) => {
+      this.#becameIdle = resolve;
+    });
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#child.stdin?.write(`${JSON.stringify({ ...request, id })}\n`);
     });
+  }
+
+  /**
+   * Resolves once the last document is closed and the instance can take the next (then `alive`), or
+   * once it has exited (not `alive`). A document that takes longer than `timeoutMs` to close has the
+   * instance ended: it is in no state to take another.
+   */
+  async settled(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), timeoutMs);
+    });
+    try {
+      if (await Promise.race([this.#idle.then(() => false), late])) await this.terminate();
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -208,6 +235,11 @@ export class OfficeInstance {
       return;
     }
     if (typeof message !== 'object' || message === null) return;
+    if ('idle' in message) {
+      this.#becameIdle?.();
+      this.#becameIdle = undefined;
+      return;
+    }
     if ('ready' in message) {
       if ('pid' in message && typeof message.pid === 'number') this.#officePid = message.pid;
       this.#ready?.resolve();

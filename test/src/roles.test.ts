@@ -6,7 +6,8 @@
 // Skips, saying why, without PostgreSQL or Redis (.ci/run installs and starts both).
 import { randomBytes } from 'node:crypto';
 import type { MergeResult, OcrResponse, SplitResult } from '@pdn/api-types';
-import { characterErrorRate, labelledPdf, ocrSample } from '@pdn/fixtures';
+import { characterErrorRate, embeddedFontPdf, labelledPdf, ocrSample, pageLabels } from '@pdn/fixtures';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './contract/checked-fetch.js';
 import { pageCount } from './harness/download.js';
@@ -107,6 +108,48 @@ describe.skipIf(missing !== undefined)('API processes and a worker (--role)', ()
     expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
     const downloaded = await call(b().baseUrl, (done.result as MergeResult).download.url);
     expect(await pageCount(downloaded.bytes)).toBe(5);
+  });
+
+  it('carries a job of small files in its row, not the bucket, and forgets them once it ends', async () => {
+    const key = await a().createKey({ user: 'inline', plan: 'premium' });
+    const smallJob = async (label: string) =>
+      submitJob(
+        caller(a()),
+        key,
+        '/api/v1/merge',
+        form(
+          file('files[]', await labelledPdf(`${label}-a`, 1), 'a.pdf'),
+          file('files[]', await labelledPdf(`${label}-b`, 2), 'b.pdf'),
+        ),
+      );
+    const inputsBefore = services.bucketWritten('inputs/');
+    const small = await waitForJob(caller(b()), key, (await smallJob('s')).id);
+    expect(small).toMatchObject({ status: 'succeeded', attempts: 1 });
+    const merged = await call(b().baseUrl, (small.result as MergeResult).download.url);
+    expect(await pageLabels(merged.bytes)).toEqual(['s-a-1', 's-b-1', 's-b-2']);
+    expect(services.bucketWritten('inputs/')).toBe(inputsBefore);
+    // Over the limit: through the bucket, as before.
+    const large = await submitJob(
+      caller(a()),
+      key,
+      '/api/v1/merge',
+      form(
+        file('files[]', await embeddedFontPdf({ pages: 20 }), 'fonts.pdf'),
+        file('files[]', await labelledPdf('l', 1), 'l.pdf'),
+      ),
+    );
+    expect(await waitForJob(caller(b()), key, large.id)).toMatchObject({ status: 'succeeded' });
+    expect(services.bucketWritten('inputs/')).toBeGreaterThan(inputsBefore);
+    const db = new pg.Client({ connectionString: env.PDN_DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT inline_inputs FROM jobs WHERE id = ANY($1)', [
+        [small.id, large.id],
+      ]);
+      expect(rows).toEqual([{ inline_inputs: null }, { inline_inputs: null }]);
+    } finally {
+      await db.end();
+    }
   });
 
   it('serves the worker’s own figures, role and readiness on its port, behind PDN_METRICS_TOKEN', async () => {

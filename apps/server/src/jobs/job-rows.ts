@@ -13,6 +13,8 @@ export interface JobRow {
   attempts: number;
   /** JSON, as are result and error. */
   input: string;
+  /** JSON: the input files' `inline` contents in their order, or null when none has any, or it ended. */
+  inline_inputs: string | null;
   result: string | null;
   error: string | null;
   created_at: number | string;
@@ -24,6 +26,35 @@ export interface JobRow {
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
 
+/**
+ * A job's input as its two columns: `input` without the files' inline contents, and those apart
+ * (`inline_inputs`), so the statements that end a job forget them by setting one column to null.
+ */
+export function inputColumns(input: JobRecord['input']): { input: string; inline: string | null } {
+  const files = input.files.map(({ inline: _, ...file }) => file);
+  const inline = input.files.map((file) => file.inline ?? null);
+  return {
+    input: JSON.stringify({ ...input, files }),
+    inline: inline.some((contents) => contents !== null) ? JSON.stringify(inline) : null,
+  };
+}
+
+/** What every statement that ends a job sets: the inputs that travelled inline are dropped with it. */
+export const FORGET_INLINE = 'inline_inputs = NULL';
+
+function inputOf(row: JobRow): JobRecord['input'] {
+  const input = JSON.parse(row.input) as JobRecord['input'];
+  if (!row.inline_inputs) return input;
+  const inline = JSON.parse(row.inline_inputs) as (string | null)[];
+  return {
+    ...input,
+    files: input.files.map((file, index) => {
+      const contents = inline[index];
+      return contents === null || contents === undefined ? file : { ...file, inline: contents };
+    }),
+  };
+}
+
 export function jobFromRow(row: JobRow): JobRecord {
   return {
     id: row.id,
@@ -33,7 +64,7 @@ export function jobFromRow(row: JobRow): JobRecord {
     requestId: row.request_id ?? undefined,
     status: row.status,
     attempts: row.attempts,
-    input: JSON.parse(row.input) as JobRecord['input'],
+    input: inputOf(row),
     result: row.result === null ? null : (JSON.parse(row.result) as unknown),
     error: row.error === null ? null : (JSON.parse(row.error) as JobError),
     createdAt: Number(row.created_at),

@@ -175,6 +175,43 @@ export function jobStoreContract(backend: Backend): void {
       expect(await jobs().countUnfinished(ada)).toBe(0);
     });
 
+    it('keeps inputs that travel inline with their job until it ends, however it ends', async () => {
+      const ada = await user('ada');
+      const files = [
+        { stored: '0', name: 'a.pdf', size: 3, inline: Buffer.from('%PD').toString('base64') },
+        { stored: '1', name: 'b.pdf', size: 2_000_000 },
+      ];
+      const input = { files, params: {} };
+      const job = (id: string, mode: JobMode = 'async'): NewJob => ({
+        id,
+        userId: ada,
+        operation: 'merge',
+        mode,
+        input,
+      });
+      const [finished, withdrawn, failing, sync] = [
+        await jobs().create(job('job_fin'), f.clock),
+        await jobs().create(job('job_wd'), f.clock),
+        await jobs().create(job('job_fail'), f.clock),
+        await jobs().create(job('job_sync', 'sync'), f.clock),
+      ];
+      expect(finished.input).toEqual(input);
+      expect((await jobs().get(finished.id))?.input).toEqual(input);
+      expect((await claimNext(jobs(), f.clock, 1))?.input).toEqual(input);
+      const withoutInline = { files: [{ stored: '0', name: 'a.pdf', size: 3 }, files[1]], params: {} };
+      expect((await jobs().finish(finished.id, { status: 'canceled' }, f.clock))?.input).toEqual(
+        withoutInline,
+      );
+      expect((await jobs().withdraw(withdrawn.id, f.clock))?.input).toEqual(withoutInline);
+      await claimNext(jobs(), f.clock, 1);
+      await claimNext(jobs(), f.clock, 1);
+      await jobs().recover(1, { code: 'internal_error', message: 'x' }, f.clock);
+      for (const ended of [finished, withdrawn, failing, sync])
+        expect((await jobs().get(ended.id))?.input).toEqual(withoutInline);
+      // Nothing queued or running now: a job stored running at once keeps them too.
+      expect((await jobs().startNow(job('job_now'), f.clock, 1))?.input).toEqual(input);
+    });
+
     it("lists one user's jobs newest first, page by page, filtered by status", async () => {
       const [ada, bob] = [await user('ada'), await user('bob')];
       const mine = [];

@@ -25,6 +25,12 @@ export interface JobInputFile {
   /** The name the client gave it, for messages and output names. */
   name: string;
   size: number;
+  /**
+   * The file itself, base64, when it is small enough to travel with the job's record instead of
+   * through the input store's storage (storage/small-inputs-inline.ts). The store keeps it beside the
+   * record, and forgets it when the job ends, as the input store removes the files it holds.
+   */
+  inline?: string;
 }
 
 export interface NewJob {

@@ -9,7 +9,14 @@
 // free. A worker killed mid-job is BullMQ's to recover (its stalled-job check), not recover()'s.
 
 import { num, type PgDb, type Sql } from '../database/postgres/pg-db.js';
-import { decodeCursor, encodeCursor, type JobRow, jobFromRow } from './job-rows.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  FORGET_INLINE,
+  inputColumns,
+  type JobRow,
+  jobFromRow,
+} from './job-rows.js';
 import type {
   JobError,
   JobListQuery,
@@ -55,16 +62,11 @@ async function unfinishedOf(sql: Sql, userId: number): Promise<number> {
 const ids = async (sql: Sql, text: string, params: readonly unknown[]) =>
   (await sql.rows<{ id: string }>(`${text} RETURNING id`, params)).map((row) => row.id);
 
-/** A new job's columns as the INSERTs bind them, $1 to $7. */
-const columns = (job: NewJob, now: number) => [
-  job.id,
-  job.userId,
-  job.operation,
-  job.mode,
-  JSON.stringify(job.input),
-  now,
-  job.requestId ?? null,
-];
+/** A new job's columns as the INSERTs bind them, $1 to $8. */
+function columns(job: NewJob, now: number): unknown[] {
+  const { input, inline } = inputColumns(job.input);
+  return [job.id, job.userId, job.operation, job.mode, input, now, job.requestId ?? null, inline];
+}
 
 export class PgJobStore implements JobStore {
   constructor(private readonly db: PgDb) {}
@@ -72,8 +74,8 @@ export class PgJobStore implements JobStore {
   async create(job: NewJob, now: number, cap?: number): Promise<JobRecord> {
     const insert = (sql: Sql) =>
       sql.rows<Row>(
-        `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $6, $7) RETURNING *`,
+        `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, inline_inputs)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $6, $7, $8) RETURNING *`,
         columns(job, now),
       );
     if (cap === undefined) return jobFromRow((await insert(this.db))[0] as Row);
@@ -90,10 +92,10 @@ export class PgJobStore implements JobStore {
   async startNow(job: NewJob, now: number, slots: number): Promise<JobRecord | undefined> {
     // One statement: the looks at the queue and the insert see the same snapshot.
     const [row] = await this.db.rows<Row>(
-      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, attempts, started_at, start_seq)
-       SELECT $1, $2, $3, $4, 'running', $5, $6, $6, $7, 1, $6, nextval('job_starts')
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, inline_inputs, attempts, started_at, start_seq)
+       SELECT $1, $2, $3, $4, 'running', $5, $6, $6, $7, $8, 1, $6, nextval('job_starts')
         WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued')
-          AND (SELECT COUNT(*) FROM jobs WHERE status = 'running') < $8 RETURNING *`,
+          AND (SELECT COUNT(*) FROM jobs WHERE status = 'running') < $9 RETURNING *`,
       [...columns(job, now), slots],
     );
     return row === undefined ? undefined : jobFromRow(row);
@@ -164,7 +166,7 @@ export class PgJobStore implements JobStore {
 
   async finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined> {
     const [row] = await this.db.rows<Row>(
-      `UPDATE jobs SET status = $2, result = $3, error = $4, finished_at = $5
+      `UPDATE jobs SET status = $2, result = $3, error = $4, finished_at = $5, ${FORGET_INLINE}
         WHERE id = $1 AND ${UNFINISHED} RETURNING *`,
       [
         id,
@@ -179,7 +181,8 @@ export class PgJobStore implements JobStore {
 
   async withdraw(id: string, now: number): Promise<JobRecord | undefined> {
     const [row] = await this.db.rows<Row>(
-      "UPDATE jobs SET status = 'canceled', finished_at = $2 WHERE id = $1 AND status = 'queued' AND started_at IS NULL RETURNING *",
+      `UPDATE jobs SET status = 'canceled', finished_at = $2, ${FORGET_INLINE}
+        WHERE id = $1 AND status = 'queued' AND started_at IS NULL RETURNING *`,
       [id, now],
     );
     return row === undefined ? undefined : jobFromRow(row);
@@ -238,12 +241,12 @@ export class PgJobStore implements JobStore {
     return this.db.transaction(async (sql) => ({
       canceled: await ids(
         sql,
-        `UPDATE jobs SET status = 'canceled', finished_at = $1 WHERE mode = 'sync' AND ${UNFINISHED}`,
+        `UPDATE jobs SET status = 'canceled', finished_at = $1, ${FORGET_INLINE} WHERE mode = 'sync' AND ${UNFINISHED}`,
         [now],
       ),
       failed: await ids(
         sql,
-        `UPDATE jobs SET status = 'failed', error = $1, finished_at = $2
+        `UPDATE jobs SET status = 'failed', error = $1, finished_at = $2, ${FORGET_INLINE}
           WHERE status = 'running' AND attempts >= $3`,
         [JSON.stringify(interruptedError), now, maxAttempts],
       ),

@@ -5,7 +5,14 @@
 // the commit that follows can fail (SQLITE_FULL on a full disk) without a word, losing the row.
 
 import type { Db } from '../database/sqlite/sqlite-database.js';
-import { decodeCursor, encodeCursor, type JobRow, jobFromRow } from './job-rows.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  FORGET_INLINE,
+  inputColumns,
+  type JobRow,
+  jobFromRow,
+} from './job-rows.js';
 import type {
   JobError,
   JobListQuery,
@@ -39,12 +46,14 @@ const RECENT_DURATIONS = `SELECT operation, AVG(finished_at - started_at) AS mea
 /** A new job's columns as the INSERTs bind them. */
 function bound(job: NewJob, now: number) {
   const { id, userId, operation, mode } = job;
+  const { input, inline } = inputColumns(job.input);
   return {
     id,
     userId,
     operation,
     mode,
-    input: JSON.stringify(job.input),
+    input,
+    inline,
     requestId: job.requestId ?? null,
     now,
   };
@@ -78,11 +87,11 @@ export class SqliteJobStore implements JobStore {
         (db.prepare(`${sql} RETURNING id`).all(params) as { id: string }[]).map((row) => row.id);
       return {
         canceled: ids(
-          `UPDATE jobs SET status = 'canceled', finished_at = @now WHERE mode = 'sync' AND ${UNFINISHED}`,
+          `UPDATE jobs SET status = 'canceled', finished_at = @now, ${FORGET_INLINE} WHERE mode = 'sync' AND ${UNFINISHED}`,
           { now },
         ),
         failed: ids(
-          `UPDATE jobs SET status = 'failed', error = @error, finished_at = @now
+          `UPDATE jobs SET status = 'failed', error = @error, finished_at = @now, ${FORGET_INLINE}
             WHERE status = 'running' AND attempts >= @maxAttempts`,
           { error, now, maxAttempts },
         ),
@@ -126,8 +135,8 @@ export class SqliteJobStore implements JobStore {
     this.forgetTx = (before) => forget.immediate(before);
 
     const insert = db.prepare(
-      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id)
-       VALUES (@id, @userId, @operation, @mode, 'queued', @input, @now, @now, @requestId) RETURNING *`,
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, inline_inputs)
+       VALUES (@id, @userId, @operation, @mode, 'queued', @input, @now, @now, @requestId, @inline) RETURNING *`,
     );
     // Counted and stored in one immediate transaction: no other connection writes in between.
     const create = db.transaction((job: NewJob, now: number, cap: number | undefined) => {
@@ -140,8 +149,8 @@ export class SqliteJobStore implements JobStore {
     this.createTx = (job, now, cap) => create.immediate(job, now, cap);
     // One statement, so the looks at the queue and the insert are one write.
     const startNow = db.prepare(
-      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, attempts, started_at, start_seq)
-       SELECT @id, @userId, @operation, @mode, 'running', @input, @now, @now, @requestId, 1, @now,
+      `INSERT INTO jobs (id, user_id, operation, mode, status, input, created_at, queued_at, request_id, inline_inputs, attempts, started_at, start_seq)
+       SELECT @id, @userId, @operation, @mode, 'running', @input, @now, @now, @requestId, @inline, 1, @now,
               (SELECT COALESCE(MAX(start_seq), 0) + 1 FROM jobs)
         WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued')
           AND (SELECT COUNT(*) FROM jobs WHERE status = 'running') < @slots RETURNING *`,
@@ -211,7 +220,7 @@ export class SqliteJobStore implements JobStore {
   async finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined> {
     const row = this.db
       .prepare(
-        `UPDATE jobs SET status = @status, result = @result, error = @error, finished_at = @now
+        `UPDATE jobs SET status = @status, result = @result, error = @error, finished_at = @now, ${FORGET_INLINE}
           WHERE id = @id AND ${UNFINISHED} RETURNING *`,
       )
       .all({
@@ -227,7 +236,8 @@ export class SqliteJobStore implements JobStore {
   async withdraw(id: string, now: number): Promise<JobRecord | undefined> {
     const [row] = this.db
       .prepare(
-        "UPDATE jobs SET status = 'canceled', finished_at = ? WHERE id = ? AND status = 'queued' AND started_at IS NULL RETURNING *",
+        `UPDATE jobs SET status = 'canceled', finished_at = ?, ${FORGET_INLINE}
+          WHERE id = ? AND status = 'queued' AND started_at IS NULL RETURNING *`,
       )
       .all(now, id) as Row[];
     return row === undefined ? undefined : jobFromRow(row);

@@ -166,6 +166,8 @@ const MIGRATIONS: readonly string[] = [
      user_id INTEGER REFERENCES users (id) ON DELETE CASCADE
    );
    CREATE INDEX device_logins_expires ON device_logins (expires_at);`,
+  // As in SQLite: small input files kept with their job, set to null as it ends.
+  `ALTER TABLE jobs ADD COLUMN inline_inputs TEXT;`,
 ];
 
 /**

@@ -192,6 +192,9 @@ const MIGRATIONS: readonly string[] = [
      user_id INTEGER REFERENCES users (id) ON DELETE CASCADE
    );
    CREATE INDEX device_logins_expires ON device_logins (expires_at);`,
+  // Small input files kept with their job instead of in the input store (storage/small-inputs-inline.ts),
+  // set to null as the job ends (jobs/job-rows.ts).
+  `ALTER TABLE jobs ADD COLUMN inline_inputs TEXT;`,
 ];
 
 function databasePath(dataDir: string): string {

@@ -2,10 +2,11 @@
 // OCR process: its images (image-streams.ts), each page's content drawing it where page-layout.ts says,
 // upright as its EXIF orientation says, and the page dictionaries. The server asks for the fragments in
 // upload order, one at a time, and closes the document (document.ts): the image bytes are written once,
-// where they stay.
+// where they stay. The check of a JPEG's or PNG's data, which a fragment only copies, is a request of
+// its own (checkImage), which the server runs beside the writing.
 import { deflateSync } from 'node:zlib';
 import { isSideways, placement } from '../ocr/image-pdf.js';
-import { type ImageColour, type ImagePage, imagePages } from './image-streams.js';
+import { checkKeptImage, type ImageColour, type ImagePage, imagePages } from './image-streams.js';
 import { placeImage } from './page-layout.js';
 import { hex, PdfObjectWriter, type PdfValue, ref, serialize } from './pdf-objects.js';
 import type { PageLayout, PdfImageFormat } from './types.js';
@@ -24,6 +25,13 @@ export interface FragmentRequest {
   firstObject: number;
   /** The document's length before it: where its first byte goes. */
   base: number;
+}
+
+/** One uploaded image whose data is judged apart from its fragment. */
+export interface ImageCheckRequest {
+  path: string;
+  format: PdfImageFormat;
+  maxPixels: number;
 }
 
 export interface Fragment {
@@ -136,4 +144,9 @@ export async function writeImageFragment(request: FragmentRequest): Promise<Frag
     await writer.close();
   }
   return { pages, nextObject: next, end: writer.position, offsets: [...writer.offsets] };
+}
+
+/** Refuses damaged data the fragment of the request's image copies without decoding (image-streams.ts). */
+export function checkImage(request: ImageCheckRequest): Promise<void> {
+  return checkKeptImage(request.path, request.format, request.maxPixels);
 }

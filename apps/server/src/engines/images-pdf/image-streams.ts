@@ -249,19 +249,22 @@ function jp2Page(bytes: Buffer): ImagePage {
   };
 }
 
-/**
- * Decodes a JPEG or PNG kept as it is, to refuse damaged data as the OCR path does (a reader would show
- * a broken page): a JPEG at an eighth of its size (libjpeg's scaled decoding still reads every coded
- * block, for a fraction of the work), the PNG whole, streamed to a small size; a warning is a failure.
- */
-async function checkDecodes(bytes: Buffer, meta: Metadata, maxPixels: number): Promise<void> {
-  await sharp(bytes, { limitInputPixels: maxPixels, failOn: 'warning' })
-    .resize({ width: Math.max(1, Math.ceil(meta.width / 8)) })
-    .raw()
-    .toBuffer();
+/** A JPEG or PNG kept as it is (its bytes, or its zlib data), with what sharp read of its header. */
+async function keptPage(
+  path: string,
+  format: 'jpeg' | 'png',
+  maxPixels: number,
+): Promise<{ page: ImagePage; bytes: Buffer; meta: Metadata } | undefined> {
+  const bytes = await readFile(path);
+  const meta = await sharp(bytes, { limitInputPixels: maxPixels }).metadata();
+  const page = format === 'jpeg' ? jpegPage(bytes, meta) : pngPage(bytes, meta);
+  return page === undefined ? undefined : { page, bytes, meta };
 }
 
-/** Every page of the image at `path` (the decoder's refusals: PixelCapError, its own errors for damage). */
+/**
+ * Every page of the image at `path` (the decoder's refusals: PixelCapError, its own errors for damage).
+ * A JPEG or PNG kept as it is comes back undecoded: checkKeptImage judges its data.
+ */
 export async function imagePages(
   path: string,
   format: PdfImageFormat,
@@ -269,13 +272,26 @@ export async function imagePages(
 ): Promise<ImagePage[]> {
   if (format === 'jp2') return [jp2Page(await readFile(path))];
   if (format === 'jpeg' || format === 'png') {
-    const bytes = await readFile(path);
-    const meta = await sharp(bytes, { limitInputPixels: maxPixels }).metadata();
-    const kept = format === 'jpeg' ? jpegPage(bytes, meta) : pngPage(bytes, meta);
-    if (kept !== undefined) {
-      await checkDecodes(bytes, meta, maxPixels);
-      return [kept];
-    }
+    const kept = await keptPage(path, format, maxPixels);
+    if (kept !== undefined) return [kept.page];
   }
   return decodedPages(path, format, maxPixels);
+}
+
+/**
+ * Refuses damaged data in a JPEG or PNG that imagePages keeps as it is, as the OCR path refuses it (a
+ * reader would show a broken page): a JPEG decoded at an eighth of its size (libjpeg's scaled decoding
+ * still reads every coded block, for a fraction of the work), the PNG whole, streamed to a small size;
+ * a warning is a failure. Every other image is decoded as it is written, which is its check. Apart from
+ * imagePages so that it can run beside the writing, in another OCR process: it is most of the work of
+ * a photo, whose bytes are only copied.
+ */
+export async function checkKeptImage(path: string, format: PdfImageFormat, maxPixels: number): Promise<void> {
+  if (format !== 'jpeg' && format !== 'png') return;
+  const kept = await keptPage(path, format, maxPixels);
+  if (kept === undefined) return;
+  await sharp(kept.bytes, { limitInputPixels: maxPixels, failOn: 'warning' })
+    .resize({ width: Math.max(1, Math.ceil(kept.meta.width / 8)) })
+    .raw()
+    .toBuffer();
 }

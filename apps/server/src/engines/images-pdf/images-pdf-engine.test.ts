@@ -208,6 +208,17 @@ describe.skipIf(tools.prlimit === undefined || tools.qpdf === undefined || tools
       expect((error as Error).message).toMatch(message);
     });
 
+    it('refuses damaged data a JPEG keeps past its header, naming the first damaged image', async () => {
+      const whole = await readFile(join(TEXT, 'eng-progressive.jpg'));
+      const cut = await writeFixture(dir, 'cut.jpg', whole.subarray(0, whole.length / 2));
+      const garbage = await writeFixture(dir, 'garbage.png', garbageImage(7));
+      const error = await convert([join(TEXT, 'eng-cmyk.jpg'), cut, garbage]).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toMatch(/^image 2 could not be read as a JPEG image/);
+    });
+
     it('refuses images over the plan budgets, naming them', async () => {
       const tiff = join(TEXT, TWO_PAGE_TIFF);
       await expect(convert([tiff], BY_IMAGE, { ...BUDGET, maxImages: 1 })).rejects.toThrow(

@@ -2,7 +2,7 @@
 // uploads into page images and, when started with languages, recognises them with its own tesseract.js
 // worker. It answers the server's requests over the IPC channel, one at a time, and exits with it.
 import { readFile, writeFile } from 'node:fs/promises';
-import { writeImageFragment } from '../images-pdf/image-fragment.js';
+import { checkImage, writeImageFragment } from '../images-pdf/image-fragment.js';
 import { writeImagePdf } from './image-pdf.js';
 import { meanWordConfidence } from './native-tesseract.js';
 import { decodes, type OcrReply, type OcrRequest } from './ocr-process-protocol.js';
@@ -79,6 +79,8 @@ async function handle(request: OcrRequest): Promise<unknown> {
       return writeImagePdf(request.path, request.format, request.maxPixels, request.output);
     case 'image-fragment':
       return writeImageFragment(request.request);
+    case 'image-check':
+      return checkImage(request.request).then(() => null);
     case 'recognize':
       return recognize(request.pages);
     case 'read-page':

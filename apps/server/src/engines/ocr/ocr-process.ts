@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { killToolGroup, spawnTool } from '../../processes/spawn-tool.js';
-import type { Fragment, FragmentRequest } from '../images-pdf/image-fragment.js';
+import type { Fragment, FragmentRequest, ImageCheckRequest } from '../images-pdf/image-fragment.js';
 import { limitedCommand, type MemoryLimit } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
 import type { ImageFormat } from './image-header.js';
@@ -135,6 +135,11 @@ export class OcrProcess implements PoolWorker {
   /** One image's pages as a run of PDF objects for images to PDF (image-fragment.ts). */
   imageFragment(request: FragmentRequest): Promise<Fragment> {
     return this.#request({ op: 'image-fragment', request }) as Promise<Fragment>;
+  }
+
+  /** Refuses damaged data that an image's fragment copies undecoded (image-fragment.ts). */
+  async imageCheck(request: ImageCheckRequest): Promise<void> {
+    await this.#request({ op: 'image-check', request });
   }
 
   /** Text of the pages, apart by form feeds; needs a process started with languages. */

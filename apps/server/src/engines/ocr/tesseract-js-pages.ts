@@ -2,7 +2,7 @@
 // bound and languages, lent page by page to the document engine, so a server without native tesseract
 // still has one pool of OCR processes whatever mix of images and documents arrives. Their decoder also
 // writes an uploaded image as a PDF for the native engine (image-pdf.ts).
-import type { Fragment, FragmentRequest } from '../images-pdf/image-fragment.js';
+import type { Fragment, FragmentRequest, ImageCheckRequest } from '../images-pdf/image-fragment.js';
 import type { ImageFormat } from './image-header.js';
 import type { LanguageData, LanguageRegistry } from './language-registry.js';
 import type { OcrProcess } from './ocr-process.js';
@@ -36,6 +36,8 @@ export interface TesseractJsPages {
   ): Promise<number>;
   /** Writes one uploaded image's pages as PDF objects for images to PDF (image-fragment.ts). */
   imageFragment(request: FragmentRequest, signal: AbortSignal): Promise<Fragment>;
+  /** Refuses damaged data that an image's fragment copies undecoded (image-fragment.ts). */
+  imageCheck(request: ImageCheckRequest, signal: AbortSignal): Promise<void>;
   /**
    * Reads the page image `image` drawn at `dpi` into `outBase.pdf` (tesseract's page: text only, or with
    * the image), `outBase.txt` and, when `hocr`, `outBase.hocr`; answers the page's mean word confidence.
@@ -63,6 +65,7 @@ export function tesseractJsPages(o: {
     imagePdf: (path, format, maxPixels, output, signal) =>
       o.processes.run(ANY_WORKER, (p) => p.imagePdf(path, format, maxPixels, output), signal),
     imageFragment: (request, signal) => o.processes.run(ANY_WORKER, (p) => p.imageFragment(request), signal),
+    imageCheck: (request, signal) => o.processes.run(ANY_WORKER, (p) => p.imageCheck(request), signal),
     readPage: (languages, page, signal) =>
       o.processes.run(
         o.keyOf(languages),

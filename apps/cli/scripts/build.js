@@ -1,5 +1,5 @@
 // Builds dist/bin.js: the CLI and everything it imports (@pdn/sdk, commander, chalk, ora) in one file,
-// so the packed CLI installs with `npm i -g` and nothing else (issue #10). A CLI is an application:
+// so the packed CLI installs with `npm i -g` and nothing else. A CLI is an application:
 // it ships the versions it was tested with, a global install needs no registry, and @pdn/sdk cannot
 // drift from the CLI built against it. The bundled packages' licences go beside it in dist/.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// "Did you mean" for values the server lists, such as OCR language codes (issue #19: "Unknown
+// "Did you mean" for values the server lists, such as OCR language codes ("Unknown
 // language: suggest `pdn languages`, and the closest codes").
 
 /** Levenshtein distance: insertions, deletions and substitutions each cost 1. */

@@ -1,4 +1,4 @@
-// Shell completion scripts (issue #19: `pdn completion bash|zsh|fish`), rendered from a plain model
+// Shell completion scripts (`pdn completion bash|zsh|fish`), rendered from a plain model
 // of the command tree so a new command or flag completes without editing a script. Bash completes
 // commands, subcommands, flags and flag choices, and leaves file names to the shell (`-o default`);
 // zsh runs the same function through bashcompinit; fish gets native `complete` lines.

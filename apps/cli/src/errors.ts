@@ -1,5 +1,5 @@
 // The CLI's own error family. Commands throw these (or the SDK's typed errors); bin.ts alone turns
-// them into exit codes (issue #5: "Commands throw typed errors; only bin.ts maps them to exit codes").
+// them into exit codes ("Commands throw typed errors; only bin.ts maps them to exit codes").
 
 /** Base of every error the CLI itself raises; `code` is what `--json` reports. */
 export class CliError extends Error {

@@ -7,7 +7,7 @@ describe('formatSaving', () => {
     ['nothing saved', { before: 300, after: 300, want: '0%' }],
     ['larger output (the server keeps the original)', { before: 300, after: 310, want: '0%' }],
     [
-      'a saving that rounds to nothing (printed -0.0% before issue #19)',
+      'a saving that rounds to nothing (once printed as -0.0%)',
       { before: 100_000, after: 99_990, want: '0%' },
     ],
     ['an empty input', { before: 0, after: 0, want: '0%' }],
@@ -18,7 +18,7 @@ describe('formatSaving', () => {
 });
 
 describe('describeOutput', () => {
-  it('shows a signed URL with its expiry on the local clock and as a distance (issue #19)', () => {
+  it('shows a signed URL with its expiry on the local clock and as a distance', () => {
     const expires = new Date(Date.now() + 15 * 60_000 + 500).toISOString();
     expect(describeOutput({ kind: 'url', url: 'http://h/x', expires_at: expires })).toMatch(
       /^http:\/\/h\/x \(expires (\d{4}-\d\d-\d\d )?\d\d:\d\d \(in 15 minutes\)\)$/,

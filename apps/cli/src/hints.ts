@@ -1,4 +1,4 @@
-// What a person should check next, added to human error lines only (issue #19); --json keeps the
+// What a person should check next, added to human error lines only; --json keeps the
 // API's and SDK's messages as they are. The facts come from how the command connected.
 import { describeWhen } from './when.js';
 

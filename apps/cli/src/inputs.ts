@@ -1,5 +1,5 @@
 // Turns command-line inputs into SDK uploads. Every path is checked before any request is made, so
-// a typo costs no rate-limited call and exits 2 (issue #5: "usage error (bad flags, missing files)").
+// a typo costs no rate-limited call and exits 2 ("usage error (bad flags, missing files)").
 import { stat } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { fromPath, toFile, type Uploadable } from '@pdn/sdk';

@@ -3,7 +3,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from './errors.js';
 
-/** `--concurrency`: batch parallelism, at least 1 (issue #5: default 4). */
+/** `--concurrency`: batch parallelism, at least 1 (default 4). */
 export function parsePositiveInt(value: string): number {
   const n = parseWholeNumber(value);
   if (n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
@@ -22,7 +22,7 @@ function parseWholeNumber(value: string): number {
 }
 
 /**
- * `--skip-existing` (issue #19): a re-run after a stopped batch does only what is left, rather than
+ * `--skip-existing`: a re-run after a stopped batch does only what is left, rather than
  * failing on every output the last run wrote. The opposite of --force, so not with it.
  */
 export function skipExistingOption(): Option {
@@ -32,7 +32,7 @@ export function skipExistingOption(): Option {
 }
 
 /**
- * `--async` (issue #13): submit each input as a job and print the job ids, collecting nothing;
+ * `--async`: submit each input as a job and print the job ids, collecting nothing;
  * `pdn jobs wait` collects them. There is then no output to name or replace.
  */
 export function asyncOption(): Option {
@@ -43,7 +43,7 @@ export function asyncOption(): Option {
 }
 
 /**
- * `--resume` (issue #13): collect the jobs an interrupted run of the same command submitted (its
+ * `--resume`: collect the jobs an interrupted run of the same command submitted (its
  * run-state file) instead of submitting those inputs again.
  */
 export function resumeOption(): Option {

@@ -1,4 +1,4 @@
-// What each output file is called and where it goes (issue #5): `<name>.compressed.pdf` next to the
+// What each output file is called and where it goes: `<name>.compressed.pdf` next to the
 // input or in DIR, one `<name>.pages-<range>.pdf` per split range, `<name>.txt` for OCR text.
 // Pure functions: the caller looks at the file system and passes what it found.
 import { basename, dirname, extname, join, sep } from 'node:path';
@@ -75,7 +75,7 @@ export function splitPartName(input: string, pages: string): string {
 
 /**
  * Whether a file is named like an output pdn writes for a PDF (`a.compressed.pdf`, `a.pages-2-5.pdf`),
- * so `pdn compress *.pdf` can leave last run's outputs out (issue #19). Merge outputs are named by
+ * so `pdn compress *.pdf` can leave last run's outputs out. Merge outputs are named by
  * the user and cannot be told apart.
  */
 export function isOwnOutputName(input: string): boolean {
@@ -86,7 +86,7 @@ export function ocrTextName(input: string): string {
   return `${stem(input)}.txt`;
 }
 
-/** `pdn ocr-pdf` (issue #17): `scan.pdf` or `scan.png` -> `scan.ocr.pdf`, as the server names it. */
+/** `pdn ocr-pdf`: `scan.pdf` or `scan.png` -> `scan.ocr.pdf`, as the server names it. */
 export function searchableName(input: string): string {
   return `${stem(input)}.ocr.pdf`;
 }

@@ -1,5 +1,5 @@
 // Checks done once per command before any request: what -o means, whether outputs would collide,
-// and whether stdout is free for the output (issue #5: `-o -`, "Nothing but results on stdout").
+// and whether stdout is free for the output (`-o -`, "Nothing but results on stdout").
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CommandContext } from './context.js';
@@ -9,7 +9,7 @@ import { type OutputTarget, outputTarget, STDIO, sharedPaths } from './output-na
 export interface OutputFlags {
   output?: string;
   force?: boolean;
-  /** --skip-existing (issue #19): inputs whose output exists are not sent. */
+  /** --skip-existing: inputs whose output exists are not sent. */
   skipExisting?: boolean;
   /** False for --no-download. */
   download: boolean;
@@ -36,7 +36,7 @@ export async function planTarget(
 
 /**
  * `-o -` and --json would both write stdout. A PDF is not written to a terminal unless forced, as curl
- * refuses binary output there (issue #19): it garbles the screen and may send it control sequences.
+ * refuses binary output there: it garbles the screen and may send it control sequences.
  */
 export function claimStdout(ctx: CommandContext, force: boolean): void {
   if (ctx.globals.json) throw new UsageError('--json and -o - both write to stdout; use one of them');

@@ -1,5 +1,5 @@
 // Writes outputs so that a reader never sees half a file and an existing file is never replaced
-// without --force (issue #5): bytes go to a temp file in the destination folder, then move into
+// without --force: bytes go to a temp file in the destination folder, then move into
 // place with link() (fails if the name exists) or, with --force, rename() (replaces it).
 import { randomBytes } from 'node:crypto';
 import { access, link, mkdir, open, rename, rm, stat } from 'node:fs/promises';
@@ -28,7 +28,7 @@ export async function assertCanWrite(path: string | undefined, force: boolean): 
   if (await exists(path)) throw new OutputExistsError(path);
 }
 
-/** --skip-existing (issue #19): the output already at `path`, if any, as the report names it. */
+/** --skip-existing: the output already at `path`, if any, as the report names it. */
 export async function existingOutput(path: string | undefined): Promise<OutputReport | undefined> {
   if (path === undefined || path === STDIO) return undefined;
   try {

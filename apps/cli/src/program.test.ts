@@ -194,7 +194,7 @@ describe('argument parsing', () => {
 });
 
 describe('--version', () => {
-  it('names pdn, Node.js and the platform (issue #19)', () => {
+  it('names pdn, Node.js and the platform', () => {
     expect(versionLine).toMatch(/^pdn \d+\.\d+\.\d+ \(node v\d+\.\d+\.\d+, [a-z0-9]+-[a-z0-9]+\)$/);
   });
 });

@@ -164,7 +164,7 @@ describe('Reporter.finish', () => {
     expect(stderr.text()).toBe('Error: No API key.\n');
   });
 
-  describe('hints for a person (issue #19)', () => {
+  describe('hints for a person', () => {
     const facts = {
       baseUrl: 'http://127.0.0.1:9',
       baseUrlFrom: 'PDN_BASE_URL',

@@ -1,4 +1,4 @@
-// The run-state file (issue #13: "a re-run with --resume re-attaches to the jobs of the interrupted
+// The run-state file ("a re-run with --resume re-attaches to the jobs of the interrupted
 // run instead of submitting them again"). A batch records the Idempotency-Key of each submission
 // before sending it, and the job once the server has accepted it; a run killed, cut off from the
 // server or stopped before collecting every job leaves the file behind, and `--resume` reads it: a

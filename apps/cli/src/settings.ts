@@ -1,7 +1,6 @@
 // Where the API key and base URL come from, in gh's and Stripe's order: the flag, then the
-// environment (PDN_API_KEY, PDN_BASE_URL), then the config file (issue #5, "Global"). Each value
-// keeps its source, so a refused key or an unreachable server can say which setting to check
-// (issue #19).
+// environment (PDN_API_KEY, PDN_BASE_URL), then the config file. Each value
+// keeps its source, so a refused key or an unreachable server can say which setting to check.
 import type { ConfigValues } from './config-file.js';
 
 export interface ConnectionFlags {

@@ -1,4 +1,4 @@
-// Colour for human output (issue #5): off for NO_COLOR (no-color.org: set and not empty), for a
+// Colour for human output: off for NO_COLOR (no-color.org: set and not empty), for a
 // stream that is not a terminal, and for --json; FORCE_COLOR (chalk's convention) turns it on for a
 // pipe (FORCE_COLOR=0 off on a terminal), and NO_COLOR wins over it.
 import { Chalk, type ChalkInstance } from 'chalk';

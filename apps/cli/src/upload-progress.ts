@@ -1,4 +1,4 @@
-// What the spinner says while a file goes up (issue #5: "what is uploading, processing or
+// What the spinner says while a file goes up ("what is uploading, processing or
 // downloading, bytes for large uploads"): the bytes sent so far, then the processing step once the
 // whole body is out (the server works on it until it answers).
 import type { UploadProgress } from '@pdn/sdk';

@@ -1,4 +1,4 @@
-// Moments as a person reads them (issue #19: "times shown in local time or as 'in 15 minutes'"):
+// Moments as a person reads them ("times shown in local time or as 'in 15 minutes'"):
 // the local wall-clock time, then how far away it is. --json keeps the API's raw values.
 
 /** `14:05 (in 58 minutes)`; another day adds the date: `2026-11-24 09:10 (in 19 hours)`. */

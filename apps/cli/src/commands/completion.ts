@@ -1,4 +1,4 @@
-// `pdn completion bash|zsh|fish` (issue #19): prints the shell's completion script for this very
+// `pdn completion bash|zsh|fish`: prints the shell's completion script for this very
 // command tree; installing it is one line in the shell's startup file (README, "Completion").
 import { Argument, type Command, type Option } from 'commander';
 import {

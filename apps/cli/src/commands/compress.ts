@@ -1,4 +1,4 @@
-// `pdn compress <files...>` (issue #5): one request per file, run as a batch; outputs are
+// `pdn compress <files...>`: one request per file, run as a batch; outputs are
 // `<name>.compressed.pdf` next to each input or in DIR; per-file sizes and saving, and a total.
 import type { CompressResult } from '@pdn/sdk';
 import { type Command, Option } from 'commander';
@@ -69,7 +69,7 @@ async function compress(ctx: CommandContext, files: string[], flags: CompressFla
   if (flags.download) assertDistinct([...paths.values()]);
   const client = await ctx.connect();
   const uploads = new UploadSource(ctx.io.stdin);
-  // Shells expand `*.pdf` before pdn sees it, so last run's outputs arrive as inputs (issue #19).
+  // Shells expand `*.pdf` before pdn sees it, so last run's outputs arrive as inputs.
   // One input was named on purpose; among several, pdn's own output names are left out.
   const leaveOutOwn = files.length > 1 && flags.includeOutputs !== true;
 

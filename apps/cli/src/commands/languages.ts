@@ -1,4 +1,4 @@
-// `pdn languages` (issue #5): the OCR languages the server accepts (GET /api/v1/languages).
+// `pdn languages`: the OCR languages the server accepts (GET /api/v1/languages).
 import type { LanguagesResult } from '@pdn/sdk';
 import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';

@@ -1,4 +1,4 @@
-// `pdn merge <files...> -o out.pdf` (issue #5): one request joining 2-20 PDFs in the order given.
+// `pdn merge <files...> -o out.pdf`: one request joining 2-20 PDFs in the order given.
 // The SDK refuses fewer than 2 or more than 20 files before sending (bin.ts exits 2 for that).
 import type { Command } from 'commander';
 import { CommandContext, type Io } from '../context.js';

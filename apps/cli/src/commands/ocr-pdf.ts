@@ -1,4 +1,4 @@
-// `pdn ocr-pdf <files...>` (issue #17, openapi.yaml `ocrPdf`): scanned PDFs and images made searchable
+// `pdn ocr-pdf <files...>` (openapi.yaml `ocrPdf`): scanned PDFs and images made searchable
 // PDFs, `<name>.ocr.pdf` next to each input or in DIR, and with --text their text, `<name>.ocr.txt`
 // beside each PDF. A command of its own rather than `pdn ocr --pdf`: `pdn ocr` prints the text of
 // images, this one writes files, with options (mode, deskew, pages, PDF/A) `ocr` has no use for.
@@ -97,7 +97,7 @@ async function ocrPdf(ctx: CommandContext, files: string[], flags: OcrPdfFlags):
   const client = await ctx.connect();
   if (flags.language !== undefined) await checkLanguage(ctx, client, flags.language);
   const uploads = new UploadSource(ctx.io.stdin);
-  // As for compress (issue #19): among several inputs, last run's outputs are left out.
+  // As for compress: among several inputs, last run's outputs are left out.
   const leaveOutOwn = files.length > 1 && flags.includeOutputs !== true;
 
   await runJobs(ctx, client, {

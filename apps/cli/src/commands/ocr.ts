@@ -1,4 +1,4 @@
-// `pdn ocr <images...> [--language CODE] [-o FILE|DIR]` (issue #5): text to stdout by default, or
+// `pdn ocr <images...> [--language CODE] [-o FILE|DIR]`: text to stdout by default, or
 // to `<name>.txt` files. One request per image, run as a batch.
 import type { OcrResult } from '@pdn/sdk';
 import type { Command } from 'commander';

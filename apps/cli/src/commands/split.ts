@@ -1,4 +1,4 @@
-// `pdn split <file> --ranges 1-3,5,7-9 [-o DIR]` (issue #5): one request, one output per range,
+// `pdn split <file> --ranges 1-3,5,7-9 [-o DIR]`: one request, one output per range,
 // named after the range the server reports (`book.pages-1-3.pdf`). The server parses and validates
 // the ranges (openapi.yaml, split `ranges`); the CLI passes them through untouched.
 import type { SplitResult } from '@pdn/sdk';

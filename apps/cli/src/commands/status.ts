@@ -1,4 +1,4 @@
-// `pdn status` (issue #12): the plan, its hourly limit and the calls left in the rolling hour, from
+// `pdn status`: the plan, its hourly limit and the calls left in the rolling hour, from
 // GET /api/v1/account, which does not count against the limit, so checking spends nothing.
 import type { AccountResult } from '@pdn/sdk';
 import type { ChalkInstance } from 'chalk';

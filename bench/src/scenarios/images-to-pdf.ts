@@ -12,6 +12,7 @@ import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { img2pdf } from '../baselines.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { formatBytes, formatMs, type Row, skippedRow } from '../report.js';
+import { roundsFor } from '../sample-rounds.js';
 import { summarize, timeAlternating } from '../stats.js';
 
 const SCENARIO = '6. Images to PDF';
@@ -74,10 +75,11 @@ async function viaPdn(pdn: Pdn, paths: readonly string[], output: string): Promi
 async function measure(context: BenchContext, set: ImageSet, index: number): Promise<Row[]> {
   const pdnOut = join(context.workDir, `images-${index}.pdn.pdf`);
   const cliOut = join(context.workDir, `images-${index}.img2pdf.pdf`);
+  const baseline = () => img2pdf(set.paths, cliOut);
   const times = await timeAlternating(
-    context.profile.runs,
+    await roundsFor(context.profile, baseline),
     () => viaPdn(context.pdn, set.paths, pdnOut),
-    () => img2pdf(set.paths, cliOut),
+    baseline,
   );
   const pdn = summarize(times.task);
   const cli = summarize(times.baseline);

@@ -10,15 +10,13 @@ import { fromPath, type Pdn } from '@pdn/sdk';
 import { PDFDocument } from 'pdf-lib';
 import { asPdnRunsTools, pdftoppm } from '../baselines.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
-import type { Profile } from '../profile.js';
 import { formatMs, type Row, skippedRow } from '../report.js';
+import { roundsFor } from '../sample-rounds.js';
 import { type Summary, summarize, timeInTurns } from '../stats.js';
 
 const SCENARIO = '7. PDF to images';
 const TIME_TARGET = 1.3;
 const DPI = 150;
-/** What each side's runs should add up to, at least, within three times the profile's runs. */
-const SAMPLE_MS = 3000;
 
 function installed(): boolean {
   try {
@@ -42,20 +40,6 @@ async function viaPdn(
       page.download === undefined ? undefined : pdn.download(page.download, join(outDir, page.filename)),
     ),
   );
-}
-
-/**
- * Rounds to time: the profile's, up to three times as many for a short job in the full run, so that
- * each median stands on a few seconds of samples. On the loaded 2-core machine a median of five runs of
- * the 4-page photo PDF (some 150 ms a run) swung from 1.0 to 2.6 for the same code. The quick run, which
- * shows the code path and not the figures, keeps its one round.
- */
-async function roundsFor(profile: Profile, baseline: () => Promise<void>): Promise<number> {
-  if (profile.name !== 'full') return profile.runs;
-  const started = performance.now();
-  await baseline();
-  const ms = performance.now() - started;
-  return Math.max(profile.runs, Math.min(3 * profile.runs, Math.ceil(SAMPLE_MS / ms)));
 }
 
 /** A fresh folder per run, so neither side finds the other's files, nor its own last ones. */

@@ -1,5 +1,5 @@
 // Runs after tsc (see src/api-types/index.ts): dist/api-types/ gets @pdn/api-types' own declarations
-// instead of the re-export tsc emitted, so the packed SDK needs no @pdn/api-types (issue #10).
+// instead of the re-export tsc emitted, so the packed SDK needs no @pdn/api-types.
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 
 const from = new URL('./', import.meta.resolve('@pdn/api-types'));

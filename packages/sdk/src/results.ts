@@ -1,5 +1,5 @@
 // What every API result carries besides its `data`: the request id and the rate-limit state
-// (issue #4: "Rate-limit headers are exposed on every result").
+// ("Rate-limit headers are exposed on every result").
 import type {
   AccountResult as AccountData,
   CompressResult as CompressData,

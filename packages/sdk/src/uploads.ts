@@ -1,4 +1,4 @@
-// What callers may upload (issue #4 "Uploads accept what users have"; STYLE.md principle 8).
+// What callers may upload (STYLE.md principle 8).
 // Paths are explicit (`fromPath`) because a bare string is refused as content: a path is not content.
 
 /**

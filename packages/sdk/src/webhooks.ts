@@ -1,4 +1,4 @@
-// verifyWebhook (issue #14; openapi.yaml, "Webhooks"; STYLE.md 21, after openai-node's
+// verifyWebhook (openapi.yaml, "Webhooks"; STYLE.md 21, after openai-node's
 // src/lib/webhook-signature.ts): checks a `Pdn-Signature: t=<unix>,v1=<hex>[,v1=...]` header against
 // the raw body with Web Crypto, so it runs wherever the SDK does. A v1 made with `secret` over
 // "<t>.<body>" must be among the header's (any one of several, as while a secret rotates), compared in

@@ -1,4 +1,4 @@
-// The SDK as it runs in a browser (issue #20): runtime.ts says so, and the requests change. The real
+// The SDK as it runs in a browser: runtime.ts says so, and the requests change. The real
 // browser is driven by test/src/browser (Playwright); this pins the request shape with msw.
 import { http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';

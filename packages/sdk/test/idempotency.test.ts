@@ -1,4 +1,4 @@
-// Idempotency-Key (issue #14; STYLE.md 21): one key per call, made before the retry loop, so every
+// Idempotency-Key (STYLE.md 21): one key per call, made before the retry loop, so every
 // attempt of a call sends the same one; a caller's own key is sent as given; reads carry none.
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,4 @@
-// pdn.jobs (issue #13): submission with `Prefer: respond-async`, the job as the server sent it,
+// pdn.jobs: submission with `Prefer: respond-async`, the job as the server sent it,
 // `/api/v1/jobs` read and canceled, and `wait()` polling at the server's suggested interval until
 // the job ends with the synchronous call's result or the typed error of its failure.
 import { HttpResponse, http } from 'msw';

@@ -1,4 +1,4 @@
-// OCR of documents (issue #17) through the SDK: `pdn.ocrPdf` sends its options as the contract's form
+// OCR of documents through the SDK: `pdn.ocrPdf` sends its options as the contract's form
 // fields and answers the typed result with its two downloads (the PDF, and the text served as
 // text/plain); `pdn.ocr` with `detail: 'words'`; `pdn.jobs.submit('ocr_pdf')` and progress in pages.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

@@ -196,7 +196,7 @@ describe('Retry-After', () => {
   });
 });
 
-/** The API's own 503 and 507 (issue #11): the retry hint is in the envelope, not a header. */
+/** The API's own 503 and 507: the retry hint is in the envelope, not a header. */
 function withHint(status: number, code: string, seconds: number): Response {
   return HttpResponse.json(
     { error: { code, message: `${code} happened`, retry_after_seconds: seconds }, meta: { request_id: 'r' } },
@@ -247,7 +247,7 @@ describe('503 service_unavailable and 507 insufficient_storage', () => {
   });
 });
 
-describe('503 server_busy (issue #18)', () => {
+describe('503 server_busy', () => {
   const file = new Uint8Array([37, 80, 68, 70]);
   /** Answers compress with the listed responses in turn, then repeats the last one. */
   function compressAnswers(...responses: Array<() => Response>): void {

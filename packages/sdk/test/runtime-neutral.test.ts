@@ -1,5 +1,5 @@
-// Issue #4: "Works in Node and in any runtime with standard fetch (no Node-only import on the main
-// path except the path helper)". Walks the static imports from src/index.ts and finds no `node:`.
+// The SDK works in Node and in any runtime with standard fetch: no Node-only import on the main
+// path except the path helper. Walks the static imports from src/index.ts and finds no `node:`.
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

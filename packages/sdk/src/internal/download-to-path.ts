@@ -1,4 +1,4 @@
-// Node only, and loaded with import() by the client so node:fs stays off the main path (issue #4).
+// Node only, and loaded with import() by the client so node:fs stays off the main path.
 // Writes a download atomically: into a temp file beside the target, flushed, then renamed over it
 // (or hard-linked, which refuses an existing target, when overwriting is not allowed).
 import { randomBytes } from 'node:crypto';
@@ -31,7 +31,7 @@ export async function writeAtomically(
   let closed = false;
   try {
     // The body comes in socket-sized chunks (16 to 64 KiB): gathered into writes of 1 MiB, a file of
-    // some megabytes costs a few writes instead of a hundred (issue #11's merge bench).
+    // some megabytes costs a few writes instead of a hundred (as the merge bench measured).
     let batch: Uint8Array[] = [];
     let batchBytes = 0;
     for (;;) {

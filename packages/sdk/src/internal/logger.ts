@@ -1,4 +1,4 @@
-// The SDK's logging (issue #20 "a logger option"): a level and a pluggable sink. `console` by default;
+// The SDK's logging: a level and a pluggable sink. `console` by default;
 // `logLevel`, else the PDN_LOG environment variable where there is a `process` (Node), else `warn`.
 // Messages never carry the API key or a download URL's query (its signature is a credential).
 import { InvalidInputError } from '../errors.js';

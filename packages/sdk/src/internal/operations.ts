@@ -1,6 +1,6 @@
 // The operations as requests (openapi.yaml: compress, merge, split, ocr, ocrPdf, imagesToPdf, pdfToImages,
 // htmlToPdf, officeToPdf): what the SDK checks
-// before sending (issue #4 "Validation before sending") and the multipart form. The synchronous
+// before sending and the multipart form. The synchronous
 // methods and `pdn.jobs.submit` send the same requests, so each is described once, here.
 import type {
   CompressionLevel,

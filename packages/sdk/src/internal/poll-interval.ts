@@ -1,4 +1,4 @@
-// How long `job.wait()` sleeps between two looks at a job (issue #13): the server suggests it in
+// How long `job.wait()` sleeps between two looks at a job: the server suggests it in
 // the job's `poll_after_seconds` (openapi.yaml `Job`; as openai-node's polling helper follows the
 // server's hint), kept within bounds so that neither a 0 nor a day from a confused server turns
 // waiting into hammering or into a hang.

@@ -1,4 +1,4 @@
-// Which JavaScript runtime the SDK runs in, for two decisions (issue #20): the User-Agent it sends,
+// Which JavaScript runtime the SDK runs in, for two decisions: the User-Agent it sends,
 // and whether a request body may be a stream. Server runtimes (Node, Bun, Deno) may set User-Agent
 // and stream an upload over HTTP/1.1. Browsers may do neither: Chrome drops a User-Agent set on
 // fetch and streams request bodies only over HTTP/2 (fetch fails with ERR_H2_OR_QUIC_REQUIRED on

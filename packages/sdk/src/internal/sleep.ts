@@ -1,6 +1,6 @@
 import { AbortError } from '../errors.js';
 
-/** Waits `ms`, or rejects with AbortError as soon as `signal` aborts (issue #4: abort during backoff). */
+/** Waits `ms`, or rejects with AbortError as soon as `signal` aborts (abort during backoff). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {

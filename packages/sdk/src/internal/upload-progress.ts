@@ -1,4 +1,4 @@
-// Upload progress (issue #5: the CLI's spinner shows bytes for large uploads). fetch has no upload
+// Upload progress (the CLI's spinner shows bytes for large uploads). fetch has no upload
 // progress event, so the body is handed to fetch as a stream that counts what fetch reads from it;
 // nothing is buffered. A Blob body turned into a stream would lose its known size, and with it the
 // Content-Length the server reads to refuse an oversize upload before any byte of the body arrives

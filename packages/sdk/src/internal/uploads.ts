@@ -131,7 +131,7 @@ function oneShot(
 }
 
 async function openPath(path: string, field: string): Promise<Blob> {
-  // Loaded here, not at the top: node:fs must stay off the main path (issue #4).
+  // Loaded here, not at the top: node:fs must stay off the main path.
   const { openAsBlob, promises } = await import('node:fs');
   // stat first: openAsBlob reports a missing file as a bare ERR_INVALID_ARG_VALUE and accepts a
   // directory, failing only later while the body is being sent.

@@ -225,7 +225,7 @@ describe('exit codes', () => {
       /Try again in \d+ seconds\. That is at (\d{4}-\d\d-\d\d )?\d\d:\d\d \(in \d+ minutes\)\. `pdn status` shows your plan and the calls left\./,
     );
 
-    // Listing languages costs nothing (issue #19): it still works with the hour spent.
+    // Listing languages costs nothing: it still works with the hour spent.
     const languages = await pdn(['languages', '-q'], { key: free });
     expect(languages.code, languages.stderr).toBe(0);
     expect(languages.text).toMatch(/^eng /m);

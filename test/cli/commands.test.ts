@@ -1,4 +1,4 @@
-// Each `pdn` command against the real server (issue #5 "Done when"): compress, merge, split, ocr,
+// Each `pdn` command against the real server: compress, merge, split, ocr,
 // languages and config, run as the built binary, checking the files it writes and what it prints.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { labelledPdf, pageLabels } from '@pdn/fixtures';

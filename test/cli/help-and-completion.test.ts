@@ -111,7 +111,7 @@ describe('pdn completion', () => {
       expect(complete('pdn', '--api-key', 'k', 'config', 'g')).toEqual(['get']);
       expect(complete('pdn', 'languages', '--con')).toEqual([]);
       expect(complete('pdn', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
-      // Jobs (issue #13): the subcommands, their flags and choices, and the new flags of operations.
+      // Jobs: the subcommands, their flags and choices, and the new flags of operations.
       expect(complete('pdn', 'jobs', '')).toEqual(['list', 'get', 'wait', 'cancel']);
       expect(complete('pdn', 'jobs', 'list', '--status', '')).toEqual([
         'queued',
@@ -122,7 +122,7 @@ describe('pdn completion', () => {
       ]);
       expect(complete('pdn', 'merge', '--as')).toEqual(['--async']);
       expect(complete('pdn', 'ocr', '--re')).toEqual(['--resume']);
-      // OCR of documents (issue #17): a command beside ocr, with its own choices.
+      // OCR of documents: a command beside ocr, with its own choices.
       expect(complete('pdn', 'oc')).toEqual(['ocr', 'ocr-pdf']);
       expect(complete('pdn', 'ocr-pdf', '--mode', '')).toEqual(['skip', 'redo', 'force']);
       expect(complete('pdn', 'ocr-pdf', '--output-t')).toEqual(['--output-type']);

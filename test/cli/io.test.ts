@@ -1,4 +1,4 @@
-// Pipes and terminals (issue #5): `-` reads stdin, `-o -` writes the single output to stdout, and
+// Pipes and terminals: `-` reads stdin, `-o -` writes the single output to stdout, and
 // nothing but results reach stdout; colour is off for NO_COLOR, a pipe and --json; no spinner when
 // stderr is not a terminal.
 import { spawn } from 'node:child_process';
@@ -107,7 +107,7 @@ describe('colour and progress', () => {
   });
 });
 
-describe('a batch on pipes (issue #19)', () => {
+describe('a batch on pipes', () => {
   /** `pdn compress` on ten files at -c 1, stdout and stderr pipes, watched as it runs. */
   async function startBatch(folder: string) {
     const files: string[] = [];

@@ -1,4 +1,4 @@
-// `pdn ocr-pdf` end to end with the real OCR tools (issue #17): a scan made searchable beside its
+// `pdn ocr-pdf` end to end with the real OCR tools: a scan made searchable beside its
 // input with its text (`--text`), a batch into a folder leaving last run's outputs out, `--async`
 // collected by `pdn jobs wait -o` (both outputs), `--resume` with nothing left to resume, and at a
 // terminal the spinner counting pages. Skipped, saying why, where the server cannot OCR documents.

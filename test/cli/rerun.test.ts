@@ -1,4 +1,4 @@
-// Running a batch again (issue #19): `--skip-existing` does only what is left, and `pdn compress
+// Running a batch again: `--skip-existing` does only what is left, and `pdn compress
 // *.pdf` never re-compresses pdn's own outputs, which the shell hands it with the originals.
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { labelledPdf } from '@pdn/fixtures';

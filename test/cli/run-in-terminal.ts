@@ -1,4 +1,4 @@
-// Runs the built `pdn` under a real pseudo-terminal, as a person at a terminal does (issue #19: the
+// Runs the built `pdn` under a real pseudo-terminal, as a person at a terminal does (the
 // report was lost to Ctrl-C only there, with the spinner running). util-linux `script` owns the
 // terminal; bytes written to its stdin are typed into it, so `\x03` is a real Ctrl-C that the
 // terminal's line discipline turns into SIGINT for pdn's process group.

@@ -1,5 +1,5 @@
 // Runs the BUILT `pdn` binary (apps/cli/dist/bin.js) as a subprocess, the way a person or a CI job
-// does (issue #5, "Tests"): real argv, real stdin/stdout pipes, real exit code, its own config home.
+// does: real argv, real stdin/stdout pipes, real exit code, its own config home.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

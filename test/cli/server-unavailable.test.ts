@@ -1,4 +1,4 @@
-// Exit code 5 (issue #11): a server that cannot take work whatever the files, here because its disk
+// Exit code 5: a server that cannot take work whatever the files, here because its disk
 // is full (507 insufficient_storage, which the SDK does not retry). The batch stops starting files,
 // the report says when to try again, and nothing blames the inputs.
 import { labelledPdf } from '@pdn/fixtures';

@@ -1,4 +1,4 @@
-// The SDK and the CLI as people get them (issue #10): `npm pack` of each, installed into an empty
+// The SDK and the CLI as people get them: `npm pack` of each, installed into an empty
 // project and globally, with no registry to fall back on (a dead one on 127.0.0.1:9, and --offline).
 // The packed SDK must type-check on its own (a packed SDK that still named the unpublished
 // @pdn/api-types did not), and both must work against the real server.
@@ -89,7 +89,7 @@ describe('the packed SDK and CLI', () => {
   it('pdn --version works from the project and from a global install', async () => {
     const { version } = JSON.parse(await readFile(join(REPO_ROOT, 'apps/cli/package.json'), 'utf8'));
     for (const pdn of [join(project, 'node_modules/.bin/pdn'), join(globalPrefix, 'bin/pdn')]) {
-      // `pdn 1.0.0 (node v20.20.0, linux-x64)` (issue #19).
+      // `pdn 1.0.0 (node v20.20.0, linux-x64)`.
       expect((await run(pdn, ['--version'], root)).stdout.trim()).toBe(
         `pdn ${version} (node ${process.version}, ${process.platform}-${process.arch})`,
       );

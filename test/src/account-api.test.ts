@@ -1,4 +1,4 @@
-// GET /api/v1/account (openapi.yaml `getAccount`, issue #12): the key owner's plan and usage, checked
+// GET /api/v1/account (openapi.yaml `getAccount`): the key owner's plan and usage, checked
 // against the contract on every call, and never counted: a Free user who has spent all ten calls can
 // still ask, and asking a hundred times leaves the count where it was.
 import type { AccountResponse } from '@pdn/api-types';

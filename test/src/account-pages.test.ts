@@ -1,4 +1,4 @@
-// The account area at the HTTP level (issue #12, "Security tests"): CSRF, cookie flags, a new session
+// The account area at the HTTP level: CSRF, cookie flags, a new session
 // id at sign-in, sign-out, throttled brute force without account enumeration, keys shown once and
 // stored only as hashes, other users' keys out of reach, user input shown as text, and revocation
 // holding on the very next API call. The browser suite (account-browser.test.ts) walks the same pages

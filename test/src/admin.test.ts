@@ -1,6 +1,6 @@
-// The "account area" (spec "Authentication" 2; issue #2): `pdn-server` admin commands on the data
+// The "account area" (spec "Authentication" 2): `pdn-server` admin commands on the data
 // folder of a running server. Usage mistakes exit 2, failures exit 1, and what they change applies to
-// the running server at once, from whatever folder they run in (issue #10).
+// the running server at once, from whatever folder they run in.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -67,13 +67,13 @@ describe('pdn-server admin commands', () => {
 
   it("keys create for an existing user keeps the user's plan", async () => {
     const key = await ctx.server.createKey({ user: 'admin-alice', plan: 'free' });
-    // Listing languages is not counted and carries no rate-limit headers (issue #19): ask a merge.
+    // Listing languages is not counted and carries no rate-limit headers: ask a merge.
     const res = await ctx.call('/api/v1/merge', { key, body: form(field('unexpected', 'x')) });
     expect(res.headers.get('x-ratelimit-limit')).toBe('5000');
   });
 });
 
-describe('the default data folder, from any folder (issue #10)', () => {
+describe('the default data folder, from any folder', () => {
   let home = '';
   let server: TestServer | undefined;
   const running = () => {

@@ -1,4 +1,4 @@
-// Authentication (spec "Authentication", issue #2): `Authorization: Bearer <key>` with keys
+// Authentication (spec "Authentication"): `Authorization: Bearer <key>` with keys
 // `pdn_live_<32 hex>` / `pdn_test_<32 hex>`; missing, malformed, unknown or revoked is 401 unauthorized.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // Every bad input of issues #2, #3 and #11 for merge, split and compress, with each engine pair forced:
 // each is `400 invalid_input` with a message a person can act on (for merge, naming the file), the same
-// verdict from all three operations (one inspection decides, issue #9), never a 500, and no file is
+// verdict from all three operations (one inspection decides), never a 500, and no file is
 // left on disk. The page cap is lowered so "too many pages" costs little. (The bad documents' cases:
 // cases/bad-documents.ts.)
 //
@@ -87,7 +87,7 @@ describe.each(enginePairs)('engines $pdf / $compress', (engines) => {
       expect(await refused('/api/v1/split', ...parts())).toMatch(mentions);
     });
 
-    // Each bad item must be named in the message together with the page count (issue #2).
+    // Each bad item must be named in the message together with the page count.
     it.each([
       ['0', '0'],
       ['11', '11'],
@@ -137,7 +137,7 @@ describe.each(enginePairs)('engines $pdf / $compress', (engines) => {
     });
   });
 
-  // The traps issue #2 measured: pdf-lib spent 236 s on 100,000 pages and overflowed its stack on a
+  // Two measured traps: pdf-lib spent 236 s on 100,000 pages and overflowed its stack on a
   // deep page tree. The first must be refused by the page cap before any work; the second is a valid
   // one-page PDF, so either answer is fine as long as it is an answer and not a 500.
   describe('trap documents', () => {

@@ -1,4 +1,4 @@
-// Compress (issue #3), with Ghostscript(+qpdf) and with the pdf-lib fallback forced (the cases:
+// Compress, with Ghostscript(+qpdf) and with the pdf-lib fallback forced (the cases:
 // cases/compress.ts).
 import type { CompressMethod } from '@pdn/api-types';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Uploads cut by the client (issue #11, item 5): 2000 TCP resets once left 2000 work folders and no
+// Uploads cut by the client: 2000 TCP resets once left 2000 work folders and no
 // access-log line, because a request destroyed while its work folder was being made left the multipart
 // parser waiting forever. Real sockets are cut at each point of a request, by a reset and by an orderly
 // close, many times over; every request must still get its log line and leave nothing on disk.

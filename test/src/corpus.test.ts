@@ -1,5 +1,5 @@
 // Every PDF of the real-world corpus (packages/fixtures/corpus, written by LibreOffice, Word, LaTeX,
-// scanners, browsers, ImageMagick...; issue #9) goes through compress at both ends of its scale,
+// scanners, browsers, ImageMagick...) goes through compress at both ends of its scale,
 // merge and (when it has more than one page) split on the real server, and what comes back is judged
 // by poppler (harness/pdf-content.ts), which the server does not use: no page, image or searchable
 // text may be lost. A file the independent tools call damaged may instead get a clean `400` naming

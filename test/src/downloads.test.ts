@@ -1,4 +1,4 @@
-// Signed download URLs (issue #2): no Authorization, not rate limited, an attachment with the output's
+// Signed download URLs: no Authorization, not rate limited, an attachment with the output's
 // filename; tampered or missing signature 403 `forbidden`, validly signed but expired 410 `expired`,
 // validly signed but gone 404 `not_found`; the measured parsing traps are 403/404, never a 500.
 import type { MergeResponse } from '@pdn/api-types';

@@ -1,4 +1,4 @@
-// Answers given while the body is still streaming (issue #11, item 6): a Free key once streamed
+// Answers given while the body is still streaming: a Free key once streamed
 // 300 MiB in a part the endpoint does not use (15.8 s of parsing before the 400), and after a 413 the
 // server read the rest of the body for up to 10 minutes. Now every byte counts toward the plan's
 // limit, an undeclared part is refused as soon as it begins, and an early answer goes out with

@@ -1,5 +1,5 @@
-// "The server survives a stream of garbage uploads" (issue #3 "Done when"; issue #2 "never a 500,
-// never a crash, no temp files left"): seeded random bytes under every part name to every endpoint,
+// The server survives a stream of garbage uploads (never a 500,
+// never a crash, no temp files left): seeded random bytes under every part name to every endpoint,
 // bodies that are not multipart or are broken multipart, and raw sockets that speak no HTTP at all.
 // Afterwards the server still serves real work and nothing is left on disk.
 import { connect } from 'node:net';

@@ -1,4 +1,4 @@
-// Idempotency-Key (issue #14; openapi.yaml, "Idempotency") on the real server: a repeated request is
+// Idempotency-Key (openapi.yaml, "Idempotency") on the real server: a repeated request is
 // answered from the first, does no work and is not counted; a different request with the key is 422;
 // a duplicate of a still-running call waits for it, or gets 409 past the wait; a key whose first
 // request did no work (refused, or its client went away) is free again; keys are per user; and the

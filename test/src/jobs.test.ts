@@ -1,4 +1,4 @@
-// Jobs (issue #13) on the real server with one CPU slot, so the order jobs start in is the server's
+// Jobs on the real server with one CPU slot, so the order jobs start in is the server's
 // choice alone: 202 answers and their headers, polling to the same data the synchronous call gives,
 // owners only, listing, cancelling queued and running jobs (tools killed, files removed), the cap on
 // unfinished jobs, fairness by start order, and restarts after SIGKILL. Order and counts only.
@@ -74,7 +74,7 @@ describe.skipIf(missing('ghostscript', 'the job cancel and cap tests'))('jobs be
     expect(refused.json.error.message).toContain('Free plan allows 5');
     expect(refused.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
     expect(await used(ctx, free)).toBe(5);
-    // The queue as GET /metrics shows it (issue #18).
+    // The queue as GET /metrics shows it.
     const metrics = (await ctx.call('/metrics')).bytes.toString('utf8');
     expect(metrics).toMatch(/^pdn_jobs_queued\{operation="merge",mode="async"\} 5$/m);
     // A synchronous call is never refused for it.
@@ -84,7 +84,7 @@ describe.skipIf(missing('ghostscript', 'the job cancel and cap tests'))('jobs be
     for (const job of mine) expect((await waitForJob(ctx, free, job.id)).status).toBe('succeeded');
   });
 
-  it('answers a user at the cap whose hour is spent 429 rate_limited, the earlier check (issue #18)', async () => {
+  it('answers a user at the cap whose hour is spent 429 rate_limited, the earlier check', async () => {
     const blocker = await submitJob(ctx, key, '/api/v1/compress', slow);
     await waitForJob(ctx, key, blocker.id, ['running']);
     const free = await ctx.server.createKey({ user: 'spent-at-cap', plan: 'free' });

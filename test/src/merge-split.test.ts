@@ -1,4 +1,4 @@
-// Merge and split for real (issue #2), with each PDF engine forced in turn (the cases:
+// Merge and split for real, with each PDF engine forced in turn (the cases:
 // cases/merge-split.ts).
 import { describe, expect, it } from 'vitest';
 import { mergeSplitCases } from './cases/merge-split.js';

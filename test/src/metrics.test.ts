@@ -1,4 +1,4 @@
-// GET /metrics and GET /readyz (issue #18): Prometheus text after real requests, behind PDN_METRICS_TOKEN, never
+// GET /metrics and GET /readyz: Prometheus text after real requests, behind PDN_METRICS_TOKEN, never
 // counted against a quota and without rate-limit headers.
 import { labelledPdf } from '@pdn/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -123,7 +123,7 @@ describe('GET /metrics', () => {
       (got.get('pdn_http_bytes_total{route="/api/v1/split",direction="out"}') ?? 0) - outBefore,
     );
     expect(got.get('pdn_role_info{role="all"}')).toBe(1);
-    // Every log line names the role too (issue #18), the request lines among them.
+    // Every log line names the role too, the request lines among them.
     expect(ctx.server.output).toMatch(/^\{[^\n]*"role":"all"[^\n]*"msg":"request"/m);
     expect([...got.keys()].filter((name) => /^pdn_(postgres|redis)_/.test(name))).toEqual([]);
   });

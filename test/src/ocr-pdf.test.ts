@@ -1,4 +1,4 @@
-// OCR of documents (issue #17) over HTTP with each engine forced where its tools exist: a generated
+// OCR of documents over HTTP with each engine forced where its tools exist: a generated
 // scan made searchable, both downloads (the PDF as application/pdf, the text as text/plain), an image,
 // the form fields refused by name, hostile PDFs refused with the same 400 as the other operations,
 // and one counted request whatever the page count. Every answer is checked against the contract.

@@ -1,4 +1,4 @@
-// Rate limits (spec "Limits", issue #2): per user over a rolling hour, Free 10 / Premium 1000 /
+// Rate limits (spec "Limits"): per user over a rolling hour, Free 10 / Premium 1000 /
 // Enterprise unlimited; exact under concurrency, kept across restarts, checked before the body is
 // read; 429 names the plan and limit and carries Retry-After. Header shapes are checked for every
 // response by the contract validator; these tests check the numbers.
@@ -18,7 +18,7 @@ let onePage: Promise<Uint8Array> | undefined;
 
 /**
  * A cheap call that counts against the limit: a split of a one-page PDF. Listing languages is not
- * counted (issue #19), which the last test here checks.
+ * counted, which the last test here checks.
  */
 async function counted(key: string): Promise<CallResult<{ error?: { message: string } }>> {
   onePage ??= labelledPdf('p', 1);
@@ -154,7 +154,7 @@ describe('other plans', () => {
   });
 });
 
-describe('calls that do no document work (issue #19)', () => {
+describe('calls that do no document work', () => {
   it('listing languages is not counted: a Free key with its hour spent still gets 200, its window shown as spent', async () => {
     const key = await ctx.server.createKey({ user: 'free-spent-languages', plan: 'free' });
     for (let i = 0; i < 10; i += 1) expect((await counted(key)).status).toBe(200);

@@ -1,4 +1,4 @@
-// pdn.jobs against the real server (issue #13): submit with `Prefer: respond-async`, get, list,
+// pdn.jobs against the real server: submit with `Prefer: respond-async`, get, list,
 // wait to the synchronous call's result, cancel, and the typed errors of a failed or foreign job.
 // Every response the SDK sees is validated against the contract (checked fetch). Order and counts
 // only: no assertion depends on how fast the server works.

@@ -1,4 +1,4 @@
-// OCR of documents through the SDK against the real server (issue #17): `pdn.ocrPdf` on a generated
+// OCR of documents through the SDK against the real server: `pdn.ocrPdf` on a generated
 // multi-page scan, synchronously and as a job whose progress in pages is seen while it runs (looked at
 // every 20 ms), the two results alike; both downloads (the PDF, and the text served as text/plain);
 // `pdn.ocr` with `detail: 'words'`. On the server's default engine only: the SDK sends and reads the

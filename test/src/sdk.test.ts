@@ -1,4 +1,4 @@
-// @pdn/sdk against the real server (issue #4 "Tests"): every operation, the download helpers, and
+// @pdn/sdk against the real server: every operation, the download helpers, and
 // the error family as the server really triggers it. The SDK gets a fetch that contract-checks every
 // response it receives, so these tests also validate what the SDK saw.
 import { createReadStream } from 'node:fs';
@@ -207,7 +207,7 @@ describe('errors', () => {
   it('RateLimitError with retryAfter on an exhausted Free key, without waiting an hour', async () => {
     const key = await ctx.server.createKey({ user: 'sdk-free', plan: 'free' });
     const pdn = client(key);
-    // Listing languages is not counted (issue #19): the hour is spent on the smallest counted call.
+    // Listing languages is not counted: the hour is spent on the smallest counted call.
     const split = async () => pdn.split({ file: await labelledPdf('Q', 1), ranges: ['1'] });
     for (let i = 0; i < 10; i += 1) await split();
     const sent = checked.exchanges.length;

@@ -1,4 +1,4 @@
-// The service's self-description and its answers to requests it has no operation for (issue #2):
+// The service's self-description and its answers to requests it has no operation for:
 // /healthz, /openapi.json, /docs served locally, 404 and 405 envelopes, X-Request-Id everywhere.
 
 import type { OcrResponse } from '@pdn/api-types';
@@ -45,7 +45,7 @@ describe('service endpoints', () => {
   });
 
   // With auto, OCR runs natively for languages the binary has and through tesseract.js for the others
-  // (issue #3, "Optional accelerator"): both kinds of language must read correctly in one server.
+  // ("Optional accelerator"): both kinds of language must read correctly in one server.
   it.each(['eng', 'fra'] as const)('auto OCR reads %s', async (language) => {
     const key = await ctx.server.createKey({ user: 'auto-ocr', plan: 'enterprise' });
     const sample = await ocrSample(language, 'png');
@@ -84,7 +84,7 @@ describe('service endpoints', () => {
     expect(res.status).toBe(431);
   });
 
-  // Node's own answers to these were a bare status line, without envelope or request id (issue #11).
+  // Node's own answers to these were a bare status line, without envelope or request id.
   it.each<[string, string, number]>([
     ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n', 400],
     [
@@ -121,7 +121,7 @@ describe('service endpoints', () => {
     ['GET', '/nope'],
     ['GET', '/api/v1/nope'],
     ['POST', '/api/v2/compress'],
-    // Routes are exact (issue #11): no case folding, no trailing-slash aliases.
+    // Routes are exact: no case folding, no trailing-slash aliases.
     ['GET', '/API/V1/LANGUAGES'],
     ['GET', '/Healthz'],
     ['GET', '/healthz/'],

@@ -1,5 +1,5 @@
-// Two server processes on the same PostgreSQL, Redis and S3 bucket (issue #15): limits, keys, outputs
-// and jobs (issue #13) hold across both, and a service going away answers 503 service_unavailable
+// Two server processes on the same PostgreSQL, Redis and S3 bucket: limits, keys, outputs
+// and jobs hold across both, and a service going away answers 503 service_unavailable
 // (never unlimited admission, never a crash) until it is back. The services are cut at a TCP proxy,
 // never stopped: the machine's PostgreSQL and Redis serve other runs too. Skips, saying why, without
 // PostgreSQL or Redis (.ci/run installs and starts both).
@@ -73,7 +73,7 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(40);
   });
 
-  it('shows its PostgreSQL pool and Redis connection on GET /metrics, and its role on /readyz (issue #18)', async () => {
+  it('shows its PostgreSQL pool and Redis connection on GET /metrics, and its role on /readyz', async () => {
     const metrics = await call(a().baseUrl, '/metrics');
     const text = metrics.bytes.toString('utf8');
     expect(text).toMatch(/^pdn_postgres_pool_clients\{state="idle"\} \d+$/m);
@@ -151,7 +151,7 @@ describe.skipIf(missing !== undefined)('two servers on shared backends', () => {
           expect(refused.json.error.code).toBe('service_unavailable');
           expect(refused.headers.get('x-ratelimit-limit')).toBeNull();
           expect(refused.headers.get('ratelimit')).toBeNull();
-          // Not ready either, naming what fails (issue #18): a balancer sends the traffic elsewhere.
+          // Not ready either, naming what fails: a balancer sends the traffic elsewhere.
           const ready = (await call(server.baseUrl, '/readyz')) as CallResult<{ error: { message: string } }>;
           expect(ready.status).toBe(503);
           expect(ready.json.error.message).toContain(service === 'redis' ? 'rate_limits' : 'database');

@@ -1,4 +1,4 @@
-// The contract checks on the distributed stack (issue #16: "the existing contract suite passes against
+// The contract checks on the distributed stack ("the existing contract suite passes against
 // the stack as it does embedded"): two API processes taking turns and two workers on PostgreSQL, Redis
 // and s3rver (harness/use-stack.ts) answer the same cases as the embedded server: compress, merge and
 // split, jobs, and bad documents refused with the verdict a worker recorded. One stack for all, and

@@ -1,4 +1,4 @@
-// `npm run stack` (issue #16: "prints its URL and a key, and stops it all on Ctrl-C"): scripts/stack.js
+// `npm run stack` ("prints its URL and a key, and stops it all on Ctrl-C"): scripts/stack.js
 // started as a terminal starts it, in a process group of its own, on the machine's PostgreSQL and Redis.
 // Its URL and key work (a merge through the balancer, once per API process), its workers say their
 // role; then a Ctrl-C to the group, as a terminal sends it, leaves no process, database, Redis key

@@ -43,7 +43,7 @@ describe.skipIf(missing('ghostscript', 'the tool-timeout test'))('a Ghostscript 
   });
 });
 
-// Issue #17: OCRmyPDF run like every tool. Seen while it runs: its own process group (the tesseract runs
+// OCRmyPDF run like every tool. Seen while it runs: its own process group (the tesseract runs
 // it starts are killed with it), one thread per tesseract (OMP_THREAD_LIMIT=1), `--jobs` the server's job
 // concurrency (1 here, where OCRmyPDF's own default is the CPU count). Then past its budget (1 s per
 // round of `--jobs` pages: 2 s for these 2 pages of 36 lines at 300 dpi, which take OCRmyPDF 3.6 s of

@@ -1,4 +1,4 @@
-// Upload limits (spec "Other limits", issue #2): the whole request is capped per plan, refused with
+// Upload limits (spec "Other limits"): the whole request is capped per plan, refused with
 // 413 payload_too_large while it is still streaming, and nothing is left on disk. Small limits are
 // configured so the test moves megabytes, not gigabytes.
 import { describe, expect, it } from 'vitest';

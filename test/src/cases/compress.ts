@@ -1,4 +1,4 @@
-// Compress (issue #3) as the contract checks it, whichever processes answer: at each level, on text,
+// Compress as the contract checks it, whichever processes answer: at each level, on text,
 // photo (JPEG and PNG images) and scanned PDFs, a valid PDF with the same page count, never larger
 // than the input, sizes and savings that add up, and with Ghostscript a photo PDF at `high` well
 // under half. Run embedded with each engine forced (compress.test.ts) and on the distributed stack
@@ -94,7 +94,7 @@ export function compressCases(
     });
   });
 
-  // A tiny, already lean PDF leaves nothing to gain: the input comes back unchanged (issue #3, "Never
+  // A tiny, already lean PDF leaves nothing to gain: the input comes back unchanged ("Never
   // hand back a larger file"), or a smaller tidy-up of it.
   it.each(LEVELS)('never grows a tiny lean PDF at %s', async (level) => {
     const tiny = await labelledPdf('tiny', 1);

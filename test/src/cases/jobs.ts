@@ -1,4 +1,4 @@
-// Jobs (issue #13) as the contract checks them, whichever processes answer: 202 answers and their
+// Jobs as the contract checks them, whichever processes answer: 202 answers and their
 // headers, polling to the same data the synchronous call gives, owners only, listing, fairness by
 // start order, and a long OCR of a document handing its slot on between chunks. Run embedded with one
 // CPU slot (jobs.test.ts) and on the distributed stack (stack-contract.test.ts).

@@ -1,4 +1,4 @@
-// Merge and split (issue #2) as the contract checks them, whichever processes answer: exact page
+// Merge and split as the contract checks them, whichever processes answer: exact page
 // counts and page order, checked on the downloaded documents through the labels the fixtures stamp on
 // each page. Run embedded with each PDF engine (merge-split.test.ts) and on the distributed stack
 // (stack-contract.test.ts).

@@ -44,13 +44,13 @@ export const CODES_FOR_STATUS: Readonly<Record<number, readonly string[]>> = {
   422: ['idempotency_key_reused'],
   408: ['request_timeout'],
   417: ['invalid_input'],
-  // too_many_jobs: the cap on unfinished jobs (issue #13), not the hourly limit.
+  // too_many_jobs: the cap on unfinished jobs, not the hourly limit.
   429: ['rate_limited', 'too_many_jobs'],
   431: ['invalid_input'],
   500: ['internal_error'],
   // The operation's converter (LibreOffice, Chromium) is not installed on this server.
   501: ['converter_unavailable'],
-  // server_busy: the bound on synchronous work waiting for a slot (issue #18), not a shutdown.
+  // server_busy: the bound on synchronous work waiting for a slot, not a shutdown.
   503: ['service_unavailable', 'server_busy'],
   507: ['insufficient_storage'],
 };
@@ -215,7 +215,7 @@ function checkRequestId(headers: Headers, json: unknown, problems: string[]): vo
   }
 }
 
-/** "The spec sends Retry-After only on 429" (issue #11): other retry hints live in the envelope. */
+/** "The spec sends Retry-After only on 429": other retry hints live in the envelope. */
 function checkRetryAfterOnlyOn429(exchange: Exchange, problems: string[]): void {
   if (exchange.status !== 429 && exchange.headers.has('retry-after'))
     problems.push(`a ${exchange.status} carries Retry-After, which only 429 sends`);
@@ -277,8 +277,8 @@ function checkRateLimitRules(exchange: Exchange, problems: string[]): void {
   }
 }
 
-/** "streams application/pdf with Content-Disposition: attachment and the output's filename" (issue #2);
- * the text of OCR of documents as UTF-8 text/plain (issue #17), the pages of PDF to images as PNG, JPEG
+/** "streams application/pdf with Content-Disposition: attachment and the output's filename";
+ * the text of OCR of documents as UTF-8 text/plain, the pages of PDF to images as PNG, JPEG
  * or a ZIP archive. */
 function checkDownload(exchange: Exchange, problems: string[]): void {
   const disposition = exchange.headers.get('content-disposition') ?? '';

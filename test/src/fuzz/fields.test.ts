@@ -1,4 +1,4 @@
-// Fuzz target (issue #11, "Fuzzing in CI"): the text fields, on inputs that are otherwise good. Split's
+// Fuzz target: the text fields, on inputs that are otherwise good. Split's
 // `ranges`, compress's `level` and OCR's `language` are generated from valid and invalid pieces (case,
 // separators, unicode digits and dashes, whitespace, long lists); each generated value knows what the
 // contract makes of it, so besides the checks of every fuzz target the answer must be the right one:

@@ -1,4 +1,4 @@
-// The fuzz targets' time budget and replay (issue #11, "Fuzzing in CI"): each target throws generated
+// The fuzz targets' time budget and replay: each target throws generated
 // inputs at the running server for PDN_FUZZ_SECONDS (a fraction of a minute in CI, as long as you like
 // on demand), from the seed PDN_FUZZ_SEED or a fresh one, always printed. A failure is shrunk and
 // printed with the line that replays exactly that case (fast-check's seed and path).

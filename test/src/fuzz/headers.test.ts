@@ -1,4 +1,4 @@
-// Fuzz target (issue #11, "Fuzzing in CI"): requests with odd headers on a raw socket (odd-headers.ts).
+// Fuzz target: requests with odd headers on a raw socket (odd-headers.ts).
 // Every answer the connection carries is contract-checked, is never a 500 and has the envelope when
 // it is an error; the server keeps answering; nothing is left on disk.
 import { readFile } from 'node:fs/promises';

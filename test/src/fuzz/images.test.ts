@@ -1,9 +1,9 @@
-// Fuzz target (issue #11, "Fuzzing in CI"): real images (packages/fixtures/assets/images: BMP Suite and
+// Fuzz target: real images (packages/fixtures/assets/images: BMP Suite and
 // the English sample as ImageMagick and libvips wrote it), mutated (mutations.ts: bit flips, truncation,
 // splices, huge or zero declared dimensions), through OCR and images to PDF (which reuses OCR's image
 // checks and decoders, and embeds JPEGs and PNGs it has checked as they are), and now and then to a PDF operation. Every
 // answer is a documented status with the envelope, never a 500; the server keeps answering; nothing is
-// left on disk. The memory bound of the decode (issue #11, item 2) is what keeps a lying header a 400.
+// left on disk. The memory bound of the decode is what keeps a lying header a 400.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { IMAGE_ASSETS } from '@pdn/fixtures';

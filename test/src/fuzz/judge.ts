@@ -1,4 +1,4 @@
-// What every fuzzed answer must be (issue #11, "Fuzzing in CI"), whatever was sent: a status the
+// What every fuzzed answer must be, whatever was sent: a status the
 // contract documents for the operation, with the error envelope when it is not a success (both checked
 // by the contract validator the e2e suites use), never a server error, and a server that still answers
 // /healthz. A success is judged by its outputs: every PDF it names downloads, is read by another reader
@@ -28,7 +28,7 @@ export function pathOf(operation: Operation): string {
   return `/api/v1/${operation}`;
 }
 
-/** Characters no emitted name may hold (issue #11, item 12). */
+/** Characters no emitted name may hold. */
 const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 /** A surrogate left alone: half a character, which no UTF-8 header or file name can carry. */
 const LONE_SURROGATE = /\p{Cs}/u;

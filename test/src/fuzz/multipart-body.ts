@@ -1,4 +1,4 @@
-// Generated multipart bodies (issue #11, "Fuzzing in CI"), as a small model that prints readably when
+// Generated multipart bodies, as a small model that prints readably when
 // fast-check reports a counterexample and is turned into bytes the same way every time: part names,
 // file names (unicode, bidi and other controls, very long), odd or missing Content-Types, repeated and
 // empty parts, boundaries that differ from the header's, bodies cut short.

@@ -1,4 +1,4 @@
-// Fuzz target (issue #11, "Fuzzing in CI"): generated multipart bodies to every operation. Whatever
+// Fuzz target: generated multipart bodies to every operation. Whatever
 // the parts, names, file names, types and boundaries, every answer is a documented status with the
 // envelope, never a 500; a success's outputs read back; the server keeps answering; nothing is left
 // on disk. Budget and replay: fuzz-run.ts (PDN_FUZZ_SECONDS, PDN_FUZZ_SEED).

@@ -1,4 +1,4 @@
-// Mutations of real files (issue #11, "Fuzzing in CI"), described as small plans that fast-check
+// Mutations of real files, described as small plans that fast-check
 // generates, prints and shrinks, and applied the same way every time: bit flips, truncation, splices
 // from another file, and edits where parsers look first (a PDF's header, xref, trailer, /Count and
 // /Length; an image's declared dimensions). Positions are thousandths of the file, so a plan means the

@@ -1,4 +1,4 @@
-// Generated requests with odd headers (issue #11, "Fuzzing in CI"), written on a raw socket because no
+// Generated requests with odd headers, written on a raw socket because no
 // HTTP client will send them: Content-Length that lies or is not a number, Transfer-Encoding variants
 // (chunked with odd chunk sizes, unknown codings, both framings at once), Expect variants, Content-Type
 // variants and Authorization variants. The body is a well-formed multipart request or a generated one.

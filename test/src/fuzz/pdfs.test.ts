@@ -1,4 +1,4 @@
-// Fuzz target (issue #11, "Fuzzing in CI"): real PDFs of the corpus (packages/fixtures/corpus), mutated
+// Fuzz target: real PDFs of the corpus (packages/fixtures/corpus), mutated
 // (mutations.ts: bit flips, truncation, splices, header, xref and trailer edits, /Count and /Length
 // lies), through compress, split and merge on the default engines (Ghostscript, qpdf), and through
 // compress on pdf-lib, the engine of machines without Ghostscript. Whatever the damage, every answer is

@@ -1,4 +1,4 @@
-// A TCP proxy in front of the server that loses answers (issue #14): requests pass through whole, and
+// A TCP proxy in front of the server that loses answers: requests pass through whole, and
 // for the first `cuts` connections the connection is destroyed as soon as the server's answer starts
 // coming back, so the server did the work and the client never hears of it. With `hold`, the answer
 // is dropped and the connection kept open instead: the client waits for an answer the server gave,

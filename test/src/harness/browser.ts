@@ -1,4 +1,4 @@
-// The one way the suites launch a browser (issue #20; issue #12's account tests launch the same):
+// The one way the suites launch a browser (the account area's tests launch the same):
 // Debian's Chromium driven by playwright-core, nothing downloaded at run time. Where the package is
 // not installed the suites skip, saying why.
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The real-world corpus (packages/fixtures/corpus, issue #9): every PDF there, and a verdict on each
+// The real-world corpus (packages/fixtures/corpus): every PDF there, and a verdict on each
 // from tools other than the server's own path, so a test knows whether a `400` is acceptable. Nothing
 // here knows any file by name: drop another PDF in the folder and it is tested the same way.
 import { execFile } from 'node:child_process';

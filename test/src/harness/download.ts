@@ -1,4 +1,4 @@
-// Reads back an output through its signed URL (no Authorization header, as issue #2 specifies), so
+// Reads back an output through its signed URL (no Authorization header, as the contract specifies), so
 // tests check the document a client really gets, not just the JSON that describes it.
 import { PDFDocument } from 'pdf-lib';
 import { expect } from 'vitest';

@@ -1,4 +1,4 @@
-// Jobs through the real API (issue #13): submit with `Prefer: respond-async`, read, and wait for a
+// Jobs through the real API: submit with `Prefer: respond-async`, read, and wait for a
 // job to reach a status by polling at the server's suggested interval. Every call goes through the
 // contract check of ctx.call().
 

@@ -1,4 +1,4 @@
-// The content judge's floors, on both sides (issue #9: "cover them with tests on both sides"), with
+// The content judge's floors, on both sides ("cover them with tests on both sides"), with
 // rasters made here so the judge is tested apart from the server it judges.
 import { describe, expect, it } from 'vitest';
 import {
@@ -48,7 +48,7 @@ describe('compareContent', () => {
     expect(verdict.losses.length > 0, verdict.losses.join('; ')).toBe(lost);
   });
 
-  it('keeps its floors in one place, as issue #9 set them', () => {
+  it('keeps its floors in one place', () => {
     expect(CONTENT_FLOORS).toEqual({ psnrDb: 20, wordsKept: 0.95, marksKept: 0.5 });
   });
 

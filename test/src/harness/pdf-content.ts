@@ -1,4 +1,4 @@
-// An independent judge of what a PDF shows (issue #9: "no page, image or searchable text lost"), built
+// An independent judge of what a PDF shows ("no page, image or searchable text lost"), built
 // on poppler, which the server does not use: pages rendered in greyscale at 40 dpi and compared by PSNR
 // and by the marks they keep, the words pdftotext extracts, and the images pdfimages lists. Machines
 // without poppler-utils skip the suites that need it (see `poppler`).
@@ -12,8 +12,8 @@ const run = promisify(execFile);
 const TOOL_TIMEOUT_MS = 60_000;
 
 /**
- * Where a good rewrite and a lost page part company, all in this one place (issue #9).
- * - psnrDb: issue #9 measured legitimate compressions at 29 dB or more per page at 40 dpi and blanked
+ * Where a good rewrite and a lost page part company, all in this one place.
+ * - psnrDb: legitimate compressions measured at 29 dB or more per page at 40 dpi and blanked
  *   outputs at 0-2.5 dB. Pages are compared after a 3x3 box blur: a dense 300 dpi text scan that
  *   Ghostscript re-encodes losslessly lands a fraction of a pixel away and scored 18 dB unblurred, 26
  *   blurred (measured on the corpus's Epson scan), while blank pages stay under 7.

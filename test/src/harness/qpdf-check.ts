@@ -1,4 +1,4 @@
-// "Every output is a valid PDF" (issue #3), judged by a second opinion besides pdf-lib: `qpdf --check`
+// "Every output is a valid PDF", judged by a second opinion besides pdf-lib: `qpdf --check`
 // parses the whole file, every object and stream, and exits 0 only when it found nothing wrong.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

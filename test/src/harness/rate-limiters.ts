@@ -1,6 +1,6 @@
 // The server's rate limiter over its embedded store (SQLite in a temp folder) and over Redis (the
 // machine's, under a key prefix of its own), with `users` users to limit, for the bench's figure of
-// one decision's latency (issue #15). close() removes what it made.
+// one decision's latency. close() removes what it made.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 // HTTP/1.1 requests written byte by byte on a plain TCP socket, for what no HTTP client will do: stop
-// in the middle of the headers, reset the connection at a chosen byte (issue #11, item 5), leave out
-// `Host`, or send an `Expect` the server does not know (item 10). The answer, when one comes, is read
+// in the middle of the headers, reset the connection at a chosen byte, leave out
+// `Host`, or send an `Expect` the server does not know. The answer, when one comes, is read
 // raw and contract-checked like every other response.
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';

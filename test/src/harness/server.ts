@@ -1,6 +1,6 @@
 // Starts the real, built reference server (`apps/server/dist/bin.js start`) as a subprocess on port 0
 // with its own temp folders, and drives its admin commands (`keys create`, `keys revoke`, ...) on the
-// same data folder, as issue #2 asks of the end-to-end tests. Used by every suite in this package and
+// same data folder, as end-to-end tests must. Used by every suite in this package and
 // by the CLI tests in test/cli/.
 //
 //   const server = await startServer({ env: { PDN_PDF_ENGINE: 'pdf-lib' } });
@@ -29,7 +29,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** How long to wait for the "listening" line before giving up. */
   startTimeoutMs?: number;
-  /** `pdn-server start --role` (issue #16); a worker's `baseUrl` serves only /healthz, /readyz, /metrics. Default: no flag (`all`). */
+  /** `pdn-server start --role`; a worker's `baseUrl` serves only /healthz, /readyz, /metrics. Default: no flag (`all`). */
   role?: 'all' | 'api' | 'worker';
   /** Another server's data folder, for processes of one deployment sharing it; default: its own. */
   dataDir?: string;
@@ -48,7 +48,7 @@ export interface AdminResult {
   stderr: string;
 }
 
-/** The line `pdn-server start` prints once it accepts connections (issue #2, `npm start`). */
+/** The line `pdn-server start` prints once it accepts connections (`npm start`). */
 const LISTENING = /pdn server listening on (http:\/\/\S+?)\/?(?:\s|$)/;
 /** What a `--role worker` process prints instead: its port serves /healthz, /readyz and /metrics only. */
 const WORKER_RUNNING = /pdn worker running on .*? on (http:\/\/\S+?)\/?(?:\s|$)/;

@@ -1,4 +1,4 @@
-// The shared backends for end-to-end tests (issue #15): a fresh PostgreSQL database on the machine's
+// The shared backends for end-to-end tests: a fresh PostgreSQL database on the machine's
 // server, a Redis key prefix of this run's own on the machine's Redis, both reached through TcpProxy
 // so a test can cut them, and an S3 bucket on s3rver running in the test process or its own (it checks no
 // signatures: never rely on it to refuse anything). `env` is what every server of the test gets.

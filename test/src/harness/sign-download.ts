@@ -1,6 +1,6 @@
 // Forges download URLs that are *validly signed* with the test server's PDN_SIGNING_SECRET, so tests
 // can reach the checks behind the signature (expired, gone, odd ids) without waiting 15 minutes.
-// The scheme is the server's (apps/server/src/storage/url-signer.ts, issue #2): hex HMAC-SHA256 over
+// The scheme is the server's (apps/server/src/storage/url-signer.ts): hex HMAC-SHA256 over
 // "pdn-download-v1\n" + file + "\n" + exp. If the server changes it, these tests fail loudly.
 import { createHmac } from 'node:crypto';
 

@@ -1,4 +1,4 @@
-// A small, real file system to fill (issue #11, item 7: a full disk must be 507, never the client's
+// A small, real file system to fill (a full disk must be 507, never the client's
 // fault): a tmpfs mounted on a fresh folder. Mounting needs root or CAP_SYS_ADMIN; where that is not
 // permitted, `mountSmallDisk` says why and the suites using it skip.
 import { execFile } from 'node:child_process';

@@ -1,6 +1,6 @@
 // Uploads a large multipart body piece by piece over node:http and stops as soon as the server
-// answers, so a test can prove a limit is enforced *while the upload is still streaming* (issue #2:
-// 413 before the body is read whole; 429 before the body is read at all). fetch() can't show this:
+// answers, so a test can prove a limit is enforced *while the upload is still streaming*
+// (413 before the body is read whole; 429 before the body is read at all). fetch() can't show this:
 // it reports a connection reset instead of the early answer. The answer is contract-checked.
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';

@@ -49,7 +49,7 @@ export function missing(tool: keyof typeof tools, what: string): boolean {
 }
 
 /**
- * The engines of OCR of documents (issue #17) the server can be made to use here with
+ * The engines of OCR of documents the server can be made to use here with
  * PDN_OCR_PDF_ENGINE: OCRmyPDF, the native tesseract with qpdf and poppler, and tesseract.js (bundled;
  * it draws a PDF's pages with poppler).
  */

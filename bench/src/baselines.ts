@@ -1,5 +1,5 @@
 // The tools pdn wraps, run alone on the same files: every ratio in the report is pdn against one of
-// these, measured in the same run (issue #6).
+// these, measured in the same run.
 import { execFile, execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -86,7 +86,7 @@ export async function qpdfSplit(input: string, ranges: readonly string[], outDir
   }
 }
 
-/** Native tesseract with one thread, as issue #6 asks (`OMP_THREAD_LIMIT=1`). */
+/** Native tesseract with one thread (`OMP_THREAD_LIMIT=1`), as the server runs it. */
 export async function tesseractCli(image: string, language: string, tessdataDir: string): Promise<string> {
   const { stdout } = await run(
     'tesseract',
@@ -99,7 +99,7 @@ export async function tesseractCli(image: string, language: string, tessdataDir:
 }
 
 /**
- * The reference for OCR of documents (issue #17): the `ocrmypdf` CLI with the options pdn's OCRmyPDF
+ * The reference for OCR of documents: the `ocrmypdf` CLI with the options pdn's OCRmyPDF
  * engine passes (engines/ocr-pdf/ocrmypdf-args.ts), named in the report.
  */
 export const OCRMYPDF_OPTIONS = [

@@ -1,5 +1,5 @@
 // What every scenario receives: the running server, an SDK client on an Enterprise key (so rate limits
-// never interfere, issue #6), the corpus on disk and a scratch folder.
+// never interfere), the corpus on disk and a scratch folder.
 import type { TestServer } from '@pdn/e2e/harness';
 import type { Pdn } from '@pdn/sdk';
 import type { Corpus } from './corpus.js';

@@ -1,4 +1,4 @@
-// The benchmark corpus (issue #6), generated deterministically from @pdn/fixtures into the run's
+// The benchmark corpus, generated deterministically from @pdn/fixtures into the run's
 // scratch folder: text PDFs of several lengths, photo-heavy PDFs (JPEG and PNG images at 300 dpi,
 // camera JPEGs at 96 ppi), scans (300 dpi JPEG, 200 dpi lossless greyscale), PNG screenshots, a PDF
 // with a fully embedded font, merge inputs and OCR images with known text.
@@ -29,7 +29,7 @@ export interface CorpusFile {
     | 'scan-png'
     | 'screenshot'
     | 'embedded-font';
-  /** Issue #9: `high` must save at least 80% on these. */
+  /** `high` must save at least 80% on these. */
   photoHeavy: boolean;
 }
 

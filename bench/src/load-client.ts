@@ -1,4 +1,4 @@
-// The client of the load scenarios (issue #18): node:http over kept-alive connections, each body
+// The client of the load scenarios: node:http over kept-alive connections, each body
 // encoded once. The bench runs on the machine it loads, so the client's own cost is taken from the
 // server under test: fetch() with a FormData spent ~3 ms of CPU per small merge (undici, and the
 // multipart encoding every time), ~0.7 ms this way, measured with process.cpuUsage on the 2-core

@@ -1,4 +1,4 @@
-// What the figures were measured on (issue #6: "Report the machine at the top of the results").
+// What the figures were measured on ("Report the machine at the top of the results").
 import { execFile } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { promisify } from 'node:util';

@@ -1,4 +1,4 @@
-// PostgreSQL round trips, counted on the wire (issue #16: "per request, Redis and PostgreSQL round
+// PostgreSQL round trips, counted on the wire ("per request, Redis and PostgreSQL round
 // trips"): every exchange a client waits on, a simple query, an extended-protocol Sync, a connection's
 // start-up, ends with exactly one ReadyForQuery ('Z') from the server, so counting those counts round
 // trips, whatever a transaction holds. Read from the bytes the server sends each connection, framed as

@@ -1,7 +1,7 @@
 // CPU time spent by processes (Linux /proc), for the scenarios whose wall-clock ratios the shared machine's
-// load decides as much as the code: which process kept the cores busy (issue #16: what bounds the
+// load decides as much as the code: which process kept the cores busy (what bounds the
 // throughput of 2 workers on 2 cores), and the work done by a server and everything it started against a
-// CLI (issue #17: OCR of documents against the ocrmypdf CLI). The difference of two readings is the work
+// CLI (OCR of documents against the ocrmypdf CLI). The difference of two readings is the work
 // done between them, whatever else runs.
 import { readFile } from 'node:fs/promises';
 import { processTree } from './process-memory.js';

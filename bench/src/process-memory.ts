@@ -1,5 +1,5 @@
 // The memory of a process and everything it started (Linux /proc), for the scenarios that measure the
-// server's peak while its tools run (issues #6, #11, #17).
+// server's peak while its tools run.
 import { readdir, readFile } from 'node:fs/promises';
 import { samplePeak } from './peak.js';
 

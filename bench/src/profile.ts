@@ -1,4 +1,4 @@
-// How much the bench measures. `--quick` is the CI smoke test (issue #6): every scenario (but those
+// How much the bench measures. `--quick` is the CI smoke test: every scenario (but those
 // that start deployments of their own, Scenario.fullOnly) runs once on small inputs so a broken
 // scenario fails CI, but its figures are not the published ones.
 import type { CorpusFile } from './corpus.js';
@@ -9,7 +9,7 @@ export interface Profile {
   runs: number;
   textPages: readonly number[];
   photoPages: number;
-  /** Camera JPEGs at 96 ppi (issue #9): pages and pixel size of each photo. */
+  /** Camera JPEGs at 96 ppi: pages and pixel size of each photo. */
   camera: { pages: number; width: number; height: number };
   scanPages: number;
   screenshotPages: number;
@@ -18,12 +18,12 @@ export interface Profile {
   fontPages: number;
   /**
    * `runs`: the merge's own repetitions. A merge pair takes well under a second, and its ratio sits near
-   * issue #11's target, where the median of 5 moved by ±10% between runs on a busy machine.
+   * its 1.5 target, where the median of 5 moved by ±10% between runs on a busy machine.
    */
   merge: { files: number; pagesEach: number; runs: number };
   split: { pages: number; ranges: number };
   ocrImages: number;
-  /** Page counts of the generated scans OCR of documents makes searchable (issue #17). */
+  /** Page counts of the generated scans OCR of documents makes searchable. */
   ocrPdfPages: readonly number[];
   /** Pages PDF to images draws of each PDF (the first ones); every page when absent. */
   drawnPages?: number;
@@ -34,11 +34,11 @@ export interface Profile {
   loadSeconds: number;
   autocannonSeconds: number;
   memory: { mergeFiles: number; megabytesEach: number; sdkUploadMegabytes: number; ocrSoakRequests: number };
-  /** Issue #15: rate-limit decisions per each of 50 clients, and small merges per backend. */
+  /** Rate-limit decisions per each of 50 clients, and small merges per backend. */
   shared: { decisionsPerClient: number; merges: number };
-  /** Issue #16: rounds of the mixed workload (a compress, a merge, a split) per worker setup. */
+  /** Rounds of the mixed workload (a compress, a merge, a split) per worker setup. */
   scaleOutRounds: number;
-  /** Small merges timed each way (job path, synchronous path) for the job overhead (issue #13). */
+  /** Small merges timed each way (job path, synchronous path) for the job overhead. */
   jobRuns: number;
   /**
    * Sharing the server: seconds of the crowd (and of its 2-client baseline) and of the overload, the
@@ -63,7 +63,7 @@ export const FULL: Profile = {
   runs: 5,
   textPages: [10, 100, 500],
   photoPages: 4,
-  // Four 4-megapixel photos at JPEG quality 90, 3 MB (issue #9: four camera JPEGs at 96 ppi, 4.4 MB).
+  // Four 4-megapixel photos at JPEG quality 90, 3 MB (four camera JPEGs at 96 ppi, 4.4 MB).
   camera: { pages: 4, width: 2400, height: 1800 },
   scanPages: 3,
   screenshotPages: 3,

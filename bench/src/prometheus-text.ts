@@ -1,5 +1,5 @@
 // Figures read from a server's /metrics text (Prometheus exposition format 0.0.4), measured where
-// they happen rather than by a client (issue #15: the rate-limit decision). Histograms are cumulative
+// they happen rather than by a client (the rate-limit decision). Histograms are cumulative
 // since the process started, so a measurement is the difference of two scrapes.
 
 /** Cumulative counts by upper bound (`le`, +Infinity last), as the `_bucket` lines give them. */

@@ -1,4 +1,4 @@
-// Quality figure for compression outputs (issue #6, scenario 1): PSNR of page 1 rendered at 100 dpi
+// Quality figure for compression outputs: PSNR of page 1 rendered at 100 dpi
 // with pdftoppm, against the original's render. Higher is better; identical renders are Infinity.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

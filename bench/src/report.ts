@@ -1,5 +1,5 @@
 // The bench's one output format: rows of (pdn figure, baseline figure, ratio, target), written as
-// bench/results.md for people and bench/results.json for tools (issue #6).
+// bench/results.md for people and bench/results.json for tools.
 import { writeFile } from 'node:fs/promises';
 import type { Machine } from './machine.js';
 

@@ -1,4 +1,4 @@
-// Child process of the memory scenario (issue #6, scenario 6): uploads one large file from a path with
+// Child process of the memory scenario: uploads one large file from a path with
 // the SDK and prints its own peak RSS, so the figure is the SDK's and not the bench's. Plain JavaScript
 // run by plain `node`, so no TypeScript loader inflates the figure.
 // Usage: node sdk-upload-probe.js <baseUrl> <apiKey> <path>

@@ -1,6 +1,6 @@
-// Where one compression's time went, read back from the server's log (issue #9: "compress time with the
+// Where one compression's time went, read back from the server's log ("compress time with the
 // content check, split into inspection, Ghostscript, check and HTTP"). The compress engine logs one
-// `compressed` record per answer with its request id and phase times, as one JSON line (issue #18), e.g.
+// `compressed` record per answer with its request id and phase times, as one JSON line, e.g.
 //   {"level":"info","time":"…","request_id":"3f9a…","msg":"compressed",
 //    "inspect_ms":41,"ghostscript_ms":512,"qpdf_ms":30,"check_ms":280,"reference_ms":350}
 // Reading the log keeps these internal figures out of the API's responses.

@@ -1,4 +1,4 @@
-// Issue #14: what answering a repeated Idempotency-Key costs against doing the work, for a small merge
+// What answering a repeated Idempotency-Key costs against doing the work, for a small merge
 // (two 1-page PDFs). The fresh call sends a new key each time (as the SDK does), so it pays the key's
 // claim and binding too; the replay sends the key of a call already answered, so the server reads and
 // hashes the body, finds the job and answers its result with URLs signed afresh, doing no work. Runs

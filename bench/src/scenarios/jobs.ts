@@ -1,4 +1,4 @@
-// Issue #13: what the job path costs over the synchronous path, for a small merge (two 1-page PDFs),
+// What the job path costs over the synchronous path, for a small merge (two 1-page PDFs),
 // submit to result. The synchronous call answers the result; the job path is `Prefer: respond-async`
 // (202) and then GET /api/v1/jobs/{id} with `Prefer: wait=10`, held until the job has ended, so the
 // figure is the machinery's (storing the job, the runner picking it up, one more round trip), not a

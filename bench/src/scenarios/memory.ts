@@ -1,6 +1,6 @@
-// Scenario 6 of issue #6: peak server RSS while merging 20 distinct 20 MB PDFs (uploads stream to disk,
+// Peak server RSS while merging 20 distinct 20 MB PDFs (uploads stream to disk,
 // engines use subprocesses or workers), and peak RSS of the SDK uploading a 500 MB file from a path.
-// Issue #11 (item 3): RSS over a soak of OCR requests in many language sets stays flat.
+// Also RSS over a soak of OCR requests in many language sets, which must stay flat.
 import { execFile } from 'node:child_process';
 import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -66,7 +66,7 @@ function soakLanguage(i: number): string {
 }
 
 /**
- * Issue #11, item 3: OCR requests naming many language sets, in different orders, two at a time.
+ * OCR requests naming many language sets, in different orders, two at a time.
  * The RSS of the server and of everything it started is sampled throughout; the second half's peak
  * must stay within 1.1x the first half's (before the fix: 587 MB to 4.24 GB in four rounds).
  */

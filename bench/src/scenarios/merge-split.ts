@@ -1,7 +1,7 @@
-// Scenario 3 of issue #6: merge 20 files x 50 pages and split a 500-page PDF into 10 ranges, pdn end to
+// Merge 20 files x 50 pages and split a 500-page PDF into 10 ranges, pdn end to
 // end (upload, process, download) against the qpdf CLI alone; the pdf-lib fallback's ratio is reported
-// from a second server forced onto it. Issue #11 holds merge to 1.5 with its input checks (every page
-// tree walked, every header read); split keeps issue #6's 2.0.
+// from a second server forced onto it. Merge is held to a ratio of 1.5 with its input checks (every page
+// tree walked, every header read), split to 2.0.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '@pdn/e2e/harness';
@@ -55,7 +55,7 @@ function row(
         : ratio <= target
           ? 'pdn includes upload and download'
           : 'missed: pdn uploads and downloads every byte and, before any work, walks every ' +
-            "input's page tree (page cap, loops, encryption; issues #2, #11) and the output's after, " +
+            "input's page tree (page cap, loops, encryption) and the output's after, " +
             'in process for plain files and with qpdf otherwise; the bare CLI pays none of it, and ' +
             'the server starting qpdf costs more when other work shares the cores',
   };

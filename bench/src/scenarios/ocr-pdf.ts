@@ -1,4 +1,4 @@
-// Issue #17: OCR of documents against the `ocrmypdf` CLI run directly with the same options
+// OCR of documents against the `ocrmypdf` CLI run directly with the same options
 // (baselines.ts OCRMYPDF_OPTIONS), on generated 200 dpi scans with dust and a tilt (English; 10 and 50
 // pages in the full profile), for each engine whose tools are installed (tesseract.js: poppler): time
 // (request and download of the searchable PDF against the CLI's run), CPU time (user and system of the
@@ -30,7 +30,7 @@ const CHUNK_TARGET_S = 10;
  * every 200 ms took 2 to 3 % of a core from the work timed on this busy machine.
  */
 const PEAK_EVERY_MS = 1000;
-/** Issue #17's time targets; tesseract.js, the fallback without native tools, has none: it is measured. */
+/** Time targets against the CLI; tesseract.js, the fallback without native tools, is only measured. */
 const TARGETS: Record<Engine, number | undefined> = {
   ocrmypdf: 1.1,
   tesseract: 1.5,

@@ -1,4 +1,4 @@
-// Scenario 4 of issue #6: OCR warm latency against the native tesseract CLI (one thread, the same
+// OCR warm latency against the native tesseract CLI (one thread, the same
 // best_int traineddata the server bundles), character error rate of both, and throughput with two
 // concurrent clients against one. Measured for the server's default OCR engine and, when that is not
 // tesseract.js, for a second server forced onto tesseract.js.

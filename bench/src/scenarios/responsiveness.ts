@@ -1,4 +1,4 @@
-// Scenario 5 of issue #6: the event loop is never blocked by document work. p99 latency of a cheap
+// The event loop is never blocked by document work. p99 latency of a cheap
 // authenticated request (GET /api/v1/languages) while 4 compressions and 2 OCR jobs run, and the
 // requests per second autocannon gets on it with no load.
 

@@ -1,4 +1,4 @@
-// Issue #16: what scaling out buys, and what it costs the shared services. One API process and worker
+// What scaling out buys, and what it costs the shared services. One API process and worker
 // processes on the shared backends (jobs over BullMQ): a mixed workload of synchronous calls (a
 // Ghostscript compress, a merge, a split per round, from 4 clients at once) is run by 1 worker and by
 // 2, each at PDN_JOB_CONCURRENCY 1 (target: 2 workers >= 1.7x the throughput of 1), then each at

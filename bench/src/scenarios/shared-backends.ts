@@ -1,4 +1,4 @@
-// Issue #15: what the shared backends cost. (a) One rate-limit decision (count the rolling hour and
+// What the shared backends cost. (a) One rate-limit decision (count the rolling hour and
 // record the request) in Redis against SQLite, p99 with 50 clients at once: target < 2 ms. Measured
 // where it is made, by the server (pdn_rate_limit_decision_seconds from /metrics), while 50 clients
 // send counted requests to a server on each store at half the server's capacity (measured first, in

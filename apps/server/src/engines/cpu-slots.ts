@@ -1,5 +1,5 @@
-// Bounds how many heavy tasks (qpdf, Ghostscript, pdf-lib workers, OCR) run at once: issue #2 asks for
-// "the number of concurrent jobs bounded by the CPU count, with the rest queued". Tasks start in the
+// Bounds how many heavy tasks (qpdf, Ghostscript, pdf-lib workers, OCR) run at once: the
+// number of concurrent jobs is bounded by the CPU count and the rest are queued. Tasks start in the
 // order they were submitted; one whose request is aborted while it waits never starts. Work that can
 // wait (a job's side work, job-lanes.ts) asks for a spare slot: it starts only when no task is waiting.
 

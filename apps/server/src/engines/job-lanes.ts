@@ -1,4 +1,4 @@
-// The tools of one job that could run side by side (issue #16). A compress reads its input for the
+// The tools of one job that could run side by side. A compress reads its input for the
 // content check while Ghostscript rewrites it, and reads each candidate four ways at once; run freely,
 // that kept 1.1 cores busy in a worker set to one job at a time, and a second worker on the second core
 // gained that much less. So a job's tools take turns in the slot the job holds (its own lane), its main

@@ -125,7 +125,7 @@ describe('parsePageRanges refuses', () => {
   });
 });
 
-describe('parsePageRanges and the page budget (issue #11.8)', () => {
+describe('parsePageRanges and the page budget', () => {
   const budget: PageBudget = { maxPages: 10, holder: 'the Free plan' };
 
   // [name, ranges, pageCount, pages written]

@@ -1,5 +1,5 @@
 // THE place where split's `ranges` field is parsed and validated (STYLE.md principle 13). The rules are
-// issue #2's "Decisions" as recorded in openapi.yaml (operation `split`, field `ranges`): 1-based,
+// the ones recorded in openapi.yaml (operation `split`, field `ranges`): 1-based,
 // inclusive, comma-separated items of `N` or `N-M`, whitespace allowed around items, each item one
 // part in the order given, at most 100 items. Every refusal names the item and the page count.
 import { InvalidInputError } from '../errors.js';
@@ -50,7 +50,7 @@ function parseItem(item: string, position: number, pageCount: number | undefined
 
 /**
  * Parses the raw `ranges` form field against a document of `pageCount` pages, and refuses ranges that
- * would write more pages in all than `budget` allows (issue #11.8).
+ * would write more pages in all than `budget` allows.
  */
 export function parsePageRanges(raw: string, pageCount: number, budget: PageBudget): PageRange[] {
   const items = raw.split(',').map((item) => item.trim());

@@ -75,7 +75,7 @@ describe.each(branches)('inspectPdf %s', (branch, tools, skip) => {
     await expect(inspect('deep', deepPageTreePdf(10_000))).resolves.toMatchObject({ pageCount: 1 });
   });
 
-  // [name, bytes, pages]: the pages in the tree count, not the root's /Count (issue #11.4).
+  // [name, bytes, pages]: the pages in the tree count, not the root's /Count.
   const lies: [string, () => Uint8Array, number][] = [
     ['/Count 1 over 3 pages', () => lyingCountPdf(3, 1), 3],
     ['/Count 9999999999 over 1 page', () => lyingCountPdf(1, 9_999_999_999), 1],

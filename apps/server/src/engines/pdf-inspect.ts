@@ -1,7 +1,7 @@
 // Looks at an uploaded PDF before any real work is done on it, and decides for compress, merge and split
-// alike whether it can be used (issue #9: a page tree with a loop gave compress a blank page while merge
-// and split refused it; issue #2 "Bad input"; issue #3: Ghostscript "returns success with a blank
-// one-page PDF" for empty, encrypted and page-less files). Cheap checks first: the bytes (pdf-header.ts),
+// alike whether it can be used (a page tree with a loop gave compress a blank page while merge
+// and split refused it; Ghostscript returns success with a blank
+// one-page PDF for empty, encrypted and page-less files). Cheap checks first: the bytes (pdf-header.ts),
 // then the pages really in the page tree, walked in this process for plain files (page-walk/), else by
 // qpdf (and its password query when it cannot walk it), or by pdf-lib in a worker thread when qpdf is
 // not installed. Merge inputs qpdf must walk are counted together (inspectPdfs) and walked one by one
@@ -26,11 +26,11 @@ import type { InputFile } from './types.js';
 export { checkPdfBytes };
 
 export interface PdfInspection {
-  /** Pages found by walking the page tree, not the /Count the file claims (issue #11.4). */
+  /** Pages found by walking the page tree, not the /Count the file claims. */
   pageCount: number;
   /**
    * The file every tool must read: the upload itself, or a copy from its `%PDF-` header on when binary
-   * bytes came before it, so Ghostscript is only ever handed a PDF (issue #11.1).
+   * bytes came before it, so Ghostscript is only ever handed a PDF.
    */
   path: string;
   /** Each page's shown size, in page order, when asked and the walk here was sure of them (shown-sizes.ts). */
@@ -148,7 +148,7 @@ async function pagesTogether(
  * The pages of all `files` walked in this process (page-walk/), or undefined when any of them needs
  * qpdf. Judged one after another in upload order, each read whole; the next file is read while the one
  * before is walked, so at most two are held at a time. Read one by one, the walks of a 20-file merge
- * left the event loop waiting on the reads for about a third of their wall time (issue #11's bench).
+ * left the event loop waiting on the reads for about a third of their wall time (the merge bench).
  */
 async function pagesWalkedHere(files: readonly InputFile[], maxPages: number): Promise<number | undefined> {
   const walkOf = (index: number) => {
@@ -176,7 +176,7 @@ async function pagesWalkedHere(files: readonly InputFile[], maxPages: number): P
 /**
  * Checks merge inputs as inspectPdf checks each: walked in this process when they are plain, otherwise
  * with one qpdf run per CPU instead of one per file
- * (issue #11's bench, 20 files of 50 pages with qpdf 11.3: 20 walks took 210 ms of CPU and 20 process
+ * (the merge bench, 20 files of 50 pages with qpdf 11.3: 20 walks took 210 ms of CPU and 20 process
  * starts, 2 runs together 100 ms; the merge itself takes 160 ms).
  * Only when a run fails, or a group of several files holds more pages than one file may, is each file
  * inspected alone, which names the first bad one in upload order: the verdict is the one inspectPdf

@@ -117,7 +117,7 @@ describe('runTool', () => {
     expect(await readdir(cwd)).toEqual([]);
   });
 
-  // issue #11, item 7: a tool that says the disk is full fails as such, whatever its exit code.
+  // A tool that says the disk is full fails as such, whatever its exit code.
   it.each([
     ['ENOSPC, exit 2', "echo 'qpdf: out.pdf: write: No space left on device' >&2; exit 2", 'ENOSPC'],
     ['ENOSPC, exit 0', "echo 'write error: No space left on device' >&2", 'ENOSPC'],

@@ -1,4 +1,4 @@
-// Which external tools this machine has, found once at start-up (issue #2: "the choice is detected at
+// Which external tools this machine has, found once at start-up ("the choice is detected at
 // start-up ... and visible in logs"). Engines pick qpdf/Ghostscript/tesseract only when present here.
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
@@ -16,18 +16,18 @@ export interface DetectedTools {
   qpdf?: ToolInfo;
   ghostscript?: ToolInfo;
   tesseract?: ToolInfo;
-  /** util-linux's prlimit: OCR runs its decoders and recognisers under a memory limit (issue #11). */
+  /** util-linux's prlimit: OCR runs its decoders and recognisers under a memory limit. */
   prlimit?: ToolInfo;
-  /** poppler's text extractor: the compress content check's first reader of words (issue #9). */
+  /** poppler's text extractor: the compress content check's first reader of words. */
   pdftotext?: ToolInfo;
   /** poppler's renderer: the compress content check draws pages with it, independently of the
-   * Ghostscript that rewrote them (issue #9). */
+   * Ghostscript that rewrote them. */
   pdftoppm?: ToolInfo;
   /** poppler's image lister: the content check counts the images each sampled page draws. */
   pdfimages?: ToolInfo;
-  /** poppler's document reader: page sizes and rotations for OCR of documents (issue #17). */
+  /** poppler's document reader: page sizes and rotations for OCR of documents. */
   pdfinfo?: ToolInfo;
-  /** OCR of documents (issue #17): the reference tool, used whole when installed. */
+  /** OCR of documents: the reference tool, used whole when installed. */
   ocrmypdf?: ToolInfo;
   /** LibreOffice's `soffice`: the converter of Office to PDF (engines/converters.ts). */
   libreoffice?: ToolInfo;

@@ -15,7 +15,7 @@ export type { CompressionLevel, CompressMethod, EngineInfo, Language, PageBudget
 export interface EngineLog {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
-  /** Tools' own diagnostics (issue #18); a log without it, as some tests pass, drops them. */
+  /** Tools' own diagnostics; a log without it, as some tests pass, drops them. */
   debug?(message: string, fields?: Record<string, unknown>): void;
 }
 
@@ -32,7 +32,7 @@ export interface WorkContext {
   /** Aborted when the client goes away: the engine kills its tools and stops. */
   signal: AbortSignal;
   /** The request's log (its lines carry the request id), for what an engine decided on the way, e.g.
-   * a compression output refused by the content check (issue #9). Absent in engine unit tests. */
+   * a compression output refused by the content check. Absent in engine unit tests. */
   log?: EngineLog | undefined;
   /** Told how far the work is, in the engine's own units (pages for OCR of documents), when it knows. */
   progress?: ((done: number, total: number) => void) | undefined;
@@ -64,7 +64,7 @@ export interface SplitOutput extends PdfOutput {
   pages: string;
 }
 
-/** Merge and split (issue #2): qpdf when installed, pdf-lib in worker threads otherwise. */
+/** Merge and split: qpdf when installed, pdf-lib in worker threads otherwise. */
 export interface PdfEngine {
   readonly info: EngineInfo;
   /** Joins `inputs` in order into one PDF inside `job.workDir`; more pages than `budget` is refused. */
@@ -77,7 +77,7 @@ export interface CompressOutput extends PdfOutput {
   method: CompressMethod;
 }
 
-/** Compress (issue #3): Ghostscript + qpdf when installed, pdf-lib otherwise. */
+/** Compress: Ghostscript + qpdf when installed, pdf-lib otherwise. */
 export interface CompressEngine {
   readonly info: EngineInfo;
   compress(input: InputFile, level: CompressionLevel, job: WorkContext): Promise<CompressOutput>;
@@ -92,13 +92,13 @@ export interface OcrOutput {
   language: string;
 }
 
-/** OCR (issue #3): tesseract.js worker pools, or the native tesseract binary when installed. */
+/** OCR: tesseract.js worker pools, or the native tesseract binary when installed. */
 export interface OcrEngine {
   readonly info: EngineInfo;
   languages(): readonly Language[];
   /** `language` is the raw form field (`"eng"`, `"eng+deu"`); unknown codes are `InvalidInputError`. */
   recognize(image: InputFile, language: string, job: WorkContext): Promise<OcrOutput>;
-  /** Its tesseract.js processes, lent a page at a time to OCR of documents (issue #17, engine 3). */
+  /** Its tesseract.js processes, lent a page at a time to OCR of documents. */
   readonly pages: TesseractJsPages;
   /** Terminates pooled workers (server shutdown, tests). */
   close(): Promise<void>;
@@ -110,7 +110,7 @@ export interface Engines {
   pdf: PdfEngine;
   compress: CompressEngine;
   ocr: OcrEngine;
-  /** OCR of documents (issue #17): engines/ocr-pdf/. */
+  /** OCR of documents: engines/ocr-pdf/. */
   ocrPdf: OcrPdfEngine;
   /** Images to PDF: engines/images-pdf/. */
   imagesPdf: ImagesPdfEngine;

@@ -1,4 +1,4 @@
-// Text taken out of a page's content stream (issue #17, `mode=redo` with the native tools): an earlier
+// Text taken out of a page's content stream (`mode=redo` with the native tools): an earlier
 // OCR layer is text drawn invisibly, render mode 3 (ISO 32000-1 §9.3.6), which `invisible` removes while
 // visible text stays; `all` removes every text-showing operator, so the page can be drawn for tesseract
 // without the text it already has (OCRmyPDF hides it the same way, Ghostscript's -dFILTERTEXT).

@@ -40,7 +40,7 @@ async function looksLikePdf(input: InputFile): Promise<boolean> {
  * The PDF at `path` as qpdf, which counted its pages, reads it: rewritten by qpdf (a fresh
  * cross-reference, only the objects its pages reach). Every reader then sees those pages and no others:
  * Ghostscript (OCRmyPDF's rasteriser, the native PDF/A) and poppler rebuild cross-references qpdf
- * reads as they are, and may find another page tree in the same bytes (attack pass on issue #11.4: a
+ * reads as they are, and may find another page tree in the same bytes (found by attacking the page count: a
  * page hidden from qpdf came back from OCRmyPDF's `force` as the page's raster, and a 6000-page tree
  * hidden in a one-page upload had the native PDF/A write 6000 pages, then a 500). One qpdf run per
  * document, small beside OCR; without qpdf, the readers' own checks are all there is.

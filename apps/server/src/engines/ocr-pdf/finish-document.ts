@@ -1,4 +1,4 @@
-// The last passes over a read document (issue #17, the native and tesseract.js engines, whichever tesseract
+// The last passes over a read document (the native and tesseract.js engines, whichever tesseract
 // read it): `output=pdfa` through Ghostscript (pdfa-conversion.ts), then, with qpdf, the lossless repack
 // (lossless-repack.ts: JPEGs deflated as OCRmyPDF's `--optimize 1`, fonts shared, object streams) and
 // qpdf's check of the output. Without qpdf (tesseract.js assembling with pdf-lib) the document is as

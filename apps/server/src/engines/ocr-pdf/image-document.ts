@@ -1,4 +1,4 @@
-// An uploaded image read as a document (issue #17, every engine): an OCR process writes it as a PDF
+// An uploaded image read as a document: an OCR process writes it as a PDF
 // (../ocr/image-pdf.ts: a page per image page, the image as it came or losslessly, at its resolution,
 // upright), which is then read as any scanned PDF, a page at a time and with every option, the image
 // untouched under the text layer. One decoder for every engine: the image OCR's (sharp and our BMP reader:

@@ -1,4 +1,4 @@
-// Picks the OCR-of-documents engine at start-up (issue #17): OCRmyPDF when installed, else the native
+// Picks the OCR-of-documents engine at start-up: OCRmyPDF when installed, else the native
 // tesseract with qpdf and poppler, else tesseract.js (the image OCR's processes), else none (the
 // operation then answers 500 saying what to install); PDN_OCR_PDF_ENGINE=auto|ocrmypdf|tesseract|
 // tesseract.js to force one. Checks what all share before any runs: the languages (the native
@@ -156,7 +156,7 @@ export async function createOcrPdfEngine(o: OcrPdfEngineOptions): Promise<OcrPdf
       : chunkedReader(chosen.reader, { qpdf, timeoutMs: o.timeoutMs, concurrency: o.concurrency });
   const info = reader?.info ?? NONE;
   const line = `OCR of documents: ${info.name} ${info.version}`;
-  // Every POST /api/v1/ocr/pdf would answer 500: say so once, at start (issue #18).
+  // Every POST /api/v1/ocr/pdf would answer 500: say so once, at start.
   if (reader === undefined) o.log.warn(line, { choice: o.choice, engine: info.name, missing: NEEDS_ANY });
   else o.log.info(line, { choice: o.choice, engine: info.name });
   const registry = chosen?.registry ?? new LanguageRegistry([]);

@@ -1,4 +1,4 @@
-// The native engine's last, lossless pass (issue #17: output no larger than OCRmyPDF's `--optimize 1`).
+// The native engine's last, lossless pass (output no larger than OCRmyPDF's `--optimize 1`).
 // OCRmyPDF's level 1 wraps every JPEG in Flate (its optimize.py `deflate_jpegs`): the JPEG's own bytes,
 // deflated, so a reader inflates them back to the very same JPEG and the page renders identically; scans
 // compress well this way (the generated bench scans' JPEGs by 43%). Each page's text layer also brings its

@@ -1,4 +1,4 @@
-// The native tools without OCRmyPDF (issue #17, engine 2): a PDF read a page at a time by the tesseract
+// The native tools without OCRmyPDF: a PDF read a page at a time by the tesseract
 // binary (read-pdf.ts with native-recogniser.ts), its layers laid over the original by qpdf
 // (page-assembly.ts); an image first written as a PDF by the image OCR's decoder (image-document.ts).
 // Then the last passes every engine but OCRmyPDF shares (finish-document.ts: `output=pdfa` through

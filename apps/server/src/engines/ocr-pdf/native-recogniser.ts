@@ -1,4 +1,4 @@
-// The native tesseract binary reading a page's raster (issue #17, engine 2): its `pdf` renderer with
+// The native tesseract binary reading a page's raster: its `pdf` renderer with
 // `textonly_pdf` for the layer, its text, and the TSV the confidence comes from; OSD (`-l osd`, Debian
 // `tesseract-ocr-osd`) for the page's orientation.
 import { readFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Both readers of OCR of documents (issue #17) through the same cases, each where its tools are
+// Both readers of OCR of documents through the same cases, each where its tools are
 // installed: a generated noisy, tilted eng+rus scan read into a searchable PDF (CER of the text and
 // of pdftotext's reading of the output), pages untouched (the compress content check, and identical
 // renders for the text overlay), `skip` leaving a page with text alone, `pages`, `rotate`, an image
@@ -633,7 +633,7 @@ describe.runIf(engines.includes('tesseract.js'))('OCR of documents with tesserac
 /**
  * One page for qpdf and poppler (`Shown page`), another for Ghostscript 10.00 (`Hidden page`), which
  * rebuilds a table of 21-byte entries from every `N G obj` in the file and so finds a second object 2
- * written after the first (the attack pass on issue #11.4).
+ * written after the first (found by an attack on the page count).
  */
 function hiddenPageForGhostscript(): Buffer {
   let body = '%PDF-1.7\n';

@@ -1,4 +1,4 @@
-// Page progress from OCRmyPDF (issue #17): it prints nothing per page when not on a terminal, but
+// Page progress from OCRmyPDF: it prints nothing per page when not on a terminal, but
 // OCRmyPDF 14 takes plugins (`--plugin file.py`), and its `get_progressbar_class` hook replaces the
 // progress bar it drives (ocrmypdf/pluginspec.py; a plugin given on the command line is asked before the
 // built-in tqdm). Ours ignores `disable` and writes one line per page to stderr, which the reader

@@ -1,4 +1,4 @@
-// The reference tool, whole (issue #17, engine 1): OCRmyPDF 14 run like every other tool (runTool: no
+// The reference tool, whole: OCRmyPDF 14 run like every other tool (runTool: no
 // shell, its own process group, a timeout, a memory limit per process, OMP_THREAD_LIMIT=1 so each of
 // its `--jobs` tesseract runs uses one core). It reports nothing per page, so each page's tesseract run
 // is asked for a TSV as well (a config file) and the temporary folder is kept: a page with a TSV was

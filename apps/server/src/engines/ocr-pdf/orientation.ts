@@ -1,4 +1,4 @@
-// Which way up a page is (issue #17, `rotate`): tesseract's orientation and script detection
+// Which way up a page is (`rotate`): tesseract's orientation and script detection
 // (`--psm 0 -l osd`, Debian's tesseract-ocr-osd), read as OCRmyPDF reads it.
 
 /** OCRmyPDF's `--rotate-pages-threshold` default: below this confidence a page is left as it is. */

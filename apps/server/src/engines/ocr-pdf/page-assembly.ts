@@ -1,4 +1,4 @@
-// Puts a read document together (issue #17, the native and tesseract.js engines): the original as the
+// Puts a read document together (the native and tesseract.js engines): the original as the
 // base file, so its images (never re-encoded), outline, forms and metadata are kept; each read page's text
 // layer (tesseract's one-page PDF) laid over it in the page's displayed frame, over the page itself or a
 // page standing in for it (straightened, or without an earlier layer), or under `force` the page replaced

@@ -1,4 +1,4 @@
-// What the native reader must know of one PDF page before drawing it (issue #17, engine 2): its size
+// What the native reader must know of one PDF page before drawing it: its size
 // and rotation (poppler's pdfinfo), its images' resolutions and sizes (pdfimages -list), and whether
 // it already has text (pdftotext). Three short poppler runs side by side, per page, so a 5000-page
 // document never puts a whole-document listing in memory (runTool keeps 64 KiB of output).

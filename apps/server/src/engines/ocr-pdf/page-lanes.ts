@@ -1,4 +1,4 @@
-// The pages of one document as units of work through the server's CPU slots (issue #17): at most
+// The pages of one document as units of work through the server's CPU slots: at most
 // `concurrency` of its pages queued at once, so other requests' work takes its turn between pages
 // instead of waiting behind a 300-page scan (the slots are first come, first served); progress a page
 // at a time; the first failure stops the pages not yet started.

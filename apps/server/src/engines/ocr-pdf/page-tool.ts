@@ -1,4 +1,4 @@
-// A tool run on one page of a document (issue #17): pdftoppm, qpdf or tesseract, in the page's folder,
+// A tool run on one page of a document: pdftoppm, qpdf or tesseract, in the page's folder,
 // under the memory limit, or the same page's work in an OCR process. A page that does not fit the limit
 // is the client's to fix (smaller pages, 400); any other failure is ours.
 import { InternalError, InvalidInputError } from '../../errors.js';

@@ -1,4 +1,4 @@
-// PDF/A-2b for the native engine (issue #17, `output=pdfa`): Ghostscript's pdfwrite with -dPDFA=2, the
+// PDF/A-2b for the native engine (`output=pdfa`): Ghostscript's pdfwrite with -dPDFA=2, the
 // route OCRmyPDF 14 takes (its _exec/ghostscript.py generate_pdfa, with the pdfmark stub of its pdfa.py),
 // the OutputIntent an sRGB profile from Debian's ghostscript. Ghostscript writes the XMP identification
 // (pdfaid part 2, conformance B) itself. Unlike OCRmyPDF, which lets Ghostscript's automatic filter pick

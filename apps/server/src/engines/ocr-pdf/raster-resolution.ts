@@ -1,4 +1,4 @@
-// The resolution a page is drawn at for OCR (issue #17): its images' own, so a 200 dpi scan is read at
+// The resolution a page is drawn at for OCR: its images' own, so a 200 dpi scan is read at
 // 200 dpi and never resampled; 300 dpi for a page without images (vector text: tesseract reads best
 // at 300). Kept within what tesseract reads well and lowered until the page's raster fits the pixel
 // cap, so a poster-sized page costs what the server allows and no more.

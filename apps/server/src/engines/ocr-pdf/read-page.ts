@@ -1,4 +1,4 @@
-// One page of a PDF read as its own unit of work (issue #17), whichever tesseract reads it (native-
+// One page of a PDF read as its own unit of work, whichever tesseract reads it (native-
 // recogniser.ts, tesseract-js-recogniser.ts): drawn by pdftoppm at its images' resolution
 // (raster-resolution.ts), turned upright when asked (orientation.ts, where the recogniser has OSD), and read
 // into a text-only PDF page (`textonly_pdf`) the reader lays over the original, so the page's own images

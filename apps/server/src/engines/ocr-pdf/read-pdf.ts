@@ -1,4 +1,4 @@
-// A PDF read a page at a time by either tesseract (issue #17, the native and tesseract.js engines): every
+// A PDF read a page at a time by either tesseract (the native and tesseract.js engines): every
 // page its own unit of work through the CPU slots (page-lanes.ts, read-page.ts), then one assembly
 // (page-assembly.ts) whatever the page count; the answer's pages, confidences and texts from the reads.
 import { mkdir, readFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// How far a page's lines are tilted (issue #17, `deskew` with the native tools), read from tesseract's
+// How far a page's lines are tilted (`deskew` with the native tools), read from tesseract's
 // hOCR: every line's `baseline <slope> <offset>` (slope in the drawn page's pixels, y downwards), the
 // median over the page so a stray line or a table rule does not decide it. No image analysis of our own:
 // tesseract has already found the lines.

@@ -1,4 +1,4 @@
-// Deskew without touching the page's images (issue #17, `deskew` with the native tools): the page's
+// Deskew without touching the page's images (`deskew` with the native tools): the page's
 // content is drawn turned by the measured tilt about the page's centre (`q <rotation> cm … Q` around its
 // content streams), so its images keep their very bytes and only their placement changes. OCRmyPDF
 // instead rotates the raster and re-encodes it. What the turn moves past the page's edges is cut off,

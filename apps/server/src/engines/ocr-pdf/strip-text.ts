@@ -1,4 +1,4 @@
-// A PDF with text taken out of its pages and of every form they draw (issue #17, `mode=redo` with the
+// A PDF with text taken out of its pages and of every form they draw (`mode=redo` with the
 // native tools, given one page at a time; content-text.ts says which text). An earlier OCR layer is often a form:
 // OCRmyPDF grafts its layer as one, and qpdf's overlay (this engine's own) does too. A form is read from
 // render mode 0 and sets its own: both OCRmyPDF's layer and tesseract's set `3 Tr` inside it.

@@ -1,4 +1,4 @@
-// tesseract.js without native tesseract (issue #17, engine 3): a PDF read a page at a time in the image
+// tesseract.js without native tesseract: a PDF read a page at a time in the image
 // OCR's tesseract.js processes (read-pdf.ts with tesseract-js-recogniser.ts: their pool, memory limit and
 // bundled languages), its layers laid over the original (page-assembly.ts: qpdf, or pdf-lib without it);
 // an image first written as a PDF by the OCR processes' decoder and read the same way (image-document.ts).

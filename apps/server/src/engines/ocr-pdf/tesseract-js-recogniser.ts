@@ -1,4 +1,4 @@
-// tesseract.js reading a page's raster (issue #17, engine 3), in one of the image OCR's processes
+// tesseract.js reading a page's raster, in one of the image OCR's processes
 // (ocr/tesseract-js-pages.ts: their pool, memory limit and languages): tesseract's own PDF renderer
 // (`pdfTextOnly`), its text, its hOCR when asked. No OSD: tesseract.js does not bundle its data.
 import type { TesseractJsPages } from '../ocr/tesseract-js-pages.js';

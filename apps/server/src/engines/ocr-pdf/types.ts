@@ -1,4 +1,4 @@
-// The OCR-of-documents engine's contract (issue #17; openapi.yaml operation `ocrPdf`): a document in,
+// The OCR-of-documents engine's contract (openapi.yaml operation `ocrPdf`): a document in,
 // a searchable PDF and its text out. Files in, files out: no HTTP here.
 import type { OcrPdfMode, OcrPdfOutputType } from '@pdn/api-types';
 import type { EngineInfo, InputFile, WorkContext } from '../types.js';
@@ -36,7 +36,7 @@ export interface OcrPdfOutput {
   pages: OcrPdfPageOutcome[];
 }
 
-/** Pages done so far out of the pages to read: the job machinery reports it as progress (issue #13). */
+/** Pages done so far out of the pages to read: the job machinery reports it as progress. */
 export type OcrPdfProgress = (done: number, total: number) => void;
 
 export interface OcrPdfEngine {

@@ -1,4 +1,4 @@
-// Windows and OS/2 BMP, read by our own code (issue #11, "inputs the spec promises"): Leptonica, inside
+// Windows and OS/2 BMP, read by our own code ("inputs the spec promises"): Leptonica, inside
 // both tesseract builds, refuses RLE-compressed BMPs, and sharp's libvips has no BMP loader. The same
 // header parser serves the pixel-cap check (image-header.ts) and the decoder, so the size the cap sees
 // is the size the decoder allocates (STYLE.md 24). Everything here treats the bytes as hostile: every

@@ -197,7 +197,7 @@ describe('readImageHeader', () => {
     ['BMP with a bottom-up info header', { given: bmp(320, 240), want: one('bmp', 320, 240) }],
     ['BMP with a top-down info header', { given: bmp(320, -240), want: one('bmp', 320, 240) }],
     ['OS/2 BMP core header', { given: bmp(64, 32, true), want: one('bmp', 64, 32) }],
-    // Issue #11: RSTn and TEM have no length; read as if they had, they skip real segments.
+    // RSTn and TEM have no length; read as if they had, they skip real segments.
     [
       'JPEG with RST0 and TEM before its frame',
       { given: jpegWith(Buffer.from([0xff, 0xd0, 0xff, 0x01])), want: one('jpeg', 64, 48) },
@@ -262,7 +262,7 @@ describe('readImageHeader', () => {
       { given: tiff(10, 10, true, 3).subarray(0, 12), want: /truncated/ },
     ],
     [
-      'a TIFF listing its size twice (libtiff keeps the first, issue #11)',
+      'a TIFF listing its size twice (libtiff keeps the first)',
       {
         given: Buffer.from(duplicateDimensionTiff()),
         want: /scan\.img is refused as ambiguous: a TIFF directory lists tag 256 twice/,
@@ -296,7 +296,7 @@ describe('readImageHeader', () => {
     ],
     ['a WebP of an unknown chunk', { given: riff('ABCD', Buffer.alloc(10)), want: /truncated/ }],
     ['a PNG of 0x10 pixels', { given: png(0, 10), want: /declares an empty image \(0x10 pixels\)/ }],
-    // Found by the fuzzer (issue #11): far under the pixel cap, but tesseract refuses the width (a 500).
+    // Found by the fuzzer: far under the pixel cap, but tesseract refuses the width (a 500).
     [
       'a PNG 65535 pixels wide',
       { given: png(65_535, 3), want: /is 65535x3 pixels; .* at most 32,767 pixels wide and high/ },

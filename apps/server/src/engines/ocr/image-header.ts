@@ -1,9 +1,9 @@
 // Recognises an uploaded image by its bytes and reads its declared size from the header alone, so an
-// absurd image is refused before anything decodes it (issue #3: a 439 KB 20000x20000 PNG took
+// absurd image is refused before anything decodes it (a 439 KB 20000x20000 PNG took
 // tesseract.js 8.2 s and 1.3 GB). Only the few bytes each format needs are read, at their offsets.
 //
 // Headers are read the way the decoders read them, and a file they could read two ways is refused
-// (issue #11, item 2: a TIFF listing its width twice, of which libtiff takes the first; a JPEG whose
+// (a TIFF listing its width twice, of which libtiff takes the first; a JPEG whose
 // RSTn marker was read as if it had a length, landing on a fake frame inside a comment). This check is
 // not the only bound: the decoder runs under a memory limit of its own (ocr-process.ts).
 import { type FileHandle, open } from 'node:fs/promises';
@@ -29,8 +29,8 @@ export const MAX_IMAGE_PAGES = 100;
 
 /**
  * The longest side tesseract reads (its ImageThresholder refuses "Image too large" above INT16_MAX,
- * native and tesseract.js alike): a 65535x3 TIFF, far under the pixel cap, was a 500 (issue #11,
- * found by the fuzzer). openapi.yaml, operation `ocr`.
+ * native and tesseract.js alike): a 65535x3 TIFF, far under the pixel cap, was a 500 (found by
+ * the fuzzer). openapi.yaml, operation `ocr`.
  */
 export const MAX_IMAGE_SIDE = 32_767;
 
@@ -271,7 +271,7 @@ export async function readImageHeader(input: InputFile, accepted = ACCEPTED_FORM
   }
 }
 
-/** Pixels of every page together: what the cap applies to (issue #11, multi-page TIFF). */
+/** Pixels of every page together: what the cap applies to (multi-page TIFF). */
 export function pixelsOf(pages: readonly Dimensions[]): number {
   return pages.reduce((sum, page) => sum + page.width * page.height, 0);
 }

@@ -1,4 +1,4 @@
-// An uploaded image written as a PDF for OCR of documents (issue #17), run here in-process on files written
+// An uploaded image written as a PDF for OCR of documents, run here in-process on files written
 // by other software (packages/fixtures/assets/images/SOURCES.md): a page per image page, of the image's
 // size at its resolution, upright, the image kept (a JPEG's very bytes) or its pixels as the decoder
 // reads them (poppler's pdfimages takes each back out).

@@ -1,4 +1,4 @@
-// An uploaded image as a PDF, for OCR of documents (issue #17, the native and tesseract.js engines): a page
+// An uploaded image as a PDF, for OCR of documents (the native and tesseract.js engines): a page
 // per image page (every page of a TIFF), at the image's resolution (300 dpi when its file gives none, as
 // OCRmyPDF's `--image-dpi`), upright as its EXIF orientation says. The image is the one uploaded: a JPEG
 // keeps its very bytes (only the page's drawing matrix turns it), anything else is stored losslessly as

@@ -174,7 +174,7 @@ describe('OCR engine on tesseract.js', { timeout: 60_000 }, () => {
     expect(result.language).toBe('deu+eng');
   });
 
-  // Issue #11: every encoding the spec promises, as other software writes it (fixtures SOURCES.md).
+  // Every encoding the spec promises, as other software writes it (fixtures SOURCES.md).
   it.each(ENG_TEXT_IMAGES)('reads English from %s, written by other software', async (name) => {
     const image = { path: join(IMAGE_ASSETS, 'text', name), label: name };
     const result = await engine.recognize(image, 'eng', job());
@@ -240,7 +240,7 @@ describe('OCR engine on tesseract.js', { timeout: 60_000 }, () => {
 });
 
 describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
-  // Issue #11, item 2: both once got past the header check; now neither reaches a decoder.
+  // Both once got past the header check; now neither reaches a decoder.
   it.each<[string, Uint8Array, RegExp]>([
     [
       'a TIFF listing its size twice',
@@ -308,7 +308,7 @@ describe('OCR engine limits and worker lifecycle', { timeout: 60_000 }, () => {
     });
   });
 
-  // Issue #11, item 3: a pool per language set, never closed, grew RSS from 587 MB to 4.24 GB.
+  // A pool per language set, never closed, grew RSS from 587 MB to 4.24 GB.
   it('holds at most poolSize processes across language sets, closing the least recently used', {
     timeout: 180_000,
   }, async () => {
@@ -466,7 +466,7 @@ describe.skipIf(!hasTesseract)('OCR engine on the native tesseract binary', { ti
     expect(error.message).toMatch(/could not be read as a PNG image/);
   });
 
-  // Issue #10: which languages the binary has depends on the Debian packs installed (tesseract-ocr-fra
+  // Which languages the binary has depends on the Debian packs installed (tesseract-ocr-fra
   // made a fixed "French is missing" expectation fail), so the language it lacks is looked up.
   /** A bundled language with a sample that this machine's binary lacks, if any. */
   const lacking = () => {

@@ -1,8 +1,8 @@
-// The OCR engine (issue #3, OCR): checks the language and the image's header, then has an OCR process
+// The OCR engine: checks the language and the image's header, then has an OCR process
 // decode the image into pages and recognise them with tesseract.js, or hands the pages to the native
 // tesseract binary when it is installed and has every requested language.
 //
-// Memory (issue #11, items 2 and 3): decoding and recognition never happen in the server's process.
+// Memory: decoding and recognition never happen in the server's process.
 // Each OCR process and each tesseract run is limited to `memoryBytes` of memory, and at most
 // `poolSize` OCR processes exist, whatever the mix of language sets: a header that lies can cost a
 // failed request, never the machine's memory.
@@ -29,7 +29,7 @@ export interface OcrEngineOptions {
   tools: DetectedTools;
   /** The machine's tesseract (listNativeTesseract), shared with OCR of documents. */
   native: NativeListing;
-  /** The server's bound on heavy jobs (issue #2): OCR shares it with the PDF engines. */
+  /** The server's bound on heavy jobs: OCR shares it with the PDF engines. */
   cpuSlots: CpuSlots;
   /** PDN_TESSDATA_DIR: extra plain `.traineddata` files (source `system`). */
   tessdataDir?: string;

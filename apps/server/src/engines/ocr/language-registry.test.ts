@@ -90,7 +90,7 @@ describe('LanguageRegistry.select', () => {
   const accepted: [string, { given: string; want: string[] }][] = [
     ['one code', { given: 'eng', want: ['eng'] }],
     ['a combination', { given: 'deu+eng', want: ['deu', 'eng'] }],
-    ['a combination in another order, sorted (issue #11)', { given: 'eng+deu', want: ['deu', 'eng'] }],
+    ['a combination in another order, sorted', { given: 'eng+deu', want: ['deu', 'eng'] }],
     ['a repeated code, once', { given: 'eng+deu+eng', want: ['deu', 'eng'] }],
     ['a code with an underscore', { given: 'eng+chi_sim', want: ['chi_sim', 'eng'] }],
     [
@@ -153,7 +153,7 @@ describe('loadLanguageRegistry', () => {
     'kor',
   ];
 
-  it('lists every bundled npm language (issue #3), sorted, as bundled', async () => {
+  it('lists every bundled npm language, sorted, as bundled', async () => {
     const registry = await loadLanguageRegistry({ log });
     const listed = registry.list();
     expect(listed.map((language) => language.code)).toEqual(
@@ -181,7 +181,7 @@ describe('loadLanguageRegistry', () => {
     expect(listed.map((language) => language.code)).not.toContain('osd');
     expect(listed.map((language) => language.code)).not.toContain('bad');
     expect(registry.select('xyz')[0]?.file).toBe(join(tessdata, 'xyz.traineddata'));
-    // bad.traineddata only: osd is told at info, being no language (issue #20).
+    // bad.traineddata only: osd is told at info, being no language.
     expect(warnings).toEqual([expect.objectContaining({ file: join(tessdata, 'bad.traineddata') })]);
   });
 

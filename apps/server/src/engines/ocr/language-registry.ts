@@ -1,8 +1,8 @@
-// The OCR languages this server accepts and where each one's data lives (issue #3, OCR): the
+// The OCR languages this server accepts and where each one's data lives: the
 // `@tesseract.js-data/<code>` packages the server depends on (`bundled`), plus the `.traineddata` files an
 // operator puts in PDN_TESSDATA_DIR (`system`). Requests name languages as `eng` or `eng+deu`; every code
 // is checked here before any worker exists, because tesseract.js waits forever on a language it cannot
-// load (issue #3).
+// load.
 import { constants } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -26,7 +26,7 @@ const DATA_PACKAGE_PREFIX = '@tesseract.js-data/';
 export const LANGUAGE_CODE = /^[a-z_]+$/;
 
 /**
- * Languages one request may combine (issue #11, item 3; openapi.yaml `ocr` `language`): each one adds
+ * Languages one request may combine (openapi.yaml `ocr` `language`): each one adds
  * its model to the worker and its pass to every line, and each set of languages needs a worker of its own.
  */
 export const MAX_LANGUAGES = 5;
@@ -51,7 +51,7 @@ export class LanguageRegistry {
 
   /**
    * Parses the raw `language` field (`"eng"`, `"eng+deu"`) into the data of each code. Order and repeats
-   * do not matter (issue #11, item 3): the set comes back sorted by code, each code once, so `deu+eng`
+   * do not matter: the set comes back sorted by code, each code once, so `deu+eng`
    * and `eng+deu+eng` share one worker and read the same way.
    */
   select(raw: string): LanguageData[] {
@@ -124,7 +124,7 @@ async function systemLanguages(dir: string, log: EngineLog): Promise<LanguageDat
 
 /**
  * Bundled languages plus those of `tessdataDir`. A code present in both stays bundled: the npm data is
- * the one the tests cover, and the folder is for adding languages (issue #3), not replacing them.
+ * the one the tests cover, and the folder is for adding languages, not replacing them.
  */
 export async function loadLanguageRegistry(o: {
   tessdataDir?: string;

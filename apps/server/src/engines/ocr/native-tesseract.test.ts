@@ -37,7 +37,7 @@ describe('NativeTesseract.start', async () => {
       : (await NativeTesseract.start(tesseract, undefined, quiet)).tessdataDir;
 
   it.skipIf(systemData === undefined || !existsSync(join(systemData, 'osd.traineddata')))(
-    'warns once at start when osd.traineddata is missing, and only then (issue #18)',
+    'warns once at start when osd.traineddata is missing, and only then',
     async () => {
       const data = systemData as string;
       const withoutOsd = await mkdtemp(join(tmpdir(), 'pdn-tessdata-'));

@@ -1,6 +1,6 @@
-// The optional accelerator (issue #3): the native `tesseract` binary, run once per image through
-// runTool with OMP_THREAD_LIMIT=1 (2.3x faster than letting OpenMP spread one image over every core,
-// issue #3; jobs run side by side instead).
+// The optional accelerator: the native `tesseract` binary, run once per image through
+// runTool with OMP_THREAD_LIMIT=1 (2.3x faster than letting OpenMP spread one image over every core;
+// jobs run side by side instead).
 //
 // Language data: the binary needs plain `.traineddata`, and it uses its own folder's, never the npm
 // packages' gzip'd files. That folder is PDN_TESSDATA_DIR when set, else the binary's built-in one
@@ -45,7 +45,7 @@ export function meanWordConfidence(tsv: string): number {
 /**
  * The machine's tesseract as listed at start: undefined without the binary, the error when it did not
  * answer. Listed once for both OCR engines (image OCR and OCR of documents), so its languages are read,
- * and the data it skips logged, once (issue #18).
+ * and the data it skips logged, once.
  */
 export type NativeListing = NativeTesseract | Error | undefined;
 
@@ -86,7 +86,7 @@ export class NativeTesseract {
       .split('\n')
       .slice(1)
       .map((line) => line.trim());
-    // Optional data whose absence only shows as pages left unturned: said once, at start (issue #18).
+    // Optional data whose absence only shows as pages left unturned: said once, at start.
     if (!codes.includes('osd'))
       log.warn('OCR: no osd.traineddata, so rotate=true cannot detect page orientation', {
         tessdata: dir,

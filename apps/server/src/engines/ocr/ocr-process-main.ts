@@ -36,7 +36,7 @@ async function recognize(pages: readonly string[]): Promise<RecognizedText> {
 }
 
 /**
- * One page of a document (issue #17): `outBase.pdf` (tesseract's page, text only or with the image)
+ * One page of a document: `outBase.pdf` (tesseract's page, text only or with the image)
  * and `outBase.txt` (and `outBase.hocr`, the lines' baselines for deskew); answers the page's mean word
  * confidence, as the native engine reads it from TSV.
  */

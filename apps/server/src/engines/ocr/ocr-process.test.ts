@@ -1,5 +1,5 @@
-// What an OCR process prints reaches the operators' log at debug level, never the server's stderr raw
-// (issue #18): tesseract.js's recogniser warns on stderr about an image that states no resolution.
+// What an OCR process prints reaches the operators' log at debug level, never the server's stderr raw:
+// tesseract.js's recogniser warns on stderr about an image that states no resolution.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

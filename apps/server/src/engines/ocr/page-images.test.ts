@@ -65,7 +65,7 @@ describe('writePageImages', () => {
     await expect(writePageImages(tiff, 'tiff', 300_000, out)).rejects.toBeInstanceOf(PixelCapError);
   });
 
-  // Found by the fuzzer (issue #11): tesseract refuses a side over 32,767 pixels, whatever the header said.
+  // Found by the fuzzer: tesseract refuses a side over 32,767 pixels, whatever the header said.
   it('refuses a page longer than tesseract reads by the decoder’s own reading', async () => {
     const out = await mkdtemp(join(dir, 'job-'));
     const strip = join(dir, 'strip.png');

@@ -2,7 +2,7 @@
 // and flattened on white. Runs only inside an OCR process (ocr-process-main.ts), under its memory
 // limit: this is where hostile bytes meet decoders.
 //
-// Why convert at all (issue #11, "inputs the spec promises"): Leptonica, inside both tesseract builds,
+// Why convert at all ("inputs the spec promises"): Leptonica, inside both tesseract builds,
 // refuses RLE-compressed BMPs and ignores EXIF orientation, and tesseract.js reads only a TIFF's first
 // page. So every image is decoded here, by sharp (libvips with libjpeg-turbo, libpng, libtiff, libwebp:
 // progressive and CMYK JPEG, 16-bit PNG and TIFF, WebP with alpha) or by our own BMP reader, and

@@ -11,7 +11,7 @@ export interface RecognizedText {
   words: OcrWord[];
 }
 
-/** One page of a document read by tesseract.js (issue #17): its text, TSV and one-page PDF. */
+/** One page of a document read by tesseract.js: its text, TSV and one-page PDF. */
 export interface PageReading {
   text: string;
   tsv: string;
@@ -27,8 +27,8 @@ export class UnreadableImageError extends Error {
 
 /**
  * Why an OCR job failed: `unreadable`, the upload's data could not be decoded; `over-cap`, the decoder
- * reads more pixels than the cap allows; `memory`, an allocation failed under the job's memory limit
- * (issue #11, item 2); `failed`, anything else (the server's fault).
+ * reads more pixels than the cap allows; `memory`, an allocation failed under the job's memory limit;
+ * `failed`, anything else (the server's fault).
  */
 export type FailureKind = 'unreadable' | 'over-cap' | 'memory' | 'failed';
 

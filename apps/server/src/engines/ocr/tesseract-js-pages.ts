@@ -1,4 +1,4 @@
-// tesseract.js for OCR of documents (issue #17, engine 3): the image OCR's own OCR processes, memory
+// tesseract.js for OCR of documents: the image OCR's own OCR processes, memory
 // bound and languages, lent page by page to the document engine, so a server without native tesseract
 // still has one pool of OCR processes whatever mix of images and documents arrives. Their decoder also
 // writes an uploaded image as a PDF for the native engine (image-pdf.ts).

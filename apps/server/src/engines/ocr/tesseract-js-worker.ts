@@ -1,4 +1,4 @@
-// One tesseract.js 7 worker thread, initialised for a language or combination, fully offline (issue #3).
+// One tesseract.js 7 worker thread, initialised for a language or combination, fully offline.
 // It runs inside an OCR process (ocr-process-main.ts), never in the server's own.
 // What tesseract.js would otherwise fetch, checked in its source (node_modules/tesseract.js/src):
 // - the worker script: worker/node/defaultOptions.js points at its own worker-script/node/index.js;
@@ -93,7 +93,7 @@ export class TesseractJsWorker {
       gzip: folder.gzip,
       cacheMethod: 'none',
       // Every failure also rejects the job's own promise, which is where we handle it. Without a
-      // handler tesseract.js throws it inside its message listener and the process dies (issue #3).
+      // handler tesseract.js throws it inside its message listener and the process dies.
       errorHandler: () => {},
     });
     let timer: NodeJS.Timeout | undefined;
@@ -128,7 +128,7 @@ export class TesseractJsWorker {
   }
 
   /**
-   * One page of a document (issue #17): its text, its TSV and tesseract's one-page PDF at `dpi`, text
+   * One page of a document: its text, its TSV and tesseract's one-page PDF at `dpi`, text
    * only (invisible, to lay over the original page) or with the image under it. tesseract.js 7 runs
    * tesseract's own PDF renderer (worker-script/utils/dump.js, `pdfTextOnly`), as the native binary's
    * `textonly_pdf` does. Pages are segmented as the tesseract CLI does (PSM 3, fully automatic: columns

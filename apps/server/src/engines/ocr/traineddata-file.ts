@@ -43,7 +43,7 @@ export async function traineddataProblem(path: string): Promise<string | undefin
 /**
  * Says why a tessdata file is not offered. `osd.traineddata` (orientation and script detection) is
  * installed with Debian's tesseract-ocr and is no language: expected, nothing for an operator to fix,
- * so one info line rather than a warning at every start (issue #20). Anything else is a warning.
+ * so one info line rather than a warning at every start. Anything else is a warning.
  */
 export function reportSkippedData(log: EngineLog, code: string, file: string, problem: string): void {
   if (code === 'osd') {

@@ -1,5 +1,5 @@
-// Long-lived, reused OCR workers (issue #3: cold start 0.85-1.2 s against 0.2-0.5 s warm), one pool for
-// every language set (issue #11, item 3: a pool per set, never retired, took RSS from 587 MB to 4.24 GB).
+// Long-lived, reused OCR workers (cold start 0.85-1.2 s against 0.2-0.5 s warm), one pool for
+// every language set (a pool per set, never retired, took RSS from 587 MB to 4.24 GB).
 //
 // Each worker is made for a key (its language set) and serves jobs of that key; a job with the key ''
 // takes any worker. The pool holds at most `size` workers in all: a job whose key has no idle worker
@@ -261,7 +261,7 @@ export class WorkerPool<W extends PoolWorker> {
     });
   }
 
-  /** Counts a worker in or out, and tells the metrics (issue #18: OCR workers alive, per pool). */
+  /** Counts a worker in or out, and tells the metrics (OCR workers alive, per pool). */
   #recount(change: 1 | -1): void {
     this.#count += change;
     // A closed pool's workers are all gone as far as the operator is concerned (close() said 0).

@@ -1,4 +1,4 @@
-// Picks the merge/split engine at start-up (issue #2: "qpdf when it is installed and pdf-lib when it is
+// Picks the merge/split engine at start-up ("qpdf when it is installed and pdf-lib when it is
 // not; ... overridable by PDN_PDF_ENGINE=auto|qpdf|pdf-lib, and visible in logs").
 import type { CpuSlots } from '../cpu-slots.js';
 import type { DetectedTools } from '../tools.js';
@@ -36,7 +36,7 @@ export function createPdfEngine(o: PdfEngineOptions): PdfEngine {
       : createPdfLibEngine({ cpuSlots: o.cpuSlots, maxPages: o.maxPages, timeoutMs: o.timeoutMs });
   const line = `PDF engine: ${engine.info.name} ${engine.info.version}`;
   const fields = { choice: o.choice, engine: engine.info.name, version: engine.info.version };
-  // A fallback the operator did not ask for is worth a warning once, at start (issue #18).
+  // A fallback the operator did not ask for is worth a warning once, at start.
   if (o.choice === 'auto' && qpdf === undefined)
     o.log.warn(line, { ...fields, missing: 'qpdf: merge and split run on pdf-lib, slower on large files' });
   else o.log.info(line, fields);

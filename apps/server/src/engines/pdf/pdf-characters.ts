@@ -1,7 +1,7 @@
 // PDF's character classes (ISO 32000-2 §7.2.3, Tables 1 and 2), shared by every reader of PDF syntax
 // here: the header check, the in-process page walk and the content-stream scan of the pdf-lib fallback.
 // One table lookup per byte: the page walk asks for every byte of a page tree, and a chain of
-// comparisons per byte was a fifth of its time (issue #11's merge bench).
+// comparisons per byte was a fifth of its time (as the merge bench measured).
 
 const WHITE_SPACE = 1;
 const DELIMITER = 2;

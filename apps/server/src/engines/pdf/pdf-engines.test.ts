@@ -247,7 +247,7 @@ describe.each(engines)('%s engine', (choice, skip) => {
     expect(parts.map((part) => part.pageCount)).toEqual([1, 2]);
   });
 
-  // The plan's page budget (issue #11.8) is checked once the page counts are known, before any
+  // The plan's page budget is checked once the page counts are known, before any
   // tool writes: nothing lands in the job folder.
   const small: PageBudget = { maxPages: 5, holder: 'the Free plan' };
 

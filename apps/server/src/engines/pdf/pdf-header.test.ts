@@ -9,7 +9,7 @@ import { checkPdfBytes, classifyPrefix, type Prefix, pdfFromHeader } from './pdf
 const bytes = (text: string): Uint8Array => Buffer.from(text, 'latin1');
 
 describe('classifyPrefix', () => {
-  // [name, bytes before %PDF-, verdict]: only `text` and `postscript` are refused (issue #11.1).
+  // [name, bytes before %PDF-, verdict]: only `text` and `postscript` are refused.
   const table: [string, Uint8Array, Prefix][] = [
     ['nothing', bytes(''), 'none'],
     ['line breaks and NULs', bytes('\r\n\0\0 \t\f'), 'white space'],

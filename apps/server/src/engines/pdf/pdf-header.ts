@@ -1,4 +1,4 @@
-// Where the PDF in an upload starts, and whether what comes before it may be skipped (issue #11.1).
+// Where the PDF in an upload starts, and whether what comes before it may be skipped.
 // ISO 32000 §7.5.2 puts `%PDF-` first; Adobe's PDF Reference 1.7 (Appendix H, note 13) lets it appear
 // anywhere in the first 1024 bytes, and qpdf, pdf-lib and Ghostscript accept such files. But Ghostscript
 // decides from those first bytes whether the file is PostScript (Resource/Init/pdf_main.ps, `run`: `%!`

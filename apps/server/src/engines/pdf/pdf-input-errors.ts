@@ -1,4 +1,4 @@
-// What a person is told when an uploaded PDF cannot be used (issue #2: "each is `400 invalid_input`
+// What a person is told when an uploaded PDF cannot be used ("each is `400 invalid_input`
 // with a message a person can act on (for merge, naming which file)"). qpdf and pdf-lib reach the same
 // verdicts by different means; both word them here so the two engines answer alike.
 import { InvalidInputError } from '../../errors.js';
@@ -11,7 +11,7 @@ export function notAPdf(label: string): InvalidInputError {
   return new InvalidInputError(`${label} is not a PDF: it does not start with a %PDF- header.`);
 }
 
-/** Text before `%PDF-` (pdf-header.ts): Ghostscript would run it as a PostScript program (issue #11.1). */
+/** Text before `%PDF-` (pdf-header.ts): Ghostscript would run it as a PostScript program. */
 export function textBeforeHeader(label: string, postscript: boolean): InvalidInputError {
   const what = postscript ? 'PostScript (%!)' : 'text';
   return new InvalidInputError(
@@ -45,7 +45,7 @@ export function pageTreeTooDeep(label: string): InvalidInputError {
   );
 }
 
-/** A /Kids entry leads back to a node above it; readers either loop or drop pages (issue #9). */
+/** A /Kids entry leads back to a node above it; readers either loop or drop pages. */
 export function pageTreeLoop(label: string): InvalidInputError {
   return new InvalidInputError(
     `${label} cannot be read: its page tree has a loop (a page list contains itself). Re-save it with a PDF tool and try again.`,
@@ -59,7 +59,7 @@ export function unprocessable(label: string): InvalidInputError {
   );
 }
 
-/** Zero pages and the per-document page cap (issue #2: "refuse more before doing any work"). */
+/** Zero pages and the per-document page cap ("refuse more before doing any work"). */
 export function checkPageCount(label: string, pageCount: number, maxPages: number): void {
   if (pageCount === 0) throw new InvalidInputError(`${label} has no pages.`);
   if (pageCount > maxPages) {

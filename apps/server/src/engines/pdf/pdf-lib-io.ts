@@ -1,6 +1,6 @@
 // Reading and writing PDFs with pdf-lib, inside a worker thread only (see run-pdf-lib-task.ts). The
 // reading side turns pdf-lib's failures into the verdicts of pdf-input-errors.ts; the writing side
-// re-reads what it wrote, because an output is only returned once its page count is proven (issue #2).
+// re-reads what it wrote, because an output is only returned once its page count is proven.
 import { readFile, writeFile } from 'node:fs/promises';
 import { ParseSpeeds, PDFDict, PDFDocument, PDFName, PDFPageTree } from 'pdf-lib';
 import { InternalError, InvalidInputError } from '../../errors.js';
@@ -40,7 +40,7 @@ function climbsToSeenNodes(doc: PDFDocument, node: PDFDict, seen: ReadonlySet<PD
 
 /**
  * Refuses a page tree in which a /Pages node is reached twice, as qpdf's walk does (QPDF::getAllPages:
- * "Loop detected"), so both engines answer a looping tree alike (issue #9). pdf-lib's own walk
+ * "Loop detected"), so both engines answer a looping tree alike. pdf-lib's own walk
  * (PDFPageTree.traverse) would recurse until its stack overflows. Reaching a node twice without a cycle
  * is refused too: it multiplies pages (40 nodes that each list the next twice hold 2^40 pages). Kids that
  * are not /Pages nodes are leaves, as pdf-lib sees them; an explicit stack keeps deep trees in bounds.
@@ -72,7 +72,7 @@ function countPages(doc: PDFDocument, label: string): number {
     return doc.getPageCount();
   } catch (error) {
     if (error instanceof InvalidInputError) throw error;
-    // pdf-lib walks the page tree recursively and overflowed its stack on a deep one (issue #2).
+    // pdf-lib walks the page tree recursively and overflowed its stack on a deep one.
     if (error instanceof RangeError) throw pageTreeTooDeep(label);
     throw damaged(label);
   }

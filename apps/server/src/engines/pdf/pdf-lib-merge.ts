@@ -1,6 +1,6 @@
 // The pdf-lib worker's `merge` task: every input is loaded and checked before any page is copied, so a
-// bad file 7 is refused before work is spent on files 1 to 6 (issue #2, "refuse ... before doing any
-// work"), and so is a merge over the page budget (issue #11.8).
+// bad file 7 is refused before work is spent on files 1 to 6 ("refuse ... before doing any
+// work"), and so is a merge over the page budget.
 import { PDFDocument } from 'pdf-lib';
 import { checkMergeBudget } from '../page-budget.js';
 import type { InputFile, PageBudget } from '../types.js';

@@ -1,5 +1,5 @@
 // The table of jobs the pdf-lib worker thread can run, keyed by name, and the messages that carry them.
-// To add a task (issue #3's pdf-lib compress fallback, for one): write it in its own file as an async
+// To add a task (the pdf-lib compress fallback, for one): write it in its own file as an async
 // function of one structured-cloneable argument, and add one line to `pdfLibTasks`. The main thread
 // only imports this file's types, so pdf-lib is never loaded there.
 import { compressWithPdfLib } from '../compress/pdf-lib-compress.js';

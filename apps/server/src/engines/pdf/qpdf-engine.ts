@@ -1,11 +1,11 @@
-// Merge and split with qpdf subprocesses (issue #2: measured 0.22 s and 39 MiB for 20x50 pages, against
+// Merge and split with qpdf subprocesses (measured 0.22 s and 39 MiB for 20x50 pages, against
 // pdf-lib's 1.0 s and 150 MiB). Inputs are inspected first (pdf-inspect.ts: the pages really there, the
 // file tools must read), so a qpdf failure afterwards is blamed on the input qpdf names or crashes on, or
 // else on the server; every output is checked before it is returned (verifyQpdfOutput).
 //
 // Both build their outputs from `--empty`: with the input itself as the base (`--pages . 1-3`), qpdf
 // 11.3 removes every page it does not keep one by one, in time quadratic in the document's pages (one
-// page of a 5000-page file: 4 s of CPU, 0.26 s from `--empty`; issue #11.8's 367 s split). The parts
+// page of a 5000-page file: 4 s of CPU, 0.26 s from `--empty`; one split took 367 s). The parts
 // keep their pages, annotations and form fields, not the document's outline or attachments: what the
 // pdf-lib engine gives too.
 import { rm } from 'node:fs/promises';

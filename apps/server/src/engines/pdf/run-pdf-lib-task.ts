@@ -1,6 +1,6 @@
 // Runs one pdf-lib task (pdf-lib-tasks.ts) in its own worker thread. Never on the main thread: pdf-lib
 // blocked the event loop for 236 s on a file with 100,000 pages and overflowed its stack on a deep page
-// tree (issue #2). The worker gets a heap and stack limit so such a file cannot take the process down,
+// tree. The worker gets a heap and stack limit so such a file cannot take the process down,
 // and is terminated when the tool timeout passes or the request is aborted.
 //
 // Node 20 cannot run a TypeScript worker, so the worker is always the compiled dist/ file. The URL is
@@ -21,7 +21,7 @@ import type {
 /** Exported so tests that reach pdf-lib can refuse to run before a build, rather than fail oddly. */
 export const PDF_LIB_WORKER_URL = new URL('../../../dist/engines/pdf/pdf-lib-worker.js', import.meta.url);
 
-// Issue #2 measured pdf-lib at about 2x the output size in memory; 2 GiB of heap covers the 1 GiB
+// pdf-lib was measured at about 2x the output size in memory; 2 GiB of heap covers the 1 GiB
 // Enterprise upload cap with room to spare while bounding a runaway parse.
 const HEAP_MB = 2048;
 // V8's worker default, stated so a deep page tree fails as a catchable RangeError inside the worker.

@@ -20,7 +20,7 @@ import { countPagesTogether, type QpdfRun, verifyQpdfOutput } from './run-qpdf.j
 const { qpdf } = await detectTools();
 if (qpdf === undefined) console.warn('qpdf is not installed: the qpdf run tests are skipped');
 
-// qpdf once exited 0 after writing a truncated file on a full disk (issue #2): the check after every
+// qpdf once exited 0 after writing a truncated file on a full disk: the check after every
 // run must catch an output that is cut short or has the wrong number of pages.
 describe.skipIf(qpdf === undefined)('verifyQpdfOutput', () => {
   let dir: string;
@@ -70,7 +70,7 @@ describe.skipIf(qpdf === undefined)('verifyQpdfOutput', () => {
   });
 });
 
-// Merge counts its inputs' pages in one qpdf run (issue #11's bench); inspection relies on the run
+// Merge counts its inputs' pages in one qpdf run (as the merge bench measured); inspection relies on the run
 // failing for every file a walk alone refuses, so that walking each then names it.
 describe.skipIf(qpdf === undefined)('countPagesTogether', () => {
   let dir: string;

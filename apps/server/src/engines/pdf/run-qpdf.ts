@@ -1,6 +1,6 @@
 // qpdf through runTool, with qpdf's exit codes read in one place. From qpdf's manual ("Exit Status"):
-// 0 = success, 2 = errors, 3 = warnings only (the output is still written and usable, issue #2 asks
-// to verify it anyway).
+// 0 = success, 2 = errors, 3 = warnings only (the output is still written and usable; it is
+// verified anyway).
 import { resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
 import { runTool, ToolAbortedError, type ToolResult, ToolTimeoutError } from '../run-tool.js';
@@ -50,7 +50,7 @@ const NO_PAGES = /"pages":\s*\[\s*\]\s*\}\s*$/;
 const LOOP = /loop detected in \/Pages structure/i;
 
 /**
- * Counts the pages by walking the page tree (issue #11.4): `--show-npages` reports the root's /Count,
+ * Counts the pages by walking the page tree: `--show-npages` reports the root's /Count,
  * which a file can set to anything (a 20,000-page file said 1). qpdf's `pages` walk costs about 60 µs a
  * page (measured with qpdf 11.3: 5000 pages in 0.3 s of CPU), against 20 µs for reading /Count.
  */
@@ -70,7 +70,7 @@ export async function walkPages(path: string, run: QpdfRun): Promise<PageWalk> {
  * nothing: `--empty --pages` walks each page tree and copies the pages it finds, exactly as the merge
  * will, and `--show-npages` then reads the /Count qpdf computed for the document it built in memory
  * (unlike an upload's /Count, it cannot lie). One run for many files saves a qpdf start-up per file,
- * most of a short walk's cost (issue #11's merge bench: 5 ms of a 10 ms walk, measured with qpdf 11.3).
+ * most of a short walk's cost (the merge bench: 5 ms of a 10 ms walk, measured with qpdf 11.3).
  * Every file gets the range `1-z`, so a file without pages is an error, not an empty selection.
  * Undefined when qpdf fails on any of them: walking each alone (walkPages) then says which and why.
  */
@@ -86,7 +86,7 @@ export async function countPagesTogether(
 
 /**
  * Checks a file qpdf or Ghostscript just wrote. qpdf once exited 0 after writing a truncated file on a
- * full disk (issue #2), so an exit code alone proves nothing: qpdf must open the output without
+ * full disk, so an exit code alone proves nothing: qpdf must open the output without
  * repairing it (exit 0: a file cut short has lost the cross-reference table written last) and its root
  * /Count must be the pages expected. Unlike an upload's, an output's /Count is worth reading: qpdf and
  * Ghostscript compute it from the pages they write, except qpdf's lossless pass, which keeps the input's
@@ -95,7 +95,7 @@ export async function countPagesTogether(
  * #11's bench holds merge to 1.5x the bare qpdf CLI).
  */
 export async function verifyQpdfOutput(path: string, expectedPages: number, run: QpdfRun): Promise<void> {
-  // The same proof without a qpdf run (issue #11's bench): a walk in this process that reads the
+  // The same proof without a qpdf run (as the merge bench measured): a walk in this process that reads the
   // cross-reference strictly (a file cut short has none) and finds the expected pages, with a /Count
   // saying so. Anything else, qpdf judges.
   const walk = await walkPageTreeOf(path, expectedPages);

@@ -2,7 +2,7 @@
 // disagree on which one wins). One list serves every dictionary open at once, each nested one's keys
 // above those of the dictionary holding it, instead of a Set per dictionary: a Set for each dictionary
 // the walk drops (a page's /Resources, /Font...) was a third of the JS heap a merge of 20 x 50 pages
-// allocated (issue #11's bench).
+// allocated (as the merge bench measured).
 
 /** A dictionary's first keys are found by a scan; past this many, a Set keeps a big one linear. */
 const MAX_SCANNED = 16;

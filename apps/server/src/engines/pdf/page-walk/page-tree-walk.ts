@@ -1,4 +1,4 @@
-// Counts a PDF's pages by walking its page tree in this process (issue #11.4 and its bench: a qpdf run
+// Counts a PDF's pages by walking its page tree in this process (as the merge bench showed, a qpdf run
 // per check cost a merge of 20 files most of its time over the bare qpdf CLI). It answers only for the
 // plain case, where it must agree with qpdf's walk (QPDF::getAllPages): a strictly readable
 // cross-reference, no encryption, every /Kids entry an indirect /Page or /Pages dictionary reached once.

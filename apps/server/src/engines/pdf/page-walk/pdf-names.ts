@@ -1,6 +1,6 @@
 // Names (ISO 32000-2 §7.3.5) read by the page walk, interned: a page tree repeats the same few keys
 // (/Type, /Page, /Parent, /Resources, /MediaBox, /Contents...) on every page, and making a string and a
-// PdfName for each occurrence was a quarter of the walk's time (issue #11's merge bench). A name is
+// PdfName for each occurrence was a quarter of the walk's time (as the merge bench measured). A name is
 // looked up by a hash of its bytes and taken from the table only when its bytes are the same.
 
 /** Longer names (a font's unique tag) rarely repeat: made each time. */

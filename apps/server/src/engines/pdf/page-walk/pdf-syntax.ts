@@ -29,7 +29,7 @@ export type PdfDict = Map<string, PdfValue>;
  * How much of a value a read builds: all of it; none of it (read and checked token by token as fully,
  * then dropped, and answered as null); or, of a dictionary, only the entries named, the others dropped.
  * A page-tree walk looks at three keys of each page; building the rest (/Resources, /MediaBox...) made a
- * merge of 20 x 50 pages allocate 5.5 MB and a full GC per merge (issue #11's bench).
+ * merge of 20 x 50 pages allocate 5.5 MB and a full GC per merge (as the merge bench measured).
  */
 export type Keep = 'all' | 'none' | ReadonlySet<string>;
 

@@ -1,6 +1,6 @@
 // `pdn-server` refuses arguments and options its commands do not take, with exit code 2 and before
 // touching the accounts (QA: `keys create --user x extra-arg` created the key and exited 0), and its
-// admin commands work only on a data folder that has a database, which they name (issue #10: run in
+// admin commands work only on a data folder that has a database, which they name (run in
 // another folder, `keys create` made a new empty database there). Runs the built binary, as operators do.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -140,7 +140,7 @@ describe('pdn-server admin commands and the data folder', () => {
     expect(listed.stdout).toContain('xena');
   });
 
-  it('says how to carry over a database left in ./.pdn-data, the default before issue #10', async () => {
+  it('says how to carry over a database left in ./.pdn-data, the former default', async () => {
     const project = folder('project');
     createDatabase(join(project, '.pdn-data'));
     const xdg = folder('xdg-new');
@@ -166,7 +166,7 @@ describe('pdn-server admin commands and the data folder', () => {
   });
 });
 
-describe('pdn-server and the shared backends (issue #15)', () => {
+describe('pdn-server and the shared backends', () => {
   it('start refuses a partial set, naming what is missing, and serves nothing', async () => {
     const run = await pdnServer(['start'], { env: { PDN_REDIS_URL: 'redis://127.0.0.1:6379' } });
     expect(run.status).toBe(2);

@@ -1,13 +1,13 @@
-// The data folder as the `pdn-server` commands meet it (issue #10). Only `start` creates a database;
+// The data folder as the `pdn-server` commands meet it. Only `start` creates a database;
 // the admin commands refuse a folder without one rather than make an empty database the server never
 // reads (QA: `keys create` run in another folder made a key that got 401). While ./.pdn-data, the
-// default before issue #10, holds a database and the data folder none, `start` refuses too, so that
+// former default, holds a database and the data folder none, `start` refuses too, so that
 // moving the old folder into place stays one `mv` and no key silently stops working.
 import { dirname, resolve } from 'node:path';
 import { hasDatabase, openSqliteStores } from './database/sqlite/index.js';
 import type { Stores } from './database/stores.js';
 
-/** Where the data folder was by default before issue #10, relative to the folder a command ran in. */
+/** Where the data folder used to be by default, relative to the folder a command ran in. */
 const FORMER_DEFAULT = '.pdn-data';
 
 /** The data folder cannot be used as it is; the message says what to do. */

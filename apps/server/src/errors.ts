@@ -88,7 +88,7 @@ export class RateLimitedError extends ApiError {
 }
 
 /**
- * Too many unfinished jobs for the plan (openapi.yaml, "Jobs"; issue #13): a 429 of its own, since
+ * Too many unfinished jobs for the plan (openapi.yaml, "Jobs"): a 429 of its own, since
  * `rate_limited` names the hourly limit. Carries Retry-After like every 429.
  */
 export class TooManyJobsError extends ApiError {
@@ -120,7 +120,7 @@ export class ConverterUnavailableError extends ApiError {
 }
 
 /**
- * The server is shutting down (issue #11, item 9): the request came in while it drained, or could not
+ * The server is shutting down: the request came in while it drained, or could not
  * finish within the grace period. A restarted or sibling server will take it, hence the short hint.
  */
 export class ServiceUnavailableError extends ApiError {
@@ -146,7 +146,7 @@ export class ServerBusyError extends ApiError {
 }
 
 /**
- * The data folder is out of space or quota (ENOSPC, EDQUOT, SQLITE_FULL; issue #11, item 7): never
+ * The data folder is out of space or quota (ENOSPC, EDQUOT, SQLITE_FULL): never
  * the client's fault. Outputs expire after 15 minutes and the sweeper frees them each minute, so a
  * minute is the soonest a retry can find room that nobody else freed.
  */
@@ -158,7 +158,7 @@ export class InsufficientStorageError extends ApiError {
 
 /**
  * The first request with this Idempotency-Key is still running past the duplicate's wait (openapi.yaml,
- * "Idempotency"; issue #14). The same request with the same key is worth sending again in a moment:
+ * "Idempotency"). The same request with the same key is worth sending again in a moment:
  * the hint goes in the envelope, since Retry-After is the 429's alone.
  */
 export class IdempotencyInProgressError extends ApiError {
@@ -167,7 +167,7 @@ export class IdempotencyInProgressError extends ApiError {
   override readonly retryAfterSeconds = 1;
 }
 
-/** The Idempotency-Key was used for a different request (openapi.yaml, "Idempotency"; issue #14). */
+/** The Idempotency-Key was used for a different request (openapi.yaml, "Idempotency"). */
 export class IdempotencyKeyReusedError extends ApiError {
   readonly code = 'idempotency_key_reused';
   readonly status = 422;

@@ -2,7 +2,7 @@
 // The admin command and `npm start` use bin.ts; everything else in src/ is private.
 
 export { RateLimiter } from './accounts/rate-limiter.js';
-// The rate limiter over each backend's store, for the bench's per-decision figures (issue #15).
+// The rate limiter over each backend's store, for the bench's per-decision figures.
 export { RedisRateEvents } from './accounts/redis/redis-rate-events.js';
 export { type Config, ConfigError, loadConfig } from './config.js';
 // Databases as an older server left them, for the upgrade tests.

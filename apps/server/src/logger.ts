@@ -1,4 +1,4 @@
-// Operators' log on stderr, through pino (STYLE.md point 22, issue #18). By default one JSON object per
+// Operators' log on stderr, through pino (STYLE.md point 22). By default one JSON object per
 // line for a log collector, e.g.
 //   {"level":"info","time":"2026-11-22T06:00:00.000Z","request_id":"3f9a…","status":200,"ms":41,"msg":"request"}
 // and with PDN_LOG_FORMAT=pretty one readable line per event for a terminal:

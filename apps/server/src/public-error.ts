@@ -15,7 +15,7 @@ export interface PublicError {
 }
 
 export function publicError(error: unknown): PublicError {
-  // A full disk or database is never the client's fault, whatever was thrown on the way (issue #11).
+  // A full disk or database is never the client's fault, whatever was thrown on the way.
   const known = saysOutOfSpace(error)
     ? insufficientStorage(error)
     : error instanceof ApiError

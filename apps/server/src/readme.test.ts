@@ -1,5 +1,5 @@
-// The README's configuration table is the operators' one place to look (issue #20): every variable
-// config.ts (and backends/backend-config.ts, issue #15) reads must be in it.
+// The README's configuration table is the operators' one place to look: every variable
+// config.ts (and backends/backend-config.ts) reads must be in it.
 import { readFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
 

@@ -1,6 +1,6 @@
-// What a `pdn-server start --role …` process plays (issue #16; STYLE.md 19): roles only decide what
+// What a `pdn-server start --role …` process plays (STYLE.md 19): roles only decide what
 // the composition (main.ts) starts, never how anything works. `all` is the one process of the
-// embedded mode; `api` and `worker` split it over processes that share the backends of issue #15.
+// embedded mode; `api` and `worker` split it over processes that share the PostgreSQL, Redis and S3 backends.
 import type { BackendConfig } from './backends/backend-config.js';
 import { ConfigError } from './config-error.js';
 

@@ -1,4 +1,4 @@
-// The shared services the unit tests of the PostgreSQL, Redis and S3 backends use (issue #15): the
+// The shared services the unit tests of the PostgreSQL, Redis and S3 backends use: the
 // machine's PostgreSQL (127.0.0.1:5432, database `test`, trust auth) and Redis (127.0.0.1:6379), as
 // `.ci/run` installs and starts them, or PDN_TEST_DATABASE_URL / PDN_TEST_REDIS_URL. Suites skip, saying
 // why, when a service does not answer; they never stop or reconfigure one (other runs share them), and

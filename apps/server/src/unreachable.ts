@@ -1,5 +1,5 @@
 // A shared service (PostgreSQL, Redis) that cannot be reached is the server's trouble, not the
-// request's (issue #15): the request is answered `503 service_unavailable` with the envelope, never
+// request's: the request is answered `503 service_unavailable` with the envelope, never
 // admitted without a rate-limit check and never a crash, and the next request tries the service again.
 // Each backend translates its client's connection failures here; every other error stays what it is,
 // so a bug in a query is still a 500 and shows in the log.

@@ -1,4 +1,4 @@
-// The account area's one script (issue #12): progressive enhancement only. It reveals the Copy button
+// The account area's one script: progressive enhancement only. It reveals the Copy button
 // next to a new API key and copies the key; without JavaScript the key is still selected with one click
 // (CSS user-select: all) and copied by hand.
 for (const button of document.querySelectorAll('button[data-copy]')) {

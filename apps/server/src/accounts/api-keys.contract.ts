@@ -1,4 +1,4 @@
-// The ApiKeyStore contract (issues #2, #12): every backend passes it.
+// The ApiKeyStore contract: every backend passes it.
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
 import { hashKey } from './key-format.js';

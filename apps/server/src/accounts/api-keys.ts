@@ -17,7 +17,7 @@ export interface ApiKeyRecord {
   userId: number;
   /** The owner's label (users.ts userLabel). */
   owner: string;
-  /** What the owner called it ("laptop", "CI"); may be empty for keys made before issue #12. */
+  /** What the owner called it ("laptop", "CI"); may be empty for keys made before keys had names. */
   name: string;
   kind: KeyKind;
   prefix: string;

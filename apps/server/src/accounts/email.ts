@@ -1,4 +1,4 @@
-// Email addresses as sign-in names (issue #12). Normalised once, here, at the boundary: trimmed and
+// Email addresses as sign-in names. Normalised once, here, at the boundary: trimmed and
 // lower-cased, so `Ada@Example.com` and `ada@example.com` are one account in every backend. The check
 // is deliberately loose (one `@`, a dot in the domain, no spaces or controls): no mail is ever sent,
 // so the address only has to be what its owner will type again.

@@ -1,6 +1,6 @@
 // API key syntax (v1 specification, Authentication): `pdn_live_` or `pdn_test_` followed by exactly
-// 32 lowercase hex digits. Anything else is rejected here, before the database is consulted
-// (issue #2), so garbage never costs a lookup.
+// 32 lowercase hex digits. Anything else is rejected here, before the database is consulted,
+// so garbage never costs a lookup.
 import { createHash, randomBytes } from 'node:crypto';
 
 export type KeyKind = 'live' | 'test';

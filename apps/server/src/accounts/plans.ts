@@ -50,7 +50,7 @@ const REQUESTS_PER_HOUR: Record<Plan, number | null> = {
 
 // Sized from the work, not the spec: qpdf writes some 5,000 pages a second here, so Free's budget is
 // under a second of tool time and Enterprise's covers merging 20 files at the 5000-page default cap.
-// A split of 100 ranges over a 5000-page file asked 500,000 (issue #11.8).
+// A split of 100 ranges over a 5000-page file asked 500,000.
 const PAGES_PER_REQUEST: Record<Plan, number> = {
   free: 2_000,
   premium: 10_000,

@@ -1,4 +1,4 @@
-// The rate limiter contract (v1 specification, Limits; issues #2, #12): the policy in rate-limiter.ts
+// The rate limiter contract (v1 specification, Limits): the policy in rate-limiter.ts
 // over each backend's RateEventStore. Every backend passes it.
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../database/contract-harness.js';

@@ -1,4 +1,4 @@
-// Per-user rate limiting over an exact rolling one-hour window (v1 specification, Limits; issue #2).
+// Per-user rate limiting over an exact rolling one-hour window (v1 specification, Limits).
 // The policy lives here once; each backend supplies one atomic primitive, RateEventStore.admit(): count
 // the user's requests younger than an hour and, when fewer than the limit, record this one, all under
 // one lock (SQLite: an immediate transaction), so concurrent requests, even from other processes,
@@ -6,7 +6,7 @@
 // Refused requests are not recorded, so hammering a limit does not push the reset further away.
 // A request refused after it was counted, by a check that counts nothing (the unfinished-jobs cap
 // found reached as its job is stored), is given back: release() forgets the one event admit() recorded.
-// Requests on an unlimited plan are recorded too, so their usage can be shown (issue #12).
+// Requests on an unlimited plan are recorded too, so their usage can be shown.
 
 export const WINDOW_MS = 60 * 60 * 1000;
 
@@ -34,7 +34,7 @@ export interface RateEventStore {
   release(userId: number, event: RateEventId): Promise<void>;
   /** The user's events younger than the window at `now`, counted per `slotMs` slot, oldest slot first. */
   histogram(userId: number, now: number, slotMs: number): Promise<number[]>;
-  /** The window at `now`, without recording anything (GET /api/v1/account is free, issue #12). */
+  /** The window at `now`, without recording anything (GET /api/v1/account is free). */
   peek(userId: number, now: number): Promise<RateWindow>;
 }
 
@@ -54,7 +54,7 @@ export interface RateDecision {
   retryAfter?: number;
 }
 
-/** What the account page and GET /api/v1/account show (issue #12). */
+/** What the account page and GET /api/v1/account show. */
 export interface Usage {
   limit: number | null;
   /** Requests in the rolling hour up to now. */

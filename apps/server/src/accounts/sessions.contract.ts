@@ -1,4 +1,4 @@
-// The session contract (issue #12): the expiry policy in sessions.ts over each backend's SessionStore.
+// The session contract: the expiry policy in sessions.ts over each backend's SessionStore.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../database/contract-harness.js';

@@ -1,4 +1,4 @@
-// Sign-in sessions of the account area (issue #12), kept server-side in the accounts database so
+// Sign-in sessions of the account area, kept server-side in the accounts database so
 // sign-out and expiry hold in every process. The browser holds only a random id; the store keeps its
 // SHA-256, so a leaked database opens no session. A session ends after PDN_SESSION_IDLE_MINUTES
 // without a request or PDN_SESSION_MAX_HOURS after sign-in, whichever comes first. Each session has

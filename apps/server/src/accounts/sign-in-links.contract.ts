@@ -1,4 +1,4 @@
-// The one-time link contract (issue #12): sign-in-links.ts over each backend's SignInLinkStore.
+// The one-time link contract: sign-in-links.ts over each backend's SignInLinkStore.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../database/contract-harness.js';

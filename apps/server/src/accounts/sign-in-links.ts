@@ -1,4 +1,4 @@
-// One-time sign-in links (issue #12): the operator prints one with `pdn-server users create` or
+// One-time sign-in links: the operator prints one with `pdn-server users create` or
 // `users reset-password`, the user opens it and chooses a password. No mail server is assumed. The
 // token is random, stored only as its hash, good for one use within LINK_TTL_MS; opening the page does
 // not spend it (link previewers fetch pages), setting the password does. Every backend implements

@@ -1,4 +1,4 @@
-// The UserStore contract (issue #12): every backend passes it.
+// The UserStore contract: every backend passes it.
 import { describe, expect, it } from 'vitest';
 import { type Backend, T0, useAccounts } from '../database/contract-harness.js';
 import { EmailTakenError, InvalidUserNameError } from './users.js';

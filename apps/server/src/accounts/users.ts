@@ -1,6 +1,6 @@
-// Users: who owns keys and a plan. Rate limits and upload caps belong to the user, shared by all their
-// keys. A user made by the admin command before issue #12 has a name and no email; one who signed up
-// has an email and no name; either may gain the other. Every backend implements UserStore and passes
+// Users: who owns keys and a plan. Rate limits and upload caps belong to the user, shared by all their keys.
+// A user made by the admin command before accounts had emails has a name and no email; one who signed up has
+// an email and no name; either may gain the other. Every backend implements UserStore and passes
 // users.contract.ts.
 import type { Plan } from './plans.js';
 

@@ -1,4 +1,4 @@
-// `pdn-server keys create|list|revoke` (issue #2; `--name` and users known by email since issue #12).
+// `pdn-server keys create|list|revoke`: keys may carry a `--name`, users are named as user-ref.ts says.
 import { type Accounts, checkKeyName, type Plan } from '../accounts/index.js';
 import { instant, printTable } from './print-table.js';
 import { UsageError } from './usage-error.js';

@@ -1,4 +1,4 @@
-// How admin commands name a user (issue #12): by the name the admin command gave it, or by email for
+// How admin commands name a user: by the name the admin command gave it, or by email for
 // those who signed up (or were created with `users create --email`).
 import { type Accounts, normaliseEmail, type User } from '../accounts/index.js';
 

@@ -1,4 +1,4 @@
-// `pdn-server webhooks secret USER [--rotate]` (issue #14; openapi.yaml, "Webhooks", Secret): the
+// `pdn-server webhooks secret USER [--rotate]` (openapi.yaml, "Webhooks", Secret): the
 // operator's way to see or rotate an account's webhook secret. The secret is the last line printed.
 import type { Accounts } from '../accounts/index.js';
 import { PREVIOUS_SECRET_MS } from '../webhooks/webhook-secrets.js';

@@ -1,6 +1,6 @@
-// The embedded server never loads the shared backends' client libraries (STYLE.md 20, issue #15):
+// The embedded server never loads the shared backends' client libraries (STYLE.md 20):
 // in a fresh process over the built code, opening the embedded backends leaves pg, ioredis and bullmq
-// (the job queue, issue #16) out of the module cache (all are CommonJS, so an import of any lands
+// (the job queue) out of the module cache (all are CommonJS, so an import of any lands
 // there), and opening the shared ones loads them, which shows the check can see them.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

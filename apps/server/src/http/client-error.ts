@@ -1,7 +1,7 @@
 // Requests Node's HTTP parser refuses before the app sees them: headers too large, bytes that are not
 // HTTP, a client too slow for headersTimeout/requestTimeout. Node's own answer to these is a bare
 // status line (lib/_http_server.js, socketOnError); this one gives the spec's envelope and an
-// X-Request-Id like every other response (issue #2), on the same condition Node uses: the socket is
+// X-Request-Id like every other response, on the same condition Node uses: the socket is
 // writable and no response of its own has started on it. Then the socket is destroyed, as Node does.
 // CONNECT, which Node would drop unanswered, gets the same treatment.
 import { randomUUID } from 'node:crypto';
@@ -80,7 +80,7 @@ export function answerClientErrors(log: Logger) {
     if (inFlight?.req?.complete === true && inFlight.headersSent !== true && error.code !== 'ECONNRESET') {
       // The bytes refused came after a whole request (a Content-Length shorter than the body, or more
       // after `Connection: close`): that request is being answered, and a 400 in its place would
-      // answer it wrongly (found by the fuzzer, issue #11). Its answer goes out, then the connection
+      // answer it wrongly (found by the fuzzer). Its answer goes out, then the connection
       // closes; nothing after the error is read.
       closingAfterAnswer.add(socket);
       log.info('bytes after a request refused by the HTTP parser', { reason: error.code ?? error.message });
@@ -90,8 +90,8 @@ export function answerClientErrors(log: Logger) {
       return;
     }
     if (error.code === 'ECONNRESET') {
-      // Nobody is left to answer, but a request cut short in its headers is still logged (issue #11,
-      // item 5: every request, whatever the client does); one in progress logs its own line.
+      // Nobody is left to answer, but a request cut short in its headers is still logged
+      // (every request is, whatever the client does); one in progress logs its own line.
       if (inFlight === undefined) log.info('connection reset by the client');
     } else if (socket.writable && inFlight?.headersSent !== true) {
       const requestId = randomUUID();
@@ -109,7 +109,7 @@ export function answerClientErrors(log: Logger) {
 
 /**
  * A `connect` listener for `server`: CONNECT asks for a tunnel, which this server does not offer, and
- * without a listener Node drops the connection without a word (issue #11, item 10: every response has
+ * without a listener Node drops the connection without a word (every response has
  * the envelope).
  */
 export function refuseConnect(log: Logger) {

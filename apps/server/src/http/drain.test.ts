@@ -1,7 +1,7 @@
-// The drain of a stopping server (issue #11, item 9), over a real listener: requests in flight finish,
+// The drain of a stopping server, over a real listener: requests in flight finish,
 // new ones are refused with the 503 envelope, a cut-off answers what is still running with 503 and
 // aborts its signal, and every answer given while draining closes its connection; before that, once
-// the stop is announced (issue #18, the drain delay), requests are still served on closing connections.
+// the stop is announced (the drain delay), requests are still served on closing connections.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';

@@ -1,7 +1,7 @@
-// Shutting down without dropping work (issue #11, item 9: SIGTERM cut in-flight requests after a 5 s
+// Shutting down without dropping work (SIGTERM cut in-flight requests after a 5 s
 // drain, with a dropped connection). main.ts first calls `announce()`: readiness is false, so a load
 // balancer stops sending traffic, while requests are still served for the drain delay it needs to
-// notice (PDN_DRAIN_DELAY_MS; issue #18). Then it stops listening and calls `begin()`; requests already
+// notice (PDN_DRAIN_DELAY_MS). Then it stops listening and calls `begin()`; requests already
 // in flight run on for the grace period; `cutOff()` then answers those still running with `503
 // service_unavailable` and stops their tools. Requests arriving meanwhile on connections that were
 // already open get the same 503 at once. Every answer given from `announce()` on closes its connection,

@@ -1,5 +1,5 @@
 // What clients get when Node's HTTP parser refuses their request before the app sees it: the spec's
-// envelope and an X-Request-Id (issue #2), over a real listener with raw sockets, since fetch cannot
+// envelope and an X-Request-Id, over a real listener with raw sockets, since fetch cannot
 // send malformed HTTP.
 
 import type { Server } from 'node:http';
@@ -83,7 +83,7 @@ describe('requests the HTTP parser refuses', () => {
     });
   });
 
-  // Found by the fuzzer (issue #11): the 400 for bytes after a whole request took that request's place.
+  // Found by the fuzzer: the 400 for bytes after a whole request took that request's place.
   it('answers a whole request before refusing the bytes after it', async () => {
     const answer = await raw('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nxyz\r\n\r\n');
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');

@@ -7,7 +7,7 @@ import { answerClientErrors, refuseConnect } from './client-error.js';
 import type { AppState } from './state.js';
 
 /**
- * Node's HTTP timeouts, set deliberately (issue #2: slow clients must not hold sockets forever):
+ * Node's HTTP timeouts, set deliberately (slow clients must not hold sockets forever):
  * - headersTimeout: a client gets 20 s to send its request line and headers (slowloris).
  * - requestTimeout: the whole request, body included, must arrive within 10 minutes; enough for a
  *   1 GiB Enterprise upload at ~15 Mbit/s, finite for a client that trickles bytes.
@@ -30,7 +30,7 @@ function applyTimeouts(server: Server): void {
 export function createHttpServer(app: Koa<AppState>, log: Logger): Server {
   const handle = app.callback();
   // Node answers an HTTP/1.1 request without Host itself, with a bare 400; the app answers it with
-  // the envelope instead (middleware/http-rules.ts; issue #11, item 10).
+  // the envelope instead (middleware/http-rules.ts).
   const server = createServer({ requireHostHeader: false }, handle);
   // `Expect: 100-continue` (RFC 9110 section 10.1.1): by default Node says "continue" at once; routed
   // through the app instead, a 401, 429 or announced 413 goes out before the client sends its body,

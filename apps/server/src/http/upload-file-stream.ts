@@ -2,7 +2,7 @@
 // request for every chunk until that chunk's write has finished, so with Node's file stream each
 // 64 KiB of body waited for a disk write before the next was read: a merge of 20 files, 2.8 MB,
 // spent 30 to 65 ms in its upload on a machine whose writes take a few tenths of a millisecond
-// (issue #11's merge bench). Here a chunk is taken at once while less than BEHIND_BYTES wait for the
+// (as the merge bench measured). Here a chunk is taken at once while less than BEHIND_BYTES wait for the
 // disk, and the waiting chunks go out together (fs.WriteStream gathers them into one writev).
 // A write that fails fails the stream: formidable then stops the parse with the error.
 import { createWriteStream } from 'node:fs';

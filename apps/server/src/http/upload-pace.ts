@@ -1,4 +1,4 @@
-// The minimum pace of a request body (openapi.yaml, "Upload limits"; issue #18). A synchronous call
+// The minimum pace of a request body (openapi.yaml, "Upload limits"). A synchronous call
 // holds its place for synchronous calls from admission until it is answered, its upload included, so
 // a client trickling its body (a byte every 5 s), or asking `Expect: 100-continue` and then sending
 // nothing, held every place of a server for up to the 10-minute request timeout while everyone else

@@ -1,5 +1,5 @@
 // The bytes a request and its answer took on the wire, head and body, as read and written: one count
-// that the request's log line and GET /metrics share (issue #18). Chunked bodies, discarded rests and
+// that the request's log line and GET /metrics share. Chunked bodies, discarded rests and
 // streamed downloads are counted where a declared Content-Length would miss them, and the socket keeps
 // these counts for nothing, where counting the streams would cost every request a pass over them.
 import type { IncomingMessage } from 'node:http';

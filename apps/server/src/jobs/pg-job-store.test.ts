@@ -1,5 +1,5 @@
 // What the PostgreSQL job store adds to the contract (postgres.test.ts runs that): processes on several
-// pools claiming at once take every job exactly once, whatever their data folders (issue #15: the
+// pools claiming at once take every job exactly once, whatever their data folders (the
 // inputs are in the bucket, so every process feeds BullMQ from one queue).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Compress (openapi.yaml operation `compress`; issue #3): one PDF at a `level`, `medium` by default.
+// Compress (openapi.yaml operation `compress`): one PDF at a `level`, `medium` by default.
 // The engine guarantees the output is never larger than the input.
 import type { CompressionLevel, CompressResult } from '@pdn/api-types';
 import type { CompressEngine, PageBudget } from '../engines/types.js';

@@ -1,4 +1,4 @@
-// Merge (openapi.yaml operation `merge`; issue #2): 2 to 20 PDFs joined in upload order. Each input is
+// Merge (openapi.yaml operation `merge`): 2 to 20 PDFs joined in upload order. Each input is
 // labelled with its position so the engine's messages say which file is wrong.
 import type { MergeResult } from '@pdn/api-types';
 import type { InputFile, PageBudget, PdfEngine } from '../engines/types.js';

@@ -1,4 +1,4 @@
-// OCR of documents (openapi.yaml operation `ocrPdf`; issue #17): one PDF or image in, a searchable PDF
+// OCR of documents (openapi.yaml operation `ocrPdf`): one PDF or image in, a searchable PDF
 // and its text out as two downloads, the start of the text inline. The engine judges the file, the
 // languages and the pages, and reports progress in pages.
 import { open } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// OCR (openapi.yaml operation `ocr`; issue #3): one image and a `language`, `eng` by default. The
+// OCR (openapi.yaml operation `ocr`): one image and a `language`, `eng` by default. The
 // engine checks the image's bytes, its pixel count and the language codes, and answers the set as
 // it read it (sorted, each code once).
 import type { OcrResult } from '@pdn/api-types';
@@ -12,7 +12,7 @@ export type OcrDetail = 'text' | 'words';
 
 export interface OcrParams {
   language: string;
-  /** openapi.yaml `ocr` `detail`: `words` adds each word's box and confidence (issue #17). */
+  /** openapi.yaml `ocr` `detail`: `words` adds each word's box and confidence. */
   detail: OcrDetail;
 }
 

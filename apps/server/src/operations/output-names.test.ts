@@ -10,7 +10,7 @@ describe('baseName', () => {
     ['a unix path', { given: '../../etc/passwd.pdf', want: 'passwd' }],
     ['a windows path', { given: 'C:\\Users\\ada\\cv.pdf', want: 'cv' }],
     ['control characters and quotes', { given: 'a\u0000b\r\n"c".pdf', want: 'abc' }],
-    // issue #11, item 12: a right-to-left override shows `invoice\u202Efdp.exe` as "invoiceexe.pdf".
+    // A right-to-left override shows `invoice\u202Efdp.exe` as "invoiceexe.pdf".
     ['a right-to-left override', { given: 'invoice\u202Efdp.exe.pdf', want: 'invoicefdp.exe' }],
     [
       'every bidi embedding, override and isolate',
@@ -35,7 +35,7 @@ describe('baseName', () => {
     expect(baseName(`${'x'.repeat(500)}.pdf`)).toHaveLength(100);
   });
 
-  // Found by the fuzzer (issue #11): cutting at 100 UTF-16 units split the pair of U+1F600, and the
+  // Found by the fuzzer: cutting at 100 UTF-16 units split the pair of U+1F600, and the
   // download's `filename*` could not encode the half left, a 500.
   it('counts code points, never cutting a character in two', () => {
     const name = baseName(`${'a'.repeat(99)}\u{1F600}\u{1F600}.pdf`);

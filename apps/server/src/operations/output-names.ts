@@ -2,11 +2,11 @@
 // `report.pdf` -> `report.compressed.pdf`, split `<name>.pages-3-5.pdf`, merge `merged.pdf`).
 // The upload's name is only ever text here, never a path: separators and control characters go.
 const FALLBACK = 'document';
-/** Code points, not UTF-16 units: a cut inside a surrogate pair leaves half a character (issue #11, fuzzing). */
+/** Code points, not UTF-16 units: a cut inside a surrogate pair leaves half a character. */
 const MAX_LENGTH = 100;
 
 /**
- * Characters no name we emit may hold (issue #11, item 12): controls (Cc), format characters (Cf: the
+ * Characters no name we emit may hold: controls (Cc), format characters (Cf: the
  * bidi overrides and isolates U+202A-202E and U+2066-2069, which turn `invoice\u202Efdp.exe` into
  * "invoiceexe.pdf" on screen, and zero-width ones), line and paragraph separators (Zl, Zp), and the
  * double quote, which would end a quoted header parameter. Also a surrogate left alone (Cs): half a

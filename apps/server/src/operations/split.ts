@@ -1,4 +1,4 @@
-// Split (openapi.yaml operation `split`; issue #2): one PDF and `ranges`. The ranges are parsed and
+// Split (openapi.yaml operation `split`): one PDF and `ranges`. The ranges are parsed and
 // checked against the page count by the engine (engines/page-ranges.ts), the one place that rule
 // lives; each part gets its own download.
 import type { SplitPart, SplitResult } from '@pdn/api-types';

@@ -1,4 +1,4 @@
-// Telling a full disk from a bad request (issue #11, item 7): with the data folder full, merge said
+// Telling a full disk from a bad request: with the data folder full, merge said
 // "file 1 is empty (0 bytes)", compress "damaged or truncated", split "has no pages", because the
 // upload or a tool's output had silently been cut short. Two kinds of evidence make a failure the
 // disk's: an error that says so (ENOSPC, EDQUOT, SQLite's SQLITE_FULL, anywhere in its cause chain),

@@ -1,6 +1,6 @@
-// Turning stored outputs into signed download objects and back (v1 specification, Download object;
-// issue #2 decisions). A URL is valid for 900 seconds; the output is kept as long as its job's
-// retention says (issue #13), and a URL never outlives it.
+// Turning stored outputs into signed download objects and back (v1 specification, Download object).
+// A URL is valid for 900 seconds; the output is kept as long as its job's
+// retention says, and a URL never outlives it.
 import type { Download } from '@pdn/api-types';
 import { ExpiredError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { OpenedOutput, OutputStore } from './output-store.js';

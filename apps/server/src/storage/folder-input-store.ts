@@ -38,7 +38,7 @@ export class FolderInputStore implements InputStore {
     const inputs = join(this.root, jobId, 'inputs');
     await mkdir(inputs, { recursive: true, mode: 0o700 });
     // All at once: one after another, a merge of 20 waited for 20 renames in turn on its way to
-    // the engine (issue #11's merge bench).
+    // the engine (as the merge bench measured).
     return settledAll(
       uploads.map(async (upload, index) => {
         const stored = String(index);

@@ -10,7 +10,7 @@ import type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
 /**
  * What one read of a download takes from the file. Node's 64 KiB default made a merge's 2.8 MB output
  * 44 thread-pool reads and 44 socket writes: 24 ms to a client in another process, 15 ms in reads of
- * 1 MiB (issue #11's merge bench, which counts the download). A download holds at most this in memory.
+ * 1 MiB (the merge bench, which counts the download). A download holds at most this in memory.
  */
 const READ_BYTES = 1024 * 1024;
 

@@ -1,4 +1,4 @@
-// The sweeper runs only in the roles that sweep (role.ts: `all` and `api`, never `worker`, issue #16):
+// The sweeper runs only in the roles that sweep (role.ts: `all` and `api`, never `worker`):
 // an expired output stays put under a storage opened without it and goes under one opened with it.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// The InputStore contract (issue #15; STYLE.md 16): the data folder and the S3 bucket pass the same
+// The InputStore contract (STYLE.md 16): the data folder and the S3 bucket pass the same
 // cases. Each test gets an empty store, an uploads folder (a request's) and an attempt folder (a
 // worker's) apart from it, as a job's inputs travel between processes.
 import { randomBytes } from 'node:crypto';

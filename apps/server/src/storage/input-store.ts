@@ -1,8 +1,8 @@
-// Where a job's uploaded files wait between submission and the job's end (issue #15; STYLE.md 14): an
+// Where a job's uploaded files wait between submission and the job's end (STYLE.md 14): an
 // interface with no connection or folder types, so the data folder (folder-input-store.ts, the
 // embedded default) and the shared bucket (s3/s3-input-store.ts) are two implementations of it, both
 // passing input-store.contract.ts. With inputs in the bucket, the process that runs a job needs no
-// folder in common with the one that took it (issue #16: API processes and workers on other machines).
+// folder in common with the one that took it (API processes and workers on other machines).
 import type { JobInputFile } from '../jobs/job-store.js';
 import type { OperationInput } from '../operations/index.js';
 

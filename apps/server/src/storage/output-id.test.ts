@@ -1,4 +1,4 @@
-// A job's outputs are keyed by the job (issue #15; STYLE.md 17): an attempt run again, on this process or
+// A job's outputs are keyed by the job (STYLE.md 17): an attempt run again, on this process or
 // another, derives the same keys and overwrites what the first attempt stored instead of adding beside it
 // (the stores' own overwrite is in output-store.contract.ts).
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The OutputStore contract (issue #15; STYLE.md 16): the outputs folder and the S3 bucket pass the
+// The OutputStore contract (STYLE.md 16): the outputs folder and the S3 bucket pass the
 // same cases. Each test gets an empty store and a work folder to put files from.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

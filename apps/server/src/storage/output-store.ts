@@ -1,4 +1,4 @@
-// Where outputs live until their download URL expires (issue #15; STYLE.md 14): an interface with no
+// Where outputs live until their download URL expires (STYLE.md 14): an interface with no
 // connection or file types, so the folder in the data folder (folder-output-store.ts, the embedded
 // default) and an S3-compatible bucket (s3/, shared by every process) are two implementations of it,
 // both passing output-store.contract.ts. Keys are what a URL names (output-id.ts): never a path.

@@ -1,4 +1,4 @@
-// One sweeper at a time over a shared store (issue #15), on the machine's Redis (test-services.ts).
+// One sweeper at a time over a shared store, on the machine's Redis (test-services.ts).
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { missingService, TEST_REDIS_URL, uniqueName } from '../test-services.js';

@@ -1,4 +1,4 @@
-// One sweeper at a time over a shared bucket (issue #15): a Redis lock taken with SET NX PX and given
+// One sweeper at a time over a shared bucket: a Redis lock taken with SET NX PX and given
 // back only by its holder (a Lua compare-and-delete), so a sweep that overruns its lease cannot delete
 // the next holder's lock. The lease outlives any sweep we expect; a crashed holder's lock just expires.
 import { randomBytes } from 'node:crypto';

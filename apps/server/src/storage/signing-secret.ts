@@ -1,4 +1,4 @@
-// The key behind every signed download URL (issue #2): PDN_SIGNING_SECRET when the operator sets one
+// The key behind every signed download URL: PDN_SIGNING_SECRET when the operator sets one
 // (several servers behind a balancer must share it), otherwise one generated on first start and kept
 // in the data folder, readable by the server's user only, so URLs survive a restart.
 import { randomBytes } from 'node:crypto';

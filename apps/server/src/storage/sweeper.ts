@@ -1,6 +1,6 @@
-// Deletes expired outputs on an interval (issue #2). The timer is unref'd so it never keeps a process
+// Deletes expired outputs on an interval. The timer is unref'd so it never keeps a process
 // alive, and a failing sweep is logged and retried next time rather than crashing the server. Where
-// several processes share one store (issue #15), a SweepLock lets one of them sweep at a time.
+// several processes share one store, a SweepLock lets one of them sweep at a time.
 import type { Logger } from '../logger.js';
 import type { OutputStore } from './output-store.js';
 

@@ -1,4 +1,4 @@
-// Signed download URLs (issue #2): `sig` is hex HMAC-SHA256, keyed with the signing secret, over
+// Signed download URLs: `sig` is hex HMAC-SHA256, keyed with the signing secret, over
 //   "pdn-download-v1\n" + file + "\n" + exp
 // i.e. over every parameter that decides what is served and until when; the version tag keeps this
 // signature from ever being valid for another purpose. verify() is total: whatever a query string

@@ -1,6 +1,6 @@
 // ApiKeyStore over PostgreSQL (api-keys.contract.ts). authenticate() reads the table on every call:
 // no cache of key validity, so a key revoked through any process is refused by every other on its
-// very next request (issue #15).
+// very next request.
 import { randomBytes } from 'node:crypto';
 import type { PgDb, Sql } from '../../database/postgres/pg-db.js';
 import { type ApiKeyRecord, type ApiKeyStore, LAST_USED_PRECISION_MS, type Principal } from '../api-keys.js';
@@ -89,7 +89,7 @@ export class PgApiKeys implements ApiKeyStore {
   }
 
   async authenticate(presented: string): Promise<Principal | undefined> {
-    // Format first: a malformed key never reaches the database (issue #2).
+    // Format first: a malformed key never reaches the database.
     if (parseKeyKind(presented) === undefined) return undefined;
     const now = this.now();
     // One round trip: the lookup, and "last used" refreshed at most once a minute.

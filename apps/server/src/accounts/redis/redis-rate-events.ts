@@ -1,4 +1,4 @@
-// RateEventStore in Redis (issue #15; rate-limiter.contract.ts): each user's admitted requests are a
+// RateEventStore in Redis (rate-limiter.contract.ts): each user's admitted requests are a
 // sorted set scored by time. admit() is ONE Lua script, which Redis runs atomically: drop what left
 // the window, count, and add this request when there is room, under a member no other request has
 // (two requests in the same millisecond are two members), then let the key expire an hour after its

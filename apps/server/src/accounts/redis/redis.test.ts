@@ -1,4 +1,4 @@
-// Rate limits in Redis against the rate-limiter contract (issue #15). The contract also makes users,
+// Rate limits in Redis against the rate-limiter contract. The contract also makes users,
 // so the other stores are SQLite's, in a fresh folder per test; the windows live under a key prefix
 // of this test's own on the machine's Redis (test-services.ts), deleted afterwards.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -103,7 +103,7 @@ export class SqliteApiKeys implements ApiKeyStore {
   }
 
   async authenticate(presented: string): Promise<Principal | undefined> {
-    // Format first: a malformed key never reaches the database (issue #2).
+    // Format first: a malformed key never reaches the database.
     if (parseKeyKind(presented) === undefined) return undefined;
     const row = this.db
       .prepare(

@@ -1,4 +1,4 @@
-// Copying a SQLite data folder's users and keys into PostgreSQL (issue #15), into a schema of its own.
+// Copying a SQLite data folder's users and keys into PostgreSQL, into a schema of its own.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

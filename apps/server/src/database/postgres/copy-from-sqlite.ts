@@ -1,4 +1,4 @@
-// Moving from embedded to shared (issue #15): `pdn-server accounts copy --from DATA_DIR` copies the
+// Moving from embedded to shared: `pdn-server accounts copy --from DATA_DIR` copies the
 // users (names, emails, password hashes, plans) and API keys (hashes, names, times, revocations) of a
 // SQLite data folder into the PostgreSQL accounts database, ids included, so every key keeps working
 // and every revoked one stays refused. Sessions, one-time links, throttled attempts and the rate

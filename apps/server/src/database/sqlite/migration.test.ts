@@ -1,5 +1,5 @@
-// A database made before issue #12 (schema 1: named users, no email) opens under today's schema with
-// its users, keys and rate events intact; its users keep working and can be given an email. Webhook
+// A database made before accounts had emails (schema 1: named users, no email) opens under today's schema
+// with its users, keys and rate events intact; its users keep working and can be given an email. Webhook
 // deliveries made before they named their receiving host are given it from their URL, and jobs made
 // before queue times their creation as the time they were queued.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +16,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const KEY = `pdn_live_${'ab'.repeat(16)}`;
 
-/** Schema 1 exactly as the server before issue #12 wrote it, with one user, key and rate event. */
+/** Schema 1 exactly as the server wrote it before accounts had emails, with one user, key and rate event. */
 function writeVersion1Database(): void {
   const db = new Database(join(dir, 'pdn.sqlite'));
   db.exec(`CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,

@@ -1,4 +1,4 @@
-// The account area's two cookies (issue #12): the session id once signed in, and a CSRF token for the
+// The account area's two cookies: the session id once signed in, and a CSRF token for the
 // forms a signed-out visitor fills in (sign in, sign up, choose a password). Both HttpOnly, so page
 // scripts never see them; SameSite=Lax, so other sites' forms do not carry them; Secure when the
 // request came over https (directly, or through a proxy trusted by PDN_TRUST_PROXY); scoped to /account.

@@ -1,4 +1,4 @@
-// Every POST of the account area passes here before its handler (issue #12; STYLE.md 13: one boundary
+// Every POST of the account area passes here before its handler (STYLE.md 13: one boundary
 // owns the check): the body must be a small urlencoded form, the request must come from this site's
 // own pages (Origin, when the browser sends it, must be this server's), and the form must carry this
 // session's or this visitor's CSRF token, compared in constant time.

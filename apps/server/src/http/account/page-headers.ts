@@ -1,4 +1,4 @@
-// Headers of every account page (issue #12). Only our own stylesheet and script may load, no form may
+// Headers of every account page. Only our own stylesheet and script may load, no form may
 // post elsewhere and no other site may frame the pages (clickjacking a "Revoke" button); nothing is
 // cached, since the pages show keys and usage; links leave no URL behind (one-time links carry a token).
 export function pageHeaders(): Record<string, string> {

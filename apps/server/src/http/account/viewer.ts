@@ -1,4 +1,4 @@
-// Who is looking at an account page (issue #12): the session cookie resumed through accounts.sessions
+// Who is looking at an account page: the session cookie resumed through accounts.sessions
 // (expiry is decided there), and the CSRF token the page's forms must carry. A signed-out visitor gets
 // a random token in a cookie of its own, so sign-in and sign-up forms are protected too.
 import { randomBytes } from 'node:crypto';

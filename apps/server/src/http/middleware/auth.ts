@@ -1,6 +1,6 @@
 // Bearer authentication for /api/v1 (v1 specification, Authentication): missing, malformed, unknown
 // or revoked keys are all `401 unauthorized` with `WWW-Authenticate: Bearer` (RFC 6750 section 3).
-// The key's format is checked before any database lookup (issue #2), inside ApiKeys.authenticate.
+// The key's format is checked before any database lookup, inside ApiKeys.authenticate.
 import type { Middleware } from 'koa';
 import type { Accounts } from '../../accounts/index.js';
 import { UnauthorizedError } from '../../errors.js';

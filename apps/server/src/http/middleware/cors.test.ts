@@ -1,4 +1,4 @@
-// The CORS policy (issue #20) over a real listener: the middleware with the error envelope and the
+// The CORS policy over a real listener: the middleware with the error envelope and the
 // request id around a few stand-in routes, so error answers are checked as well as successes.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

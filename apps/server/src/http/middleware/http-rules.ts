@@ -1,5 +1,5 @@
 // Rules of HTTP/1.1 that Node's server enforces itself with a bare status line, no envelope and no
-// request id (issue #11, item 10): a request without `Host` (400) and an `Expect` other than
+// request id: a request without `Host` (400) and an `Expect` other than
 // 100-continue (417). http-server.ts turns Node's own checks off and routes those requests here, so
 // the error middleware answers them like every other error.
 import type { Middleware } from 'koa';

@@ -1,4 +1,4 @@
-// Counts every answered request for GET /metrics (issue #18; STYLE.md point 22: metrics in a
+// Counts every answered request for GET /metrics (STYLE.md point 22: metrics in a
 // middleware of their own): by the route's pattern, so `/api/v1/jobs/:id` is one series whatever the
 // id, and `unmatched` for paths no route knows.
 import type { Middleware } from 'koa';

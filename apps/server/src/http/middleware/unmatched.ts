@@ -1,4 +1,4 @@
-// Requests no route answers (issue #2): a known path with the wrong method is `405
+// Requests no route answers: a known path with the wrong method is `405
 // method_not_allowed` with an `Allow` header (RFC 9110 section 15.5.6); anything else is `404
 // not_found`. Runs after the router, which passes on only what it did not handle.
 import type { Middleware } from 'koa';

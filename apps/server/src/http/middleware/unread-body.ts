@@ -1,5 +1,5 @@
 // Answers given before the request body has all arrived: a 413 while an upload streams, a 400 for an
-// undeclared part, a 401 or 429 before any of it is read (issue #11, item 6). Node would then read
+// undeclared part, a 401 or 429 before any of it is read. Node would then read
 // and discard the whole rest of the body to keep the connection (up to requestTimeout: 10 minutes of
 // a client's 300 MiB), and closing at once instead resets the connection under a client still
 // writing, which then reports ECONNRESET or EPIPE, not the answer. So, as nginx's lingering close
@@ -67,7 +67,7 @@ export function closeAfterUnreadBody(): Middleware<AppState> {
     // `complete`: Node's parser has seen the whole body (read by us or not). An answer decided in
     // the microtasks after the head (the checks on an embedded server are synchronous underneath) came
     // before the parser went on to a body that arrived with it: one turn later, a small body has
-    // (issue #18: every 503 server_busy closed its connection, the client then opening a new one).
+    // (every 503 server_busy closed its connection, the client then opening a new one).
     if (!ctx.req.complete) await parsed();
     if (ctx.req.complete || clientGone(ctx)) return;
     const answer = bytesOf(ctx.body);

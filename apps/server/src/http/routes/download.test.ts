@@ -67,7 +67,7 @@ const table: [string, { given: string; want: string }][] = [
     },
   ],
   [
-    // Stored before names were cleaned of bidi controls (issue #11, item 12): the header still is.
+    // Stored before names were cleaned of bidi controls: the header still is.
     'a stored name holding a right-to-left override, without it',
     { given: 'invoice\u202Efdp.exe.pdf', want: 'attachment; filename="invoicefdp.exe.pdf"' },
   ],

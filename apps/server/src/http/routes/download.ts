@@ -1,4 +1,4 @@
-// GET /api/get-pdf.php (openapi.yaml operation `downloadPdf`; issue #2): no Authorization, not rate
+// GET /api/get-pdf.php (openapi.yaml operation `downloadPdf`): no Authorization, not rate
 // limited; the signature is the credential. Streams the stored output as an attachment under its name.
 import type { Middleware } from 'koa';
 import { asciiName, withoutControls } from '../../operations/output-names.js';
@@ -21,7 +21,7 @@ export function downloadRoute(downloads: Downloads): Middleware<AppState> {
     const { meta, body } = await downloads.open(ctx.query);
     ctx.status = 200;
     // Names are cleaned when outputs are named; an output stored by an older version may still hold
-    // bidi controls, and this header is where a browser shows the name (issue #11, item 12).
+    // bidi controls, and this header is where a browser shows the name.
     const filename = withoutControls(meta.filename);
     // An explicit ASCII fallback: content-disposition's own (`fallback: true`) sends Latin-1 names raw,
     // without `filename*`, and turns other scripts into `?`. Any difference adds `filename*` (RFC 5987).

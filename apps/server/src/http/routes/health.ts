@@ -1,6 +1,6 @@
-// GET /healthz (openapi.yaml operation `health`; issue #2): no auth, the engines chosen at start-up
-// and the role the process plays (issue #16; a worker serves it on its own port, beside /readyz and /metrics).
-// A data folder out of space is `507 insufficient_storage` here too (issue #11, item 7): every call
+// GET /healthz (openapi.yaml operation `health`): no auth, the engines chosen at start-up
+// and the role the process plays (a worker serves it on its own port, beside /readyz and /metrics).
+// A data folder out of space is `507 insufficient_storage` here too: every call
 // that writes would fail, and a health check that says "ok" then misleads whoever routes traffic.
 // `converters` says which optional converters this process found (openapi.yaml, "Converters").
 import type { HealthResult } from '@pdn/api-types';

@@ -1,4 +1,4 @@
-// GET /api/v1/languages (openapi.yaml operation `listLanguages`; issue #3).
+// GET /api/v1/languages (openapi.yaml operation `listLanguages`).
 import type { LanguagesResult } from '@pdn/api-types';
 import type { Middleware } from 'koa';
 import type { OcrEngine } from '../../engines/types.js';

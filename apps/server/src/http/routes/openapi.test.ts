@@ -1,4 +1,4 @@
-// The contract lists every status and path the server answers (issue #2), including those no
+// The contract lists every status and path the server answers, including those no
 // operation handler produces: the router's 404/405 (middleware/unmatched.ts) and the /docs assets.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// GET /openapi.json (issue #2): the contract itself, as built into @pdn/api-types from openapi/.
+// GET /openapi.json: the contract itself, as built into @pdn/api-types from openapi/.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Middleware } from 'koa';

@@ -1,4 +1,4 @@
-// GET /readyz answers 503 naming what fails (issue #18), over a real listener: a database that does not
+// GET /readyz answers 503 naming what fails, over a real listener: a database that does not
 // answer, a full data folder, a tool gone since the start, and a stop announced (the drain delay).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-// GET /readyz (openapi.yaml operation `ready`; issue #18): whether this process should be sent traffic,
+// GET /readyz (openapi.yaml operation `ready`): whether this process should be sent traffic,
 // apart from /healthz (alive). Ready means the accounts database answers, so does the store of
 // rate-limit events (Redis on shared backends, which a worker's BullMQ needs too), the data folder
 // takes writes and has room, and, where this process runs jobs (`--role all` or `worker`), the tools

@@ -1,4 +1,4 @@
-// The shared InputStore (issue #15; input-store.contract.ts): a job's uploads as objects of the
+// The shared InputStore (input-store.contract.ts): a job's uploads as objects of the
 // private bucket, `inputs/<job id>/<index>`, so any worker runs any job wherever it was submitted, and
 // a job stored again overwrites its inputs. Work a job kept when it handed its slot on is under
 // `inputs/<job id>/kept/`, so the worker that takes its next turn finds it. Streamed up in parts and down to a file, never whole in

@@ -1,4 +1,4 @@
-// The shared OutputStore (issue #15; output-store.contract.ts): outputs as objects of one private
+// The shared OutputStore (output-store.contract.ts): outputs as objects of one private
 // bucket, `outputs/<key>`, so any process serves any output by streaming it from the bucket (never a
 // redirect to a presigned URL: the bucket stays private, the download URL keeps our own signature).
 // Uploads stream from the work folder in parts (@aws-sdk/lib-storage), never whole in memory. The

@@ -1,5 +1,5 @@
 // For the bucket stores' suites: s3rver run in this process, an S3 client on it, and an empty bucket
-// per test. s3rver checks no signatures (issue #15), so the suites only ever ask it to store and give back.
+// per test. s3rver checks no signatures, so the suites only ever ask it to store and give back.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

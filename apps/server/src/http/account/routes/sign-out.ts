@@ -1,4 +1,4 @@
-// Sign out (issue #12): the session is deleted server-side, so its cookie is worthless everywhere.
+// Sign out: the session is deleted server-side, so its cookie is worthless everywhere.
 import type { Middleware } from 'koa';
 import type { AppState } from '../../state.js';
 import type { AreaDeps } from '../deps.js';

@@ -1,4 +1,4 @@
-// Plan and usage (issue #12): the facts GET /api/v1/account gives, with the last hour per minute.
+// Plan and usage: the facts GET /api/v1/account gives, with the last hour per minute.
 import type { Middleware } from 'koa';
 import { planLimits } from '../../../accounts/index.js';
 import type { AppState } from '../../state.js';

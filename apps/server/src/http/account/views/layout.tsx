@@ -1,4 +1,4 @@
-// The frame of every account page (issue #12): one small stylesheet and one small script of our own,
+// The frame of every account page: one small stylesheet and one small script of our own,
 // served by this server (no CDN), a header with the account's navigation, and the page in <main>.
 // Preact escapes every string it renders, so names and emails typed by users are shown as text.
 import type { ComponentChildren } from 'preact';

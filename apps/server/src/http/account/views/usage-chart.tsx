@@ -1,4 +1,4 @@
-// The last hour's requests per minute as an SVG bar chart, drawn on the server (issue #12: no chart
+// The last hour's requests per minute as an SVG bar chart, drawn on the server (no chart
 // library, no CDN, readable without JavaScript). The bars stretch to the width available; the labels
 // are HTML beside the SVG, so they stay legible on a phone. The chart's label says the same in words
 // for screen readers, and each bar's title gives its minute and count to a pointer.

@@ -1,4 +1,4 @@
-// Plan and usage (issue #12): the same facts as GET /api/v1/account, and a chart of the last hour.
+// Plan and usage: the same facts as GET /api/v1/account, and a chart of the last hour.
 import { type Plan, planTitle, type Usage } from '../../../accounts/index.js';
 import { Layout, type Viewer } from './layout.js';
 import { fromNow, utc } from './time.js';

@@ -1,4 +1,4 @@
-// `npm run stack` (issue #16): a local scaled-out pdn to try. The machine's PostgreSQL and Redis (a
+// `npm run stack`: a local scaled-out pdn to try. The machine's PostgreSQL and Redis (a
 // database and a key prefix of this run's own), an S3 bucket on s3rver, two `--role api` processes
 // and two `--role worker` processes on one data folder (jobs pass over BullMQ in that Redis), behind
 // a small round-robin proxy. Prints the URL and an API key, each process's pid, and each worker's port

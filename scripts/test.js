@@ -1,5 +1,5 @@
-// `npm test`: every package's suite, one at a time, then one line per task with its result and time
-// (issue #10). `--continue=dependencies-successful` runs every suite whose builds succeeded, so one
+// `npm test`: every package's suite, one at a time, then one line per task with its result and time.
+// `--continue=dependencies-successful` runs every suite whose builds succeeded, so one
 // failing suite never hides the others; a suite whose build failed is listed as not run. turbo's
 // exit code is the command's, so any failure fails `npm test` at the end. A failed suite's own
 // account of its failures (vitest's "Failed Tests" section) is repeated after the table: CI keeps only

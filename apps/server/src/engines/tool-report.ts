@@ -1,8 +1,8 @@
 // What the tools a job runs report to it, found without threading it through every engine: the job
 // runner binds a report around an operation, and runTool writes each tool's exit, time and stderr to
 // its log at debug level, so tools' diagnostics reach the operator with the request id and are never
-// printed raw, and adds each run's time to the job's timings, which the job's log line carries (issue
-// #18: engine and tool timings on the request line).
+// printed raw, and adds each run's time to the job's timings, which the job's log line carries
+// (engine and tool timings on the request line).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '../logger.js';
 

@@ -91,8 +91,8 @@ export async function countPagesTogether(
  * /Count must be the pages expected. Unlike an upload's, an output's /Count is worth reading: qpdf and
  * Ghostscript compute it from the pages they write, except qpdf's lossless pass, which keeps the input's
  * page tree as it is, lying /Count included (a walk would miss that; poppler then refuses the file).
- * Reading it costs 0.01 s of CPU on a 1000-page merge, a walk 0.12 s: 70% of the merge itself (issue
- * #11's bench holds merge to 1.5x the bare qpdf CLI).
+ * Reading it costs 0.01 s of CPU on a 1000-page merge, a walk 0.12 s: 70% of the merge itself (the
+ * merge bench holds merge to 1.5x the bare qpdf CLI).
  */
 export async function verifyQpdfOutput(path: string, expectedPages: number, run: QpdfRun): Promise<void> {
   // The same proof without a qpdf run (as the merge bench measured): a walk in this process that reads the

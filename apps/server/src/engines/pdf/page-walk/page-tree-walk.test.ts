@@ -184,7 +184,7 @@ describe('walkPageTree spends a bounded effort on hostile files', () => {
     expect(walk(paddedPagesPdf(3, '/a ', 64))).toEqual({ pageCount: 3, rootCount: 3 });
   });
 
-  // 8 MB of 4000 pages padded with names or reals held the event loop 1 to 3 s (attack pass on #11):
+  // An attack: 8 MB of 4000 pages padded with names or reals held the event loop 1 to 3 s:
   // each token costs far more than a byte, so the tokens read are bounded, not only the bytes.
   it.each([
     ['names', '/a '],
@@ -350,7 +350,7 @@ function hiddenTreePdf(
   return Buffer.from(body + edit(`${table}startxref\n${body.length}\n%%EOF\n`), 'latin1');
 }
 
-describe('walkPageTree leaves to qpdf every file qpdf reads another way (attack pass on #11.4)', () => {
+describe('walkPageTree leaves to qpdf every file qpdf reads another way', () => {
   // What qpdf 11.3 finds in each: 3 pages where it rebuilds the cross-reference. The 21-byte entries
   // qpdf reads as this walk did, but Ghostscript 10.00 rebuilds that table and draws 3 pages: a file
   // read two ways is qpdf's to judge.

@@ -60,7 +60,8 @@ export class PdfObjects {
     const { reader, value } = this.direct(ref, entry.offset, keep);
     // Everything looked up here (the catalog, page tree nodes, a /Length) is a dictionary or a number:
     // qpdf takes a stream in the page tree for a page without /Kids, whatever its dictionary says
-    // (attack pass on #11.4: a /Pages stream hid its pages from qpdf, so a merge held fewer than counted).
+    // (an attack on the page count: a /Pages stream hid its pages from qpdf, so a merge held fewer than
+    // counted).
     if (!reader.atWord('endobj')) throw new Doubt(`object ${ref.num} is a stream or is not closed`);
     return value;
   }

@@ -1,4 +1,4 @@
-// Every bad input of issues #2, #3 and #11 for merge, split and compress, with each engine pair forced:
+// Every bad input for merge, split and compress, with each engine pair forced:
 // each is `400 invalid_input` with a message a person can act on (for merge, naming the file), the same
 // verdict from all three operations (one inspection decides), never a 500, and no file is
 // left on disk. The page cap is lowered so "too many pages" costs little. (The bad documents' cases:

@@ -1,4 +1,4 @@
-// One inspection decides for compress, merge and split (issues #9, #11): files the rules accept work in
+// One inspection decides for compress, merge and split: files the rules accept work in
 // all three, with every page. A PDF behind a binary (MacBinary) header reaches Ghostscript as a copy from
 // its `%PDF-` on: handed the whole file, Ghostscript 10's PDF interpreter writes a blank page. A root
 // /Count that says 1 over 3 real pages gives 3 pages everywhere.

@@ -9,8 +9,8 @@ import { field, file, form } from './harness/form.js';
 import { streamUpload } from './harness/stream-upload.js';
 import { useServer } from './harness/use-server.js';
 
-// 50 simultaneous synchronous calls, all of them admitted past the bound on waiting work (issue
-// #18, back-pressure.test.ts), so that only the hourly limit decides.
+// 50 simultaneous synchronous calls, all of them admitted past the bound on waiting work
+// (back-pressure.test.ts), so that only the hourly limit decides.
 const ctx = useServer();
 const HOUR = 3600;
 

@@ -1,7 +1,7 @@
-// Bad documents (issues #2, #3 and #11) as the contract checks them, whichever processes answer: each
+// Bad documents as the contract checks them, whichever processes answer: each
 // is `400 invalid_input` from merge, split and compress with a message a person can act on (for
-// merge, naming the file), the same verdict from all three operations (one inspection decides, issue
-// #9), never a 500. Servers run with PDN_MAX_PAGES at PAGE_CAP, so "too many pages" costs little.
+// merge, naming the file), the same verdict from all three operations (one inspection decides),
+// never a 500. Servers run with PDN_MAX_PAGES at PAGE_CAP, so "too many pages" costs little.
 // Run embedded with each engine pair (bad-input.test.ts) and on the distributed stack, where the
 // verdict travels from a worker (stack-contract.test.ts).
 import {

@@ -1,7 +1,7 @@
 // One real server per test file (started in beforeAll, stopped and removed in afterAll), with calls
 // that go through contract validation. Keeps each suite to the lines that matter. Before stopping it,
-// afterAll also checks that no temp file or folder outlived the suite's requests (issues #2 and #3:
-// "no temp files left"), whatever those requests were, so no suite can forget to.
+// afterAll also checks that no temp file or folder outlived the suite's requests,
+// whatever those requests were, so no suite can forget to.
 import { afterAll, beforeAll } from 'vitest';
 import { type CallOptions, type CallResult, call } from '../contract/checked-fetch.js';
 import { filesLeftSince, listFiles } from './leftovers.js';

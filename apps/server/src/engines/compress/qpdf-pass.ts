@@ -2,7 +2,12 @@
 // level 9. Deliberately without --recompress-flate: it drops PNG predictors and made a PNG-image PDF
 // 2.3x larger (issue #3).
 import { resolve } from 'node:path';
+import { walkPageTreeOf } from '../pdf/page-walk/page-tree-walk.js';
 import { type QpdfRun, qpdfSucceeded, qpdfTimedOut, runQpdf } from '../pdf/run-qpdf.js';
+import { rewriteWithPageCounts } from './page-tree-counts.js';
+
+/** The pass's settings, before the input and output paths. */
+const PASS_ARGS = ['--object-streams=generate', '--compression-level=9'] as const;
 
 /**
  * Writes the rewrite of `inputPath` to `outputName` inside the run's folder and returns its path,
@@ -12,18 +17,28 @@ import { type QpdfRun, qpdfSucceeded, qpdfTimedOut, runQpdf } from '../pdf/run-q
  * has no number left for the object streams it makes ("max object id is too high to create new
  * objects"; found by the fuzzer, where it was a 500). Like a Ghostscript failure, that only means
  * one candidate fewer, and so does a run out of time.
+ * Given the `pages` inspection found, an output whose page tree keeps the input's wrong root /Count
+ * (qpdf copies the tree as it is) is written again with the counts corrected (page-tree-counts.ts).
  */
 export async function qpdfLosslessPass(
   inputPath: string,
   outputName: string,
   run: QpdfRun,
+  pages?: number,
 ): Promise<{ path: string; repaired: boolean } | { failure: string }> {
   const outputPath = resolve(run.cwd, outputName);
   // Absolute paths: qpdf reads an argument starting with `@` as a file of arguments.
-  const args = ['--object-streams=generate', '--compression-level=9', resolve(inputPath), outputPath];
+  const args = [...PASS_ARGS, resolve(inputPath), outputPath];
   let result: Awaited<ReturnType<typeof runQpdf>>;
   try {
     result = await runQpdf(args, run);
+    if (pages !== undefined && qpdfSucceeded(result)) {
+      // Read here, in this process, from the output just written: only a sure walk that finds the
+      // pages inspection found, under a root that says otherwise, is worth a second rewrite.
+      const walk = await walkPageTreeOf(outputPath, pages);
+      if (walk !== undefined && walk.pageCount === pages && walk.rootCount !== pages)
+        await rewriteWithPageCounts(inputPath, outputPath, PASS_ARGS, run);
+    }
   } catch (error) {
     if (qpdfTimedOut(error)) return { failure: `qpdf did not finish within ${run.timeoutMs / 1000} s` };
     throw error;

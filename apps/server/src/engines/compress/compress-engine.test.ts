@@ -247,6 +247,41 @@ describe.skipIf(!hasGs || tools.qpdf === undefined)('Ghostscript engine on a for
   );
 });
 
+// What the input's images say Ghostscript cannot beat is not rewritten by it: a JBIG2 scan, which pdfwrite
+// can only write as larger CCITT, goes straight to qpdf's rewrite. And a lying root /Count, which qpdf
+// keeps, is corrected in qpdf's rewrite, so its proof (the page count) passes.
+describe.skipIf(!hasGs || tools.qpdf === undefined)('Ghostscript engine, answered by qpdf alone', () => {
+  // [corpus file, level, pages]
+  it.each([
+    ['tiff2pdf-jbig2-skewed.pdf', 'low', 1],
+    ['tiff2pdf-jbig2-skewed.pdf', 'high', 1],
+    ['page-count-lie.pdf', 'low', 1],
+    ['page-count-lie.pdf', 'medium', 1],
+    ['page-count-lie.pdf', 'high', 1],
+  ] as const)('answers %s at %s with qpdf, without a Ghostscript run', SLOW, async (name, level, pages) => {
+    const path = fileURLToPath(new URL(name, CORPUS));
+    const workDir = await mkdtemp(join(dir, 'job-'));
+    const logged: Record<string, unknown>[] = [];
+    const log: EngineLog = {
+      info: (message, fields) => {
+        if (message === 'compressed') logged.push(fields ?? {});
+      },
+      warn: () => {},
+    };
+    const output = await engineFor('ghostscript').compress({ path, label: name }, level, {
+      workDir,
+      signal: new AbortController().signal,
+      log,
+    });
+    expect(output.method).toBe('qpdf');
+    expect(output.size).toBeLessThan((await stat(path)).size);
+    await expectValidPdf(output, pages);
+    expect(logged).toEqual([expect.objectContaining({ ghostscript_ms: 0, ghostscript_skipped: level })]);
+    // poppler believes the lying input's /Count, and refuses to draw it.
+    if (hasPdftoppm && name !== 'page-count-lie.pdf') await expectSamePictures(path, output.path, pages);
+  });
+});
+
 // Issue #9's real-world traps: Ghostscript 10.00's new interpreter blanks the first (saying so) and drops
 // the images of the second (silently). Whatever this Ghostscript does with them, the answer must look
 // like the input, and a refused rewrite must be in the log.

@@ -1,11 +1,15 @@
 // Compress with Ghostscript, then qpdf's lossless pass when qpdf is installed (issue #3), and return
-// nothing that has not been proven to hold the input's content (issue #9). Candidates, smallest first:
+// nothing that has not been proven to hold the input's content (issue #9). qpdf's lossless rewrite of the
+// input is made first, beside the read of the input's structure: the best lossless size, which
+// Ghostscript's output must beat. Where the input's images alone say it cannot
+// (ghostscript-prospects.ts), Ghostscript is not run. Otherwise its candidates, smallest first:
 // Ghostscript's output after qpdf, then Ghostscript's output. When Ghostscript admits a loss, the same
 // with the other PDF interpreter where this Ghostscript still has two; when the content check refuses
-// `high`'s output, `medium`'s (presetLadder); when none is chosen, qpdf alone on the input (the lossless
-// tidy-up issue #3 asks for). Each must be smaller than the input, have its page count and clear the
-// content check's floors; failing all, the answer is the input itself (`original`). Out of time
-// (call-deadline.ts), the rewrites give way to qpdf's, and the call to the original.
+// `high`'s output, `medium`'s (presetLadder). A Ghostscript output no smaller than the lossless rewrite
+// is not checked at all. When none is chosen, qpdf's rewrite of the input (the lossless tidy-up issue #3
+// asks for). Each must be smaller than the input, have its page count and clear the content check's
+// floors; failing all, the answer is the input itself (`original`). Out of time (call-deadline.ts), the
+// rewrites give way to qpdf's, and the call to the original.
 import { stat } from 'node:fs/promises';
 import type { CpuSlots } from '../cpu-slots.js';
 import { JobLanes } from '../job-lanes.js';
@@ -17,8 +21,9 @@ import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, WorkC
 import { CallDeadline } from './call-deadline.js';
 import { type Candidate, type Choice, candidate, keepOriginal } from './candidates.js';
 import { type ContentCheck, createContentCheck } from './content-check/content-check.js';
-import { readStructure } from './content-check/pdf-structure.js';
+import { type PdfStructure, readStructure } from './content-check/pdf-structure.js';
 import { type Rewrite, rewriteWithGhostscript } from './ghostscript.js';
+import { ghostscriptFloorBytes } from './ghostscript-prospects.js';
 import { checkOutputPages } from './output-check.js';
 import { PhaseTimer } from './phase-timer.js';
 import { hasLegacyInterpreter, interpreterOrder, type PdfInterpreter, presetLadder } from './presets.js';
@@ -49,10 +54,14 @@ interface Attempt {
   /** Where the rewrites run, ahead of the content check's reads (../job-lanes.ts). */
   lanes: JobLanes;
   deadline: CallDeadline;
+  /** Starts the content check's look at the input, beside the first rewrite (settle() stops it). */
+  startCheck(): void;
   /** Whether the input has form fields, which no Ghostscript rewrite keeps. */
   hasFormFields: boolean;
-  /** Starts the content check's look at the input, beside the first rewrite. */
-  startCheck(): void;
+  /** The input's structure, where qpdf read it. */
+  structure: PdfStructure | undefined;
+  /** qpdf's lossless rewrite of the input, and whether qpdf repaired it; undefined where it failed. */
+  lossless: (Candidate & { repaired: boolean }) | undefined;
   prove(candidate: Candidate, content: Content): Promise<Proof>;
 }
 
@@ -65,7 +74,11 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
    * Ghostscript at one preset with each interpreter in turn, until one runs without admitting a loss;
    * its output, and that after qpdf, then go to the content check. Undefined when every run failed.
    */
-  async function ghostscriptOutput(a: Attempt, preset: CompressionLevel): Promise<Proof | undefined> {
+  async function ghostscriptOutput(
+    a: Attempt,
+    preset: CompressionLevel,
+    bestBytes: number,
+  ): Promise<Proof | undefined> {
     a.startCheck();
     for (const interpreter of a.interpreters) {
       const name = `ghostscript-${preset}-${interpreter}`;
@@ -127,6 +140,10 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
           if (repacked.size < rewritten.size) rewritten = repacked;
         }
       }
+      // No smaller than the lossless rewrite (or the input): not worth its check, the answer is that.
+      if (rewritten.size >= bestBytes) {
+        return { chosen: undefined, rejected: false, evidence: { ghostscript_bytes: rewritten.size } };
+      }
       const proof = await a.prove(rewritten, 'rewritten');
       return { ...proof, evidence: { ...proof.evidence, preset, interpreter } };
     }
@@ -138,29 +155,31 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     // widgets of Acrobat's, LiveCycle's and LibreOffice's forms alike), so the check would refuse
     // every rewrite of a file with fields after paying for it: such a file goes to qpdf at once.
     const ladder = a.hasFormFields ? [] : presetLadder(a.level);
+    const { lossless } = a;
+    const bestBytes = Math.min(a.inputSize, lossless?.size ?? a.inputSize);
+    let notes: Record<string, unknown> = {};
     for (const preset of ladder) {
-      const rewritten = await ghostscriptOutput(a, preset);
+      const floorBytes = a.structure && ghostscriptFloorBytes(a.structure, preset);
+      if (floorBytes !== undefined && floorBytes >= bestBytes) {
+        // Milder presets keep at least as much of the images whole: none of them can win either.
+        notes = { ghostscript_skipped: preset, ghostscript_floor_bytes: floorBytes };
+        break;
+      }
+      const rewritten = await ghostscriptOutput(a, preset, bestBytes);
       if (rewritten?.chosen !== undefined) return { output: rewritten.chosen, evidence: rewritten.evidence };
+      notes = rewritten?.evidence ?? {};
       // Only a refusal by the content check is worth a milder preset: a Ghostscript that cannot read the
       // file, or an output that is simply not smaller, would not change with gentler settings.
       if (!rewritten?.rejected) break;
     }
-    const { qpdf: run } = a;
-    if (run !== undefined) {
-      const tidied = await a.timer.time('qpdf', () =>
-        a.lanes.main(() => qpdfLosslessPass(a.pdfPath, 'qpdf.pdf', run)),
-      );
-      if ('failure' in tidied) {
-        a.job.log?.warn('compress candidate rejected', { method: 'qpdf', reason: tidied.failure });
-      } else {
-        // Without repairs, qpdf's rewrite leaves every page's content as it was: only its structure
-        // is worth proving. A file qpdf had to repair gets the whole check.
-        const content = tidied.repaired ? 'rewritten' : 'unchanged';
-        const proof = await a.prove(await candidate(tidied.path, 'qpdf'), content);
-        if (proof.chosen !== undefined) return { output: proof.chosen, evidence: proof.evidence };
-      }
+    if (lossless !== undefined) {
+      // Without repairs, qpdf's rewrite leaves every page's content as it was: only its structure
+      // is worth proving. A file qpdf had to repair gets the whole check.
+      const proof = await a.prove(lossless, lossless.repaired ? 'rewritten' : 'unchanged');
+      if (proof.chosen !== undefined)
+        return { output: proof.chosen, evidence: { ...notes, ...proof.evidence } };
     }
-    return { output: await keepOriginal(a.pdfPath, a.job.workDir), evidence: {} };
+    return { output: await keepOriginal(a.pdfPath, a.job.workDir), evidence: notes };
   }
 
   async function compress(
@@ -182,20 +201,33 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const inputSize = (await stat(input.path)).size;
     const run: QpdfRun | undefined =
       qpdf === undefined ? undefined : { qpdf, cwd: job.workDir, timeoutMs, signal: work.signal };
+    // From here on the tools may overlap (the check reads the input while Ghostscript rewrites it), so
+    // each takes its turn in the slot this compress holds, or a spare one.
+    const lanes = new JobLanes(o.cpuSlots, work.signal);
+    // qpdf's lossless rewrite of the input, beside the read of its structure: its size is what any
+    // Ghostscript output must beat, and whether Ghostscript can is judged before it runs.
+    const tidying =
+      run &&
+      timer.time('qpdf', () => lanes.beside(() => qpdfLosslessPass(pdfPath, 'qpdf.pdf', run, pageCount)));
+    tidying?.catch(() => {});
     // The input's structure, read once: the content check compares every candidate's with it, and its
     // fonts pick the interpreter. Without qpdf there is no cheap way to look at the fonts, so the
     // default interpreter goes first.
     const structure =
       run === undefined ? undefined : await timer.time('inspect', () => readStructure(pdfPath, 'input', run));
+    const tidied = await tidying;
+    if (tidied !== undefined && 'failure' in tidied)
+      job.log?.warn('compress candidate rejected', { method: 'qpdf', reason: tidied.failure });
+    const lossless =
+      tidied === undefined || 'failure' in tidied
+        ? undefined
+        : { ...(await candidate(tidied.path, 'qpdf')), repaired: tidied.repaired };
     const preferLegacy =
       legacyAvailable && structure !== undefined && 'value' in structure && structure.value.compositeFonts;
     const interpreters = interpreterOrder(legacyAvailable, preferLegacy);
     // The check renders with the default interpreter first whatever the fonts: unlike pdfwrite it was
     // faster there on composite fonts (0.35 s vs 1.07 s to render five pages).
     const checkInterpreters = interpreterOrder(legacyAvailable, false);
-    // From here on the tools may overlap (the check reads the input while Ghostscript rewrites it), so
-    // each takes its turn in the slot this compress holds, or a spare one.
-    const lanes = new JobLanes(o.cpuSlots, work.signal);
     const content: ContentCheck = createContentCheck(
       pdfPath,
       pageCount,
@@ -233,7 +265,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         lanes,
         deadline,
         hasFormFields: structure !== undefined && 'value' in structure && structure.value.fields.length > 0,
+        structure: structure !== undefined && 'value' in structure ? structure.value : undefined,
         startCheck: () => content.start(),
+        lossless,
         prove,
       }).catch(async (error: unknown) => {
         if (!deadline.callCut) throw error;

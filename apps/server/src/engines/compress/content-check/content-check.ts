@@ -8,7 +8,7 @@
 // rewrite changed. Text: the first reader that reads the input decides (word-readers.ts); a reader that
 // cannot read it leaves the verdict to the next. Structure: qpdf's reading of input and candidate
 // (pdf-structure.ts), where qpdf is installed. The input's render and text are taken while Ghostscript
-// rewrites the file (`start`) and reused for every candidate; a candidate's render, text and structure
+// rewrites the file (`start`) and reused for every candidate, and stopped where no candidate needed them; a candidate's render, text and structure
 // are read side by side. Every tool it runs is the job's side work (../../job-lanes.ts): beside the
 // rewrite and beside one another only in slots no other job is waiting for.
 
@@ -90,7 +90,10 @@ export interface ContentCheck {
    * construction. Neither the input nor the output is rendered or read.
    */
   proveStructure(path: string, name: string): Promise<ContentVerdict>;
-  /** Waits for a snapshot still running, so no Ghostscript outlives the request's folder. */
+  /**
+   * Stops the input's snapshot where it still runs (called once the answer is chosen: nothing needs it
+   * any more) and waits for its tools to end, so none outlives the request's folder.
+   */
   settle(): Promise<void>;
   /** As log fields: how long the input's snapshot took (`reference_ms`), overlapping Ghostscript's rewrite. */
   fields(): { reference_ms: number | undefined };
@@ -129,6 +132,11 @@ export function createContentCheck(
     ...o.interpreters.map((interpreter) => ghostscriptReader(o.gs, interpreter, o.timeoutMs)),
   ];
   const input = { path: inputPath, pages, name: 'input' };
+  // The input's reads run beside Ghostscript's rewrite, before anyone knows whether its output will
+  // need them: where it then loses to qpdf's lossless rewrite, settle() stops them rather than wait
+  // (a real scan with large masks spent 0.5 s of CPU per answer with its reads, 0.25-0.3 s without).
+  const snapshot = new AbortController();
+  const inputJob: WorkContext = { ...job, signal: AbortSignal.any([job.signal, snapshot.signal]) };
   const inputText = new Map<WordReader, Promise<Result<TextSample>>>();
   let inputImages: Promise<Result<Map<number, number>>> | undefined;
   let reference: Promise<Reference | { failure: string }> | undefined;
@@ -137,7 +145,7 @@ export function createContentCheck(
   function textOfInput(reader: WordReader): Promise<Result<TextSample>> {
     let text = inputText.get(reader);
     if (text === undefined) {
-      text = o.lanes.beside(() => reader.read(input, job));
+      text = o.lanes.beside(() => reader.read(input, inputJob));
       inputText.set(reader, text);
     }
     return text;
@@ -151,7 +159,7 @@ export function createContentCheck(
       o.structure !== undefined && 'value' in o.structure.input ? o.structure.input.value : undefined;
     const sides =
       known === undefined
-        ? await ghostscriptPageSides(input, o, job)
+        ? await ghostscriptPageSides(input, o, inputJob)
         : new Map(
             known.pageSides.flatMap((side, index) =>
               side === undefined ? [] : [[index + 1, side] as const],
@@ -161,7 +169,7 @@ export function createContentCheck(
     const failures: string[] = [];
     for (const renderer of renderers) {
       const target = { ...input, name: `input-${renderer.name}`, drawsImages };
-      const rendered = await renderer.render(target, dpi, job);
+      const rendered = await renderer.render(target, dpi, inputJob);
       if ('value' in rendered) return { renderer, dpi, pages: rendered.value, drawsImages };
       failures.push(`${renderer.name}, ${rendered.failure}`);
     }
@@ -175,7 +183,7 @@ export function createContentCheck(
       // beside Ghostscript's rewrite where a slot is spare, else after it. The render waits for the
       // count, which says which pages between the sampled ones pdftoppm may draw in the same run.
       const { pdfimages } = o;
-      const images = pdfimages && o.lanes.beside(() => drawnImages(pdfimages, input, o.timeoutMs, job));
+      const images = pdfimages && o.lanes.beside(() => drawnImages(pdfimages, input, o.timeoutMs, inputJob));
       inputImages = images;
       const text = readers[0] === undefined ? undefined : textOfInput(readers[0]);
       const render = (async () => {
@@ -318,6 +326,7 @@ export function createContentCheck(
     prove,
     proveStructure: async (path, name) => ({ rejected: await compareStructure(path, name, true) }),
     settle: async () => {
+      snapshot.abort();
       await reference?.catch(() => {});
       await Promise.allSettled([...inputText.values(), inputImages]);
     },

@@ -50,6 +50,11 @@ export interface StoredStream {
   filters: string;
   length: number | undefined;
   pixels?: string;
+  /**
+   * A CCITT fax image's /K (its /DecodeParms', 0 when absent): below 0 it is Group 4, the densest
+   * encoding pdfwrite writes for 1-bit images (../ghostscript-prospects.ts).
+   */
+  ccittK?: number;
 }
 
 /**
@@ -127,11 +132,14 @@ function storedStream(at: string, ref: Json | undefined, objects: Objects): Stor
   const length = resolveObject(dict['/Length'], objects);
   const width = resolveObject(dict['/Width'], objects);
   const height = resolveObject(dict['/Height'], objects);
+  const filters = JSON.stringify(resolveObject(dict['/Filter'], objects) ?? null);
+  const k = resolveObject(dictionary(resolveObject(dict['/DecodeParms'], objects))?.['/K'], objects);
   return {
     at,
-    filters: JSON.stringify(resolveObject(dict['/Filter'], objects) ?? null),
+    filters,
     length: typeof length === 'number' ? length : undefined,
     ...(typeof width === 'number' && typeof height === 'number' && { pixels: `${width}x${height}` }),
+    ...(filters === '"/CCITTFaxDecode"' && { ccittK: typeof k === 'number' ? k : 0 }),
   };
 }
 

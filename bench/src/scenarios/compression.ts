@@ -1,4 +1,4 @@
-// Scenarios 1 and 2 of issue #6, with issue #9's additions: compression size, with PSNR at 100 and
+// The bench's scenarios 1 and 2: compression size, with PSNR at 100 and
 // 150 dpi beside every output, and compression time, split into inspection, Ghostscript, qpdf, the
 // content check and the rest (HTTP, upload, download), pdn against Ghostscript, qpdf and pdf-lib run
 // alone on the same files.
@@ -16,9 +16,9 @@ import { summarize, timeRuns } from '../stats.js';
 import { compressTimings, medianTimings, type PhaseTimings } from '../timings.js';
 
 const LEVELS: readonly CompressionLevel[] = ['low', 'medium', 'high'];
-/** Issue #9: quality at 150 dpi as well as 100 dpi. */
+/** Quality is measured at 150 dpi as well as 100 dpi. */
 const QUALITY_DPIS = [100, 150] as const;
-/** Issue #9: `high` saves at least 80% on every photo-heavy file. */
+/** The target: `high` saves at least 80% on every photo-heavy file. */
 const PHOTO_HEAVY_HIGH_RATIO = 0.2;
 
 interface Output {
@@ -99,7 +99,7 @@ function atLeastAsGood(candidate: Output, than: Output): boolean {
   return QUALITY_DPIS.every((dpi) => candidate.psnr[dpi] >= than.psnr[dpi]);
 }
 
-/** Issues #6 and #9: at `high`, no bigger than the smallest Ghostscript preset output at least as good. */
+/** The target at `high`: no bigger than the smallest Ghostscript preset output at least as good. */
 function highTarget(high: Output, baselines: readonly Output[]): Output | undefined {
   return baselines
     .filter((baseline) => baseline.label.startsWith('gs ') && atLeastAsGood(baseline, high))
@@ -161,7 +161,7 @@ async function compressionSize(context: BenchContext): Promise<ScenarioResult> {
         ratio,
         target: `<= ${PHOTO_HEAVY_HIGH_RATIO.toFixed(2)}`,
         met: ratio <= PHOTO_HEAVY_HIGH_RATIO,
-        note: `issue #9: high saves at least ${100 - PHOTO_HEAVY_HIGH_RATIO * 100}% on photo-heavy files`,
+        note: `high saves at least ${100 - PHOTO_HEAVY_HIGH_RATIO * 100}% on photo-heavy files`,
       });
     }
     detailRows.push([
@@ -232,7 +232,7 @@ async function compressionTime(context: BenchContext): Promise<ScenarioResult> {
         note:
           ratio <= 1.3
             ? 'pdn includes upload, the qpdf pass, the content check, signing and download'
-            : `missed: the content check (issue #9) takes ${formatMs(check)} of it, inspection and qpdf ` +
+            : `missed: the content check takes ${formatMs(check)} of it, inspection and qpdf ` +
               `${formatMs(inspect + qpdf)}; see the split below`,
       });
       rows.push({

@@ -1,7 +1,6 @@
-// "Never hand back a larger file" (issue #3): a candidate is only worth returning when it is strictly
-// smaller than the input (and proven sound, issue #9: prove-candidate.ts); when none is, the input
-// itself is the answer (method `original`, so savings are 0, never negative), from its `%PDF-` header
-// on like everything the tools read (issue #11.1).
+// "Never hand back a larger file": a candidate is only worth returning when it is strictly smaller than the
+// input (and proven sound: prove-candidate.ts); when none is, the input itself is the answer (method
+// `original`, so savings are 0, never negative), from its `%PDF-` header on like everything the tools read.
 import { constants } from 'node:fs';
 import { copyFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -32,7 +31,7 @@ export function beatsInput(c: Candidate, inputSize: number): boolean {
  * The input, copied into the job's folder like every other output so the caller owns one kind of file.
  * `pdfPath` is the input from its `%PDF-` header on (pdf-header.ts pdfFromHeader): what came before
  * it, a MacBinary wrapper or white space, is no part of the PDF, and a download starts at `%PDF-`
- * (found by the fuzzer, issue #11: a header after three spaces came back as they were).
+ * (found by the fuzzer: a header after three spaces came back with the spaces).
  */
 export async function keepOriginal(pdfPath: string, workDir: string): Promise<Choice> {
   const path = join(workDir, 'original.pdf');

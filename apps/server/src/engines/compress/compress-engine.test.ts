@@ -46,7 +46,7 @@ if (!existsSync(PDF_LIB_WORKER_URL)) {
   throw new Error('The pdf-lib worker runs from dist/: build @pdn/server before running these tests');
 }
 
-// Real tools on real files: seconds, not milliseconds. No test asserts a duration (issue #6).
+// Real tools on real files: seconds, not milliseconds. No test asserts a duration: the bench shows speed.
 const SLOW = { timeout: 120_000 };
 const quietLog = { info: () => {}, warn: () => {} };
 const engineFor = (choice: 'ghostscript' | 'pdf-lib'): CompressEngine =>
@@ -59,7 +59,7 @@ const engineFor = (choice: 'ghostscript' | 'pdf-lib'): CompressEngine =>
     log: quietLog,
   });
 
-// The kinds of PDF issue #3 asks every level to be tried on, generated once: [bytes, pages].
+// The kinds of PDF every level is tried on, generated once: [bytes, pages].
 const corpus = {
   text: [await textPdf({ pages: 3 }), 3],
   photo: [await photoPdf({ pages: 2 }), 2],
@@ -94,7 +94,7 @@ async function compress(engine: CompressEngine, name: string, bytes: Uint8Array,
 }
 
 // poppler renders independently of Ghostscript, so it can tell whether what Ghostscript wrote looks like
-// the input, as a person opening both would (issue #9).
+// the input, as a person opening both would.
 const hasPdftoppm = spawnSync('pdftoppm', ['-v']).status === 0;
 if (!hasPdftoppm)
   console.warn('pdftoppm is not installed: the pictures of compressed pages are not compared');
@@ -161,7 +161,7 @@ describe.skipIf(!hasGs)('Ghostscript engine', () => {
     expect(output.size).toBeLessThanOrEqual(inputSize);
   });
 
-  // Issue #3 "Done when": a photo-heavy PDF at `high` well under half its size. Scans and text shrink
+  // What the engine must achieve: a photo-heavy PDF at `high` well under half its size. Scans and text shrink
   // too (the measurement in README.md).
   const shrinks: [Kind, CompressionLevel, number][] = [
     ['photo', 'high', 0.2],
@@ -195,7 +195,7 @@ describe.skipIf(!hasGs)('Ghostscript engine', () => {
     await expectOriginalOnSecondPass(engine, 'gs', corpus.photo[0], 'high', 'low');
   });
 
-  // Issue #9: four camera JPEGs at 96 ppi came back 0.02% smaller from every preset, because Ghostscript
+  // Four camera JPEGs at 96 ppi once came back 0.02% smaller from every preset, because Ghostscript
   // passes JPEGs through and only downsamples above 1.5x the target. `medium` re-encodes them; `high`
   // also downsamples them to 72 dpi.
   const camera = cameraPdf({ pages: 2, width: 1600, height: 1200, ppi: 96, seed: 9 });
@@ -282,7 +282,7 @@ describe.skipIf(!hasGs || tools.qpdf === undefined)('Ghostscript engine, answere
   });
 });
 
-// Issue #9's real-world traps: Ghostscript 10.00's new interpreter blanks the first (saying so) and drops
+// Two real-world traps: Ghostscript 10.00's new interpreter blanks the first (saying so) and drops
 // the images of the second (silently). Whatever this Ghostscript does with them, the answer must look
 // like the input, and a refused rewrite must be in the log.
 describe.skipIf(!hasGs)('Ghostscript engine on files Ghostscript 10.00 misreads', () => {
@@ -314,7 +314,7 @@ describe.skipIf(!hasGs)('Ghostscript engine on files Ghostscript 10.00 misreads'
 describe('pdf-lib engine', () => {
   const engine = engineFor('pdf-lib');
 
-  // Issue #9: with no renderer, the output's structure is compared with the input's; pdf-lib's lossless
+  // With no renderer, the output's structure is compared with the input's; pdf-lib's lossless
   // rewrite keeps it, so nothing is refused on these.
   it.each([
     ['six-images', imageMagickSixImagesPdf],
@@ -369,7 +369,7 @@ describe('pdf-lib engine', () => {
   });
 });
 
-// Found by the fuzzer (issue #11): white space before `%PDF-` is accepted, but a download starts at the
+// Found by the fuzzer: white space before `%PDF-` is accepted, but a download starts at the
 // header, so `original` hands back the input from there. A one-page PDF that small no tool shrinks.
 const SMALLEST_PDF = Buffer.from(
   [
@@ -404,7 +404,7 @@ describe.each([
   });
 });
 
-// Found by the fuzzer (issue #11): a damaged file whose only stream is object 2^31-1. qpdf walks its
+// Found by the fuzzer: a damaged file whose only stream is object 2^31-1. qpdf walks its
 // page tree, but cannot rewrite it ("max object id is too high to create new objects"): that was a 500.
 const MAX_OBJECT_ID_PDF = Buffer.from(
   [
@@ -437,7 +437,7 @@ describe.skipIf(!hasGs || tools.qpdf === undefined)(
   },
 );
 
-// [name, bytes, message]: issue #3's traps. Each is refused before any tool rewrites it.
+// [name, bytes, message]: inputs Ghostscript must never see. Each is refused before any tool rewrites it.
 const badInputs: [string, () => Uint8Array | Promise<Uint8Array>, RegExp][] = [
   ['an empty file', emptyFile, /is empty/],
   ['PostScript renamed .pdf', postscriptAsPdf, /is not a PDF/],

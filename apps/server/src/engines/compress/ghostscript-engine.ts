@@ -1,15 +1,14 @@
-// Compress with Ghostscript, then qpdf's lossless pass when qpdf is installed (issue #3), and return
-// nothing that has not been proven to hold the input's content (issue #9). qpdf's lossless rewrite of the
-// input is made first, beside the read of the input's structure: the best lossless size, which
-// Ghostscript's output must beat. Where the input's images alone say it cannot
-// (ghostscript-prospects.ts), Ghostscript is not run. Otherwise its candidates, smallest first:
-// Ghostscript's output after qpdf, then Ghostscript's output. When Ghostscript admits a loss, the same
-// with the other PDF interpreter where this Ghostscript still has two; when the content check refuses
-// `high`'s output, `medium`'s (presetLadder). A Ghostscript output no smaller than the lossless rewrite
-// is not checked at all. When none is chosen, qpdf's rewrite of the input (the lossless tidy-up issue #3
-// asks for). Each must be smaller than the input, have its page count and clear the content check's
-// floors; failing all, the answer is the input itself (`original`). Out of time (call-deadline.ts), the
-// rewrites give way to qpdf's, and the call to the original.
+// Compress with Ghostscript, then qpdf's lossless pass when qpdf is installed, and return nothing that has
+// not been proven to hold the input's content. qpdf's lossless rewrite of the input is made first, beside the
+// read of the input's structure: the best lossless size, which Ghostscript's output must beat. Where the
+// input's images alone say it cannot (ghostscript-prospects.ts), Ghostscript is not run. Otherwise its
+// candidates, smallest first: Ghostscript's output after qpdf, then Ghostscript's output. When Ghostscript
+// admits a loss, the same with the other PDF interpreter where this Ghostscript still has two; when the
+// content check refuses `high`'s output, `medium`'s (presetLadder). A Ghostscript output no smaller than the
+// lossless rewrite is not checked at all. When none is chosen, qpdf's rewrite of the input (a lossless
+// tidy-up). Each must be smaller than the input, have its page count and clear the content check's floors;
+// failing all, the answer is the input itself (`original`). Out of time (call-deadline.ts), the rewrites give
+// way to qpdf's, and the call to the original.
 import { stat } from 'node:fs/promises';
 import type { CpuSlots } from '../cpu-slots.js';
 import { JobLanes } from '../job-lanes.js';
@@ -41,7 +40,7 @@ export interface GhostscriptEngineOptions {
 /** One request's compression, once its input has passed inspection. */
 interface Attempt {
   input: InputFile;
-  /** What the tools read: the input from its `%PDF-` on (pdf-inspect.ts, issue #11.1). */
+  /** What the tools read: the input from its `%PDF-` on (pdf-inspect.ts). */
   pdfPath: string;
   /** Pages found by walking its page tree. */
   pageCount: number;
@@ -190,8 +189,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const { timeoutMs } = o;
     const timer = new PhaseTimer();
     // Ghostscript must never see a file that is empty, not a PDF (it *executes* PostScript), encrypted
-    // or page-less, nor one over the page cap (issue #3); it reads the copy inspection says starts at
-    // `%PDF-` (issue #11.1).
+    // or page-less, nor one over the page cap; it reads the copy inspection says starts at `%PDF-`.
     const { pageCount, path: pdfPath } = await timer.time('inspect', () =>
       inspectPdf(input, { maxPages: o.maxPages, tools: o.tools, timeoutMs, signal: job.signal }),
     );

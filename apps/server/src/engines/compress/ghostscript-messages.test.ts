@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readGhostscriptMessages } from './ghostscript-messages.js';
 
 // [name, { given: what Ghostscript 10.00 printed (stdout and stderr), want: failure text or undefined }].
-// The texts are copied from real runs (issue #9) and from Resource/Init/pdf_main.ps.
+// The texts are copied from real runs and from Resource/Init/pdf_main.ps.
 const table: [string, { given: string; want: string | undefined }][] = [
   ['silence', { given: '', want: undefined }],
   [

@@ -1,8 +1,8 @@
-// What Ghostscript's own messages say about a run (issue #9). Ghostscript 10.00 exits 0 after
-// "Couldn't initialise file ... No pages will be processed" and writes a blank page, so its exit code
-// proves little; these messages are how it admits that content was lost. The PDF interpreters print
-// them on stdout (pdf_main.ps `newpdf_pdfformaterror`, pdf_base.ps `pdfformaterror`), other parts on
-// stderr: both are read. Everything else it prints (files it repaired) is a note worth logging only.
+// What Ghostscript's own messages say about a run. Ghostscript 10.00 exits 0 after "Couldn't initialise file
+// ... No pages will be processed" and writes a blank page, so its exit code proves little; these messages are
+// how it admits that content was lost. The PDF interpreters print them on stdout (pdf_main.ps
+// `newpdf_pdfformaterror`, pdf_base.ps `pdfformaterror`), other parts on stderr: both are read. Everything
+// else it prints (files it repaired) is a note worth logging only.
 
 /** Ghostscript 10.00's phrases for "the output is missing something", as found in its Resource/Init
  * files (pdf_main.ps, pdf_draw.ps, pdf_ops.ps, pdf_base.ps) and libgs strings. Case is ignored. */

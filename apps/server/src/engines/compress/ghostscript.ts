@@ -1,6 +1,6 @@
-// One Ghostscript run, judged by its exit code, its messages (ghostscript-messages.ts) and the files it
-// was meant to write. Ghostscript 10.0 exits 0 with a blank one-page PDF for inputs it cannot read
-// (issues #3, #9), so a run that "succeeded" can still be a failure; callers decide what to try next.
+// One Ghostscript run, judged by its exit code, its messages (ghostscript-messages.ts) and the files it was
+// meant to write. Ghostscript 10.0 exits 0 with a blank one-page PDF for inputs it cannot read so a run that
+// "succeeded" can still be a failure; callers decide what to try next.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InternalError } from '../../errors.js';

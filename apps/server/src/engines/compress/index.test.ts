@@ -17,7 +17,7 @@ const table: [
     'auto with Ghostscript and qpdf',
     { given: ['auto', { ghostscript: gs, qpdf }], want: ['ghostscript', 'info'] },
   ],
-  // What `auto` would have used is missing: a warning (issue #18).
+  // What `auto` would have used is missing: a warning.
   ['auto with Ghostscript alone', { given: ['auto', { ghostscript: gs }], want: ['ghostscript', 'warn'] }],
   ['auto without Ghostscript', { given: ['auto', { qpdf }], want: ['pdf-lib', 'warn'] }],
   [
@@ -47,7 +47,7 @@ describe('createCompressEngine', () => {
     }
     const [name, level] = want;
     expect(create().info.name).toBe(name);
-    // Operators see the choice in the log (issue #3, as for merge/split in issue #2).
+    // Operators see the choice in the log, as they do for merge and split.
     expect(lines).toEqual([expect.stringMatching(new RegExp(`^${level} Compress engine: ${name} `))]);
   });
 });

@@ -1,5 +1,5 @@
-// Picks the compress engine at start-up (issue #3: Ghostscript + qpdf when installed, pdf-lib
-// otherwise; PDN_COMPRESS_ENGINE=auto|ghostscript|pdf-lib to force), and says which in the log.
+// Picks the compress engine at start-up (Ghostscript + qpdf when installed, pdf-lib otherwise;
+// PDN_COMPRESS_ENGINE=auto|ghostscript|pdf-lib to force), and says which in the log.
 import type { CpuSlots } from '../cpu-slots.js';
 import type { DetectedTools } from '../tools.js';
 import type { CompressEngine, EngineLog } from '../types.js';
@@ -37,7 +37,7 @@ export function createCompressEngine(o: CompressEngineOptions): CompressEngine {
     // Without qpdf, Ghostscript's output goes out without the lossless pass.
     qpdfPass: engine.info.name === 'ghostscript' && qpdf !== undefined,
   };
-  // What is missing for the best compression the operator left to `auto`: a warning once (issue #18).
+  // What is missing for the best compression the operator left to `auto`: a warning once.
   const missing =
     o.choice !== 'auto'
       ? undefined

@@ -1,5 +1,5 @@
-// Every output's page count is proven before it is returned: Ghostscript writes a blank one-page PDF
-// for input it cannot read (issue #3) and qpdf once exited 0 after writing a truncated file (issue #2).
+// Every output's page count is proven before it is returned: Ghostscript writes a blank one-page PDF for
+// input it cannot read and qpdf once exited 0 after writing a truncated file.
 import { InternalError, InvalidInputError } from '../../errors.js';
 import { runPdfLibTask } from '../pdf/run-pdf-lib-task.js';
 import { verifyQpdfOutput } from '../pdf/run-qpdf.js';

@@ -1,6 +1,6 @@
-// The pdf-lib fallback (issue #3: "object streams, dropping unused objects and metadata that the level
-// allows"), run as a task of the pdf-lib worker thread (../pdf/pdf-lib-tasks.ts), never on the main
-// thread. Everything here is lossless: pdf-lib cannot resample images.
+// The pdf-lib fallback (object streams, and dropping unused objects and the metadata the level allows), run
+// as a task of the pdf-lib worker thread (../pdf/pdf-lib-tasks.ts), never on the main thread. Everything here
+// is lossless: pdf-lib cannot resample images.
 import { readFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import {
@@ -73,7 +73,7 @@ function deflateUnfilteredStreams(context: PDFContext): void {
 
 /**
  * Sets every /Pages node's /Count to the pages really under it. The output keeps the input's page tree,
- * so a /Count that lies (issue #11.4) would survive into it, and poppler refuses such a file ("Page
+ * so a /Count that lies would survive into it, and poppler refuses such a file ("Page
  * count (65535) larger than number of objects": found by the fuzz suite). Leaves are what pdf-lib
  * counts as pages; loadPdf has already refused trees that reach a node twice, and the explicit stack
  * keeps deep ones in bounds.

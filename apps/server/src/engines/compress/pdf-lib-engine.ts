@@ -1,5 +1,5 @@
-// Compress when Ghostscript is not installed, or the operator forced pdf-lib (issue #3). pdf-lib works
-// in a worker thread and can only tidy losslessly, so on image-heavy files `original` is common.
+// Compress when Ghostscript is not installed, or the operator forced pdf-lib. pdf-lib works in a worker
+// thread and can only tidy losslessly, so on image-heavy files `original` is common.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CpuSlots } from '../cpu-slots.js';

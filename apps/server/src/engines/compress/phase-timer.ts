@@ -1,6 +1,6 @@
-// Where a compression's time goes (issue #9: "compress time with the content check, split into
-// inspection, Ghostscript, check and HTTP"). The engine logs these with each answer; the bench reads
-// them back from the log, so the check's cost is a measured figure rather than a guess.
+// Where a compression's time goes: inspection, Ghostscript, qpdf and the content check (the bench adds HTTP).
+// The engine logs these with each answer; the bench reads them back from the log, so the check's cost is a
+// measured figure rather than a guess.
 
 export type Phase = 'inspect' | 'ghostscript' | 'qpdf' | 'check';
 

@@ -28,7 +28,7 @@ describe('ghostscriptArgs', () => {
     expect(args).toContain(`-dGrayImageResolution=${dpi}`);
     expect(args).toContain('-dSAFER');
     expect(args).not.toContain('-dNEWPDF=false');
-    // The input goes to the PDF interpreter by name, never to `run`, which executes PostScript (#11.1).
+    // The input goes to the PDF interpreter by name, never to `run`, which executes PostScript.
     expect(args.slice(-4)).toEqual([
       '-sPDNInputFile=/in/a.pdf',
       '--permit-file-read=/in/a.pdf',
@@ -47,7 +47,7 @@ describe('ghostscriptArgs', () => {
     expect(args.includes('-dGrayImageFilter=/DCTEncode')).toBe(forced);
   });
 
-  // Issue #9: by default Ghostscript passes JPEGs through and downsamples only above 1.5x the target.
+  // By default Ghostscript passes JPEGs through and downsamples only above 1.5x the target.
   it.each([
     ['low', false],
     ['medium', true],
@@ -64,7 +64,7 @@ describe('ghostscriptArgs', () => {
     expect(ghostscriptArgs(level, '/in/a.pdf', 'out.pdf', 'default', 3)).toContain('-dAutoRotatePages=/None');
   });
 
-  // Found by the fuzzer (issue #11.4): the legacy interpreter believes a root /Count of 2^32 over one page.
+  // Found by the fuzzer: the legacy interpreter believes a root /Count of 2^32 over one page.
   it.each(['default', 'legacy'] as const)(
     'writes only the pages walked, with the %s interpreter',
     (interpreter) => {

@@ -1,14 +1,14 @@
 // Ghostscript settings per compression level, picked from measurement on this project's corpus with
-// Ghostscript 10.0 (the table and the commands are in ./README.md), not from folklore (issue #3).
+// Ghostscript 10.0 (the table and the commands are in ./README.md), not from folklore.
 // - low: /printer keeps images at print resolution (300 dpi; JPEGs up to 450 dpi pass through
 //   untouched), so camera photos and scans usually come back as `qpdf` or `original`, as the OpenAPI
 //   `CompressionLevel` text promises.
 // - medium: /ebook at 150 dpi with JPEG forced: 0.3-0.9x the size of plain /ebook, which is what the
-//   bench holds `medium` to (issue #6).
+//   bench holds `medium` to.
 // - high: /ebook at 72 dpi with JPEG forced: smaller than /screen at the same PSNR on every file. 100 dpi
 //   matched /screen's PSNR on photos at 1.4x its size. /ebook rather than /screen as the base: they
 //   differ only in resolution and page auto-rotation (gs_pdfwr.ps), and /screen was larger on text.
-// - medium and high re-encode JPEGs and downsample every image above the level's resolution (issue #9):
+// - medium and high re-encode JPEGs and downsample every image above the level's resolution:
 //   by default Ghostscript passes JPEGs through and only downsamples above 1.5x the target, so four
 //   camera JPEGs at 96 ppi came back 0.02% smaller from every preset, `/screen` included.
 import type { CompressionLevel } from '../types.js';
@@ -61,7 +61,7 @@ export function hasLegacyInterpreter(version: string): boolean {
 }
 
 /**
- * The presets to try for a level, in order (issue #9). When `high`'s output fails the content check,
+ * The presets to try for a level, in order. When `high`'s output fails the content check,
  * `medium`'s is tried before giving up on Ghostscript: a 72 dpi rewrite of a small page of typewritten
  * text fell under the floor (OCRmyPDF's 2400dpi.pdf, 18.8 dB) while `medium`'s kept it (38 dB), and
  * without that step `high` answered with qpdf's 15% where `medium` saved 93%. `medium` and `low` have
@@ -76,8 +76,8 @@ export type PdfInterpreter = 'default' | 'legacy';
 
 /**
  * The interpreters to try, in order. The preferred one first (legacy for composite fonts, for speed);
- * the other one where it exists, because on files one of them misreads the other often works (issue #9:
- * gs 10.00's new interpreter blanked pages the legacy one drew).
+ * the other one where it exists, because on files one of them misreads the other often works (gs
+ * 10.00's new interpreter blanked pages the legacy one drew).
  */
 export function interpreterOrder(legacyAvailable: boolean, preferLegacy: boolean): PdfInterpreter[] {
   if (!legacyAvailable) return ['default'];
@@ -91,7 +91,7 @@ export function ghostscriptCommonArgs(interpreter: PdfInterpreter): string[] {
 
 /**
  * Hands Ghostscript `inputPath` through its PDF interpreter (`runpdf`, Resource/Init/pdf_main.ps), never
- * through `run`, which executes anything that does not look like a PDF as PostScript (issue #11.1). The
+ * through `run`, which executes anything that does not look like a PDF as PostScript. The
  * path travels as a string defined by `-s`, so no character in it is read as PostScript syntax, and
  * `--permit-file-read` names the one file -dSAFER lets the `file` operator open.
  */
@@ -109,7 +109,7 @@ export function pdfInterpreterInput(inputPath: string): string[] {
  * the working folder, so no `%` in a temp path is ever read as a page-number template by
  * `-sOutputFile`). The pages are those inspection found by walking the tree: the legacy interpreter
  * believes the root /Count, and a /Count of 2^32 over one page kept it busy until the tool timeout, a
- * 500 (found by the fuzzer, issue #11.4).
+ * 500 (found by the fuzzer).
  */
 export function ghostscriptArgs(
   level: CompressionLevel,
@@ -125,7 +125,7 @@ export function ghostscriptArgs(
     `-dLastPage=${pageCount}`,
     '-sDEVICE=pdfwrite',
     `-dPDFSETTINGS=${preset.pdfSettings}`,
-    // /ebook turns pages whose text runs sideways (issue #9, measured): the page would no longer look
+    // /ebook turns pages whose text runs sideways (measured): the page would no longer look
     // like the input's, and the content check would rightly refuse it.
     '-dAutoRotatePages=/None',
     // Explicit even where the preset says the same, so the level's resolution is visible here.

@@ -1,5 +1,5 @@
-// Whether a candidate may be the answer (issue #9): smaller than the input, with the input's page
-// count, and above the content check's floors. A refusal is logged (the request's log carries its id).
+// Whether a candidate may be the answer: smaller than the input, with the input's page count, and above the
+// content check's floors. A refusal is logged (the request's log carries its id).
 import { basename } from 'node:path';
 import { InternalError } from '../../errors.js';
 import type { EngineLog } from '../types.js';

@@ -1,6 +1,6 @@
 // qpdf's lossless rewrite: objects packed into compressed object streams, new streams deflated at
 // level 9. Deliberately without --recompress-flate: it drops PNG predictors and made a PNG-image PDF
-// 2.3x larger (issue #3).
+// 2.3x larger.
 import { resolve } from 'node:path';
 import { walkPageTreeOf } from '../pdf/page-walk/page-tree-walk.js';
 import { type QpdfRun, qpdfSucceeded, qpdfTimedOut, runQpdf } from '../pdf/run-qpdf.js';

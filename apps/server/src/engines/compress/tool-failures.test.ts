@@ -10,7 +10,7 @@ import { detectTools, type ToolInfo } from '../tools.js';
 import { createCompressEngine } from './index.js';
 
 // Stand-ins for a Ghostscript whose rewrite (pdfwrite) misbehaves on a good file; every other run (the
-// content check's renders) goes to the real one. Issue #9: a rewrite that fails, or admits a loss, or
+// content check's renders) goes to the real one. A rewrite that fails, or admits a loss, or
 // loses content silently is never the answer. The next candidate is (here qpdf's lossless rewrite),
 // and the refusal is logged; so is a rewrite out of time. A Ghostscript that cannot even start is the
 // operator's problem: a 500.

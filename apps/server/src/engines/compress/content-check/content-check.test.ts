@@ -23,7 +23,7 @@ import { detectTools, type ToolInfo } from '../../tools.js';
 import { createContentCheck } from './content-check.js';
 import { readStructure } from './pdf-structure.js';
 
-// Both sides of the floors with real renders (issue #9): what Ghostscript's own rewrites produce
+// Both sides of the floors with real renders: what Ghostscript's own rewrites produce
 // passes; blanked pages, whitened images, text flattened into images, a font's encoding lost and a
 // form's values dropped do not.
 const { ghostscript: gs, pdftotext, pdftoppm, pdfimages, qpdf } = await detectTools();

@@ -1,6 +1,6 @@
-// Proof of content before an answer (issue #9): a compression output is only returned when its sampled
-// pages look like the input's, its text kept the input's words and characters, and it kept the input's
-// form fields, annotations, attachments and outline, all against CONTENT_FLOORS.
+// Proof of content before an answer: a compression output is only returned when its sampled pages look like
+// the input's, its text kept the input's words and characters, and it kept the input's form fields,
+// annotations, attachments and outline, all against CONTENT_FLOORS.
 //
 // Pages: the input is rendered once per request, by the first renderer that draws it without complaint
 // (poppler's pdftoppm when installed, independent of the Ghostscript that rewrote it; then Ghostscript's
@@ -8,9 +8,9 @@
 // rewrite changed. Text: the first reader that reads the input decides (word-readers.ts); a reader that
 // cannot read it leaves the verdict to the next. Structure: qpdf's reading of input and candidate
 // (pdf-structure.ts), where qpdf is installed. The input's render and text are taken while Ghostscript
-// rewrites the file (`start`) and reused for every candidate, and stopped where no candidate needed them; a candidate's render, text and structure
-// are read side by side. Every tool it runs is the job's side work (../../job-lanes.ts): beside the
-// rewrite and beside one another only in slots no other job is waiting for.
+// rewrites the file (`start`) and reused for every candidate, and stopped where no candidate needed them; a
+// candidate's render, text and structure are read side by side. Every tool it runs is the job's side work
+// (../../job-lanes.ts): beside the rewrite and beside one another only in slots no other job is waiting for.
 
 import type { JobLanes } from '../../job-lanes.js';
 import type { QpdfRun } from '../../pdf/run-qpdf.js';

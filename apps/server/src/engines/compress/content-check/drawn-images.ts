@@ -1,8 +1,8 @@
-// How many images each sampled page draws (issue #9: "no page, image or searchable text lost"), as
-// poppler's `pdfimages -list` sees them: every image and stencil mask a page's content draws, inline
-// images and those inside forms included (soft masks are part of their image). A rewrite may draw more
-// (Ghostscript turns inline images and some shadings into images), never fewer: an image too small or
-// too pale to move a page's PSNR or marks is still content.
+// How many images each sampled page draws (so that no page, image or searchable text is lost), as poppler's
+// `pdfimages -list` sees them: every image and stencil mask a page's content draws, inline images and those
+// inside forms included (soft masks are part of their image). A rewrite may draw more (Ghostscript turns
+// inline images and some shadings into images), never fewer: an image too small or too pale to move a page's
+// PSNR or marks is still content.
 import { resolve } from 'node:path';
 import { runTool, ToolAbortedError } from '../../run-tool.js';
 import type { ToolInfo } from '../../tools.js';

@@ -28,7 +28,7 @@ const marks = (reference: number, candidate: number): PageScore[] => [
 ];
 const words = (kept: number, reference: number): WordScore => ({ kept, reference });
 
-// Both sides of each floor (issue #9): legitimate compressions measured 21-59 dB at this render size,
+// Both sides of each floor: legitimate compressions measured 21-59 dB at this render size,
 // blanked pages and dropped images 0-12 dB.
 describe('pagesBelowFloor', () => {
   // [name, { given: page scores, want: part of the refusal, or undefined when they pass }]

@@ -1,4 +1,4 @@
-// The floors every compression output is held to before it is returned (issue #9), in one place.
+// The floors every compression output is held to before it is returned, in one place.
 // Measured on this project's corpus and public PDFs (../README.md): legitimate outputs at every level
 // scored well above both; blanked pages and dropped images scored 0-13 dB, dropped text lost most words.
 // Characters and structure have no tolerance: a legitimate rewrite keeps every one.

@@ -1,5 +1,5 @@
-// Which pages the content check compares (issue #9): the first, the last and evenly spread between,
-// never more than SAMPLE_PAGES, so the check costs the same on a 5000-page file as on a 5-page one.
+// Which pages the content check compares: the first, the last and evenly spread between, never more than
+// SAMPLE_PAGES, so the check costs the same on a 5000-page file as on a 5-page one.
 
 export const SAMPLE_PAGES = 5;
 

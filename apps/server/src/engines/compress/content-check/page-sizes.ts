@@ -1,5 +1,5 @@
-// How large the sampled pages are, so the content check can render every page at one bounded size
-// (issue #9). A resolution suits ordinary pages (compression downsamples to a resolution), but PDF
+// How large the sampled pages are, so the content check can render every page at one bounded
+// size. A resolution suits ordinary pages (compression downsamples to a resolution), but PDF
 // pages reach 200 inches and /UserUnit multiplies that: OCRmyPDF's poster.pdf (UserUnit 10) rendered
 // at 40 dpi was a 200 MB raster and took 15 s. The sizes come from the structure qpdf read
 // (pdf-structure.ts) or, without qpdf, from Ghostscript's new interpreter, which reports page geometry

@@ -1,9 +1,9 @@
-// The content check of the pdf-lib fallback (issue #9: "where no renderer is installed, compare
-// structure instead"): per page, the image XObjects it paints (their pixel sizes, so count and size),
-// the text-showing operators of its content, Form XObjects included, a digest of every stream it draws
-// from, and its annotations with the values of the fields they show. pdf-lib's rewrite is lossless, so
-// the digest must not change: a rule, a glyph or an image's pixels changed is a changed stream. Runs in
-// the pdf-lib worker thread (../pdf-lib-compress.ts), on the document pdf-lib loaded.
+// The content check of the pdf-lib fallback, which compares structure where no renderer is installed: per
+// page, the image XObjects it paints (their pixel sizes, so count and size), the text-showing operators of
+// its content, Form XObjects included, a digest of every stream it draws from, and its annotations with the
+// values of the fields they show. pdf-lib's rewrite is lossless, so the digest must not change: a rule, a
+// glyph or an image's pixels changed is a changed stream. Runs in the pdf-lib worker thread
+// (../pdf-lib-compress.ts), on the document pdf-lib loaded.
 import { createHash, type Hash } from 'node:crypto';
 import {
   decodePDFRawStream,

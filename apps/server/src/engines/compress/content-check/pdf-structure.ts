@@ -1,8 +1,8 @@
-// What a PDF holds besides what its pages show (issue #9): form fields and their values, annotations
-// per page, attached files and the outline. A rewrite can drop any of them while every page still looks
-// the same: Ghostscript 10.00's pdfwrite dropped LibreOffice's form (fields, values and widgets) and
-// its renders scored 74 dB. Read by qpdf, once per file, as JSON without stream data (about 1.1 KB a
-// page: 0.56 MB and 50 ms for 500 pages of text).
+// What a PDF holds besides what its pages show: form fields and their values, annotations per page, attached
+// files and the outline. A rewrite can drop any of them while every page still looks the same: Ghostscript
+// 10.00's pdfwrite dropped LibreOffice's form (fields, values and widgets) and its renders scored 74 dB. Read
+// by qpdf, once per file, as JSON without stream data (about 1.1 KB a page: 0.56 MB and 50 ms for 500 pages
+// of text).
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {

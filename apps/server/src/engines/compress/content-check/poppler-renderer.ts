@@ -1,9 +1,9 @@
-// The content check's first renderer when poppler is installed (issue #9): pdftoppm draws the pages of
-// input and candidate alike, independently of the Ghostscript that rewrote them. A check drawn by the
-// rewriter itself compares two equally wrong pictures where the rewriter misreads the input: Ghostscript
-// 10.00 drew ImageMagick's JPEG 2000 image with a soft mask wrongly in the input and in its own output,
-// so its renders agreed (33 dB) while poppler's showed the image gone (8 dB). It is also cheaper to
-// start: 10-20 ms for a text page, against 80-140 ms for Ghostscript (measured on the corpus).
+// The content check's first renderer when poppler is installed: pdftoppm draws the pages of input and
+// candidate alike, independently of the Ghostscript that rewrote them. A check drawn by the rewriter itself
+// compares two equally wrong pictures where the rewriter misreads the input: Ghostscript 10.00 drew
+// ImageMagick's JPEG 2000 image with a soft mask wrongly in the input and in its own output, so its renders
+// agreed (33 dB) while poppler's showed the image gone (8 dB). It is also cheaper to start: 10-20 ms for a
+// text page, against 80-140 ms for Ghostscript (measured on the corpus).
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runTool, ToolAbortedError } from '../../run-tool.js';

@@ -1,7 +1,7 @@
-// The content check's pictures (issue #9): the sampled pages of a PDF rendered small, in greyscale. Two
-// renderers draw them: poppler's pdftoppm (poppler-renderer.ts) when installed, and Ghostscript, which
-// is always installed where this engine runs. Ghostscript's own failure messages void a render, as they
-// void a rewrite (../ghostscript-messages.ts), so a page it could not read never serves as a reference.
+// The content check's pictures: the sampled pages of a PDF rendered small, in greyscale. Two renderers draw
+// them: poppler's pdftoppm (poppler-renderer.ts) when installed, and Ghostscript, which is always installed
+// where this engine runs. Ghostscript's own failure messages void a render, as they void a rewrite
+// (../ghostscript-messages.ts), so a page it could not read never serves as a reference.
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ToolInfo } from '../../tools.js';

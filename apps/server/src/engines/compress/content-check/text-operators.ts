@@ -1,7 +1,7 @@
 // Counts the text-showing operators (Tj, TJ, ' and ", ISO 32000-1 §9.4.3) in a content stream, reading
 // it with the lexical rules of §7.2 so that strings, comments and inline image data (§8.9.7) that happen
 // to contain those bytes are not mistaken for operators. Used by the structure check of the pdf-lib
-// fallback (issue #9), where no renderer is installed.
+// fallback, where no renderer is installed.
 
 import { isDelimiter, isWhiteSpace } from '../../pdf/pdf-characters.js';
 

@@ -1,10 +1,10 @@
-// The content check's readers of text (issue #9). Each reads the sampled pages of input and candidate
-// alike, and each misreads some fonts: Ghostscript 10.00's new interpreter read pdf-lib's DejaVu Sans
-// and PDF Tools' Helvetica as shifted glyph codes where poppler read them right, and the legacy one's
-// text device never finished on an OCR text layer (OCRmyPDF's graph_ocred.pdf). So they are asked in
-// order and the first that reads the input decides (content-check.ts). poppler's pdftotext, when
-// installed, reads first: it was right on every file measured, 5-15x faster than Ghostscript's text
-// device on embedded fonts, and it is what viewers and search indexes built on poppler see.
+// The content check's readers of text. Each reads the sampled pages of input and candidate alike, and each
+// misreads some fonts: Ghostscript 10.00's new interpreter read pdf-lib's DejaVu Sans and PDF Tools'
+// Helvetica as shifted glyph codes where poppler read them right, and the legacy one's text device never
+// finished on an OCR text layer (OCRmyPDF's graph_ocred.pdf). So they are asked in order and the first that
+// reads the input decides (content-check.ts). poppler's pdftotext, when installed, reads first: it was right
+// on every file measured, 5-15x faster than Ghostscript's text device on embedded fonts, and it is what
+// viewers and search indexes built on poppler see.
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InternalError } from '../../../errors.js';

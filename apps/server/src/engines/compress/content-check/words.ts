@@ -1,12 +1,12 @@
-// The text a text extractor finds (issue #9: "compare the extractable words"). Words are runs of
-// letters and digits in any script, compared case-insensitively, so line breaks, spacing and
-// punctuation that a rewrite may shift do not count as losses; what is compared is the set of distinct
-// words, as a search index would see it. Characters are compared too, as a set: a rewrite that loses a
-// font's encoding turns every use of a glyph into another character, so that character vanishes from
-// the text however few words it touches (macOS Pages' curly quotes came back as Ò and Ó, one word in a
-// long document). Both after NFKC, so a ligature read as "ﬁ" in one file and "fi" in the other is the
-// same text. And each character is counted: one glyph dropped from a line (a hyphen, a letter of a word
-// that occurs elsewhere) leaves every word and every distinct character in place, but one fewer of it.
+// The text a text extractor finds, for the content check to compare. Words are runs of letters and digits in
+// any script, compared case-insensitively, so line breaks, spacing and punctuation that a rewrite may shift
+// do not count as losses; what is compared is the set of distinct words, as a search index would see it.
+// Characters are compared too, as a set: a rewrite that loses a font's encoding turns every use of a glyph
+// into another character, so that character vanishes from the text however few words it touches (macOS Pages'
+// curly quotes came back as Ò and Ó, one word in a long document). Both after NFKC, so a ligature read as "ﬁ"
+// in one file and "fi" in the other is the same text. And each character is counted: one glyph dropped from a
+// line (a hyphen, a letter of a word that occurs elsewhere) leaves every word and every distinct character in
+// place, but one fewer of it.
 import type { WordScore } from './floors.js';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;

@@ -6,6 +6,7 @@
 // corpus of each document's ratio. Then the server's memory with its LibreOffice warm and idle, and
 // under 4 calls at once.
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -76,7 +77,8 @@ class WarmOffice {
   }
 
   static async start(python: string, dir: string): Promise<WarmOffice> {
-    const pipe = `pdn-bench-office-${process.pid}`;
+    // Unique on the machine: a LibreOffice left by a killed run must not answer this run's client.
+    const pipe = `pdn-bench-office-${process.pid}-${randomBytes(4).toString('hex')}`;
     const office = spawn(
       'soffice',
       [
@@ -88,7 +90,8 @@ class WarmOffice {
         `-env:UserInstallation=${pathToFileURL(join(dir, 'profile')).href}`,
         `--accept=pipe,name=${pipe};urp;`,
       ],
-      { stdio: 'ignore', env: { ...process.env, HOME: dir } },
+      // A process group of its own: `soffice` is a script whose soffice.bin outlives a kill of it alone.
+      { stdio: 'ignore', env: { ...process.env, HOME: dir }, detached: true },
     );
     const script = join(dir, 'client.py');
     await writeFile(script, CLIENT);
@@ -106,7 +109,7 @@ class WarmOffice {
 
   stop(): void {
     this.#client.kill('SIGKILL');
-    this.#office.kill('SIGKILL');
+    if (this.#office.pid !== undefined) process.kill(-this.#office.pid, 'SIGKILL');
   }
 }
 

@@ -54,11 +54,12 @@ describe.skipIf(noOffice || browserMissing !== undefined)('the converters with a
     let done = false;
     const watching = (async () => {
       while (!done) {
-        // LibreOffice itself, not the bridge that names it among its arguments.
-        const running = (await processesMentioning(ctx.server.dataDir)).filter((line) =>
-          line.split(' ')[0]?.endsWith('/soffice.bin'),
-        );
-        most = Math.max(most, running.length);
+        // LibreOffice itself, not the bridge that names it among its arguments; an instance by its
+        // profile, as soffice.bin at times runs a process of its own beside it for a moment.
+        const profiles = (await processesMentioning(ctx.server.dataDir))
+          .filter((line) => line.split(' ')[0]?.endsWith('/soffice.bin'))
+          .map((line) => /-env:UserInstallation=(\S+)/.exec(line)?.[1]);
+        most = Math.max(most, new Set(profiles).size);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();

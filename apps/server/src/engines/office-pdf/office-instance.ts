@@ -66,6 +66,20 @@ export class OfficeInstanceDied extends Error {
   override name = 'OfficeInstanceDied';
 }
 
+/** How long a killed LibreOffice is waited for; it has always gone within milliseconds. */
+const GONE_WAIT_MS = 5_000;
+
+/** Resolves once process `pid` has exited (gone, or a zombie waiting to be reaped), or after GONE_WAIT_MS. */
+async function processGone(pid: number): Promise<void> {
+  const until = Date.now() + GONE_WAIT_MS;
+  while (Date.now() < until) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+    // The state follows the command name, which is in parentheses and may hold spaces.
+    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 export class OfficeInstance {
   readonly #child: ChildProcess;
   readonly #exited: Promise<void>;
@@ -225,6 +239,9 @@ export class OfficeInstance {
   async terminate(): Promise<void> {
     if (this.#alive) killToolGroup(this.#child);
     await this.#exited;
+    // The bridge's exit is heard first: soffice.bin, killed with it, takes a few milliseconds more to
+    // give back its memory, and an instance started in that moment would run beside it.
+    if (this.#officePid !== undefined) await processGone(this.#officePid);
   }
 
   #receive(line: string): void {

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findSetpriv } from '../../processes/parent-death.js';
+import { startTimeOf } from '../../processes/process-identity.js';
 import { killToolGroup, spawnTool } from '../../processes/spawn-tool.js';
 import { limitedCommand, type MemoryLimit } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
@@ -72,12 +73,8 @@ const GONE_WAIT_MS = 5_000;
 /** Resolves once process `pid` has exited (gone, or a zombie waiting to be reaped), or after GONE_WAIT_MS. */
 async function processGone(pid: number): Promise<void> {
   const until = Date.now() + GONE_WAIT_MS;
-  while (Date.now() < until) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-    // The state follows the command name, which is in parentheses and may hold spaces.
-    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return;
+  while (Date.now() < until && (await startTimeOf(pid)) !== undefined)
     await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 export class OfficeInstance {

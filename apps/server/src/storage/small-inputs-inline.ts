@@ -1,11 +1,11 @@
 // Small inputs travel with their job instead of through the store's storage. On the shared backends a
 // small merge's two files cost the bucket a PUT each from the API process, a GET each from the worker,
-// then a listing and a DELETE each at the job's end: round trips that were most of what a small call
-// added to the embedded server's time, and most of the bucket's work. The files of a job holding at
-// most INLINE_BYTES in all ride in its record instead, base64 (`JobInputFile.inline`): the job store
-// keeps them beside the record until the job ends (jobs/job-rows.ts), and the BullMQ job carrying the
-// record hands them to the worker. Larger jobs go to the store underneath, as does work kept between
-// a job's turns.
+// and a DELETE each at the job's end: round trips that were most of what a small call added to the
+// embedded server's time, and most of the bucket's work. The files of a job holding at most
+// INLINE_BYTES in all ride in its record instead, base64 (`JobInputFile.inline`): the job store keeps
+// them beside the record until the job ends (jobs/job-rows.ts), and the BullMQ job carrying the record
+// hands them to the worker. Larger jobs go to the store underneath, as does work kept between a job's
+// turns (the end still lists the bucket for that work).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobInputFile } from '../jobs/job-store.js';

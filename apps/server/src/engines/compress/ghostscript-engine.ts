@@ -4,8 +4,8 @@
 // input's images alone say it cannot (ghostscript-prospects.ts), Ghostscript is not run. Otherwise its
 // candidates, smallest first: Ghostscript's output after qpdf, then Ghostscript's output. When Ghostscript
 // admits a loss, the same with the other PDF interpreter where this Ghostscript still has two; when the
-// content check refuses `high`'s output, `medium`'s (presetLadder). A Ghostscript output no smaller than the
-// lossless rewrite is not checked at all. When none is chosen, qpdf's rewrite of the input (a lossless
+// content check refuses how `high`'s output looks, `medium`'s (presetLadder). A Ghostscript output no
+// smaller than the lossless rewrite is not checked at all. When none is chosen, qpdf's rewrite of the input (a lossless
 // tidy-up). Each must be smaller than the input, have its page count and clear the content check's floors;
 // failing all, the answer is the input itself (`original`). Out of time (call-deadline.ts), the rewrites give
 // way to qpdf's, and the call to the original.
@@ -167,9 +167,12 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       const rewritten = await ghostscriptOutput(a, preset, bestBytes);
       if (rewritten?.chosen !== undefined) return { output: rewritten.chosen, evidence: rewritten.evidence };
       notes = rewritten?.evidence ?? {};
-      // Only a refusal by the content check is worth a milder preset: a Ghostscript that cannot read the
-      // file, or an output that is simply not smaller, would not change with gentler settings.
-      if (!rewritten?.rejected) break;
+      // Only a refusal for how the pages look is worth a milder preset: a Ghostscript that cannot read the
+      // file, an output that is simply not smaller, or one that lost text or structure (fonts and objects,
+      // which the presets handle alike: they differ only in image resolution) would not change with
+      // gentler settings. Google Docs' emoji, an Apple Pages page and a 3-Heights CCITT scan lost text at
+      // `high`, then again at `medium` after a second run and check (1.3 s more on the scan).
+      if (!rewritten?.rejected || rewritten.lostTextOrStructure) break;
     }
     if (lossless !== undefined) {
       // Without repairs, qpdf's rewrite leaves every page's content as it was: only its structure

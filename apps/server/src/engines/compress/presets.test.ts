@@ -74,6 +74,16 @@ describe('ghostscriptArgs', () => {
     },
   );
 
+  // The ladder stops after a refusal for lost text or structure at `high` (ghostscript-engine.ts):
+  // sound only while `medium`'s run differs from `high`'s in image resolution alone.
+  it('high differs from medium only in the colour and grey image resolution', () => {
+    const high = ghostscriptArgs('high', '/in/a.pdf', 'out.pdf', 'default', 3);
+    const medium = ghostscriptArgs('medium', '/in/a.pdf', 'out.pdf', 'default', 3);
+    const differing = (a: string[], b: string[]) => a.filter((arg) => !b.includes(arg));
+    expect(differing(high, medium)).toEqual(['-dColorImageResolution=72', '-dGrayImageResolution=72']);
+    expect(differing(medium, high)).toEqual(['-dColorImageResolution=150', '-dGrayImageResolution=150']);
+  });
+
   it('selects the legacy interpreter only when asked', () => {
     expect(ghostscriptArgs('medium', '/in/a.pdf', 'out.pdf', 'legacy', 3)).toContain('-dNEWPDF=false');
   });

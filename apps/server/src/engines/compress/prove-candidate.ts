@@ -18,6 +18,8 @@ export interface Proof {
   chosen: Candidate | undefined;
   /** Whether the candidate was refused, rather than simply not smaller than the input. */
   rejected: boolean;
+  /** Whether it was refused for lost text or structure (ContentVerdict), not for how its pages look. */
+  lostTextOrStructure?: boolean;
   /** The chosen candidate's scores, as log fields. */
   evidence: Record<string, unknown>;
 }
@@ -64,5 +66,10 @@ export async function proveCandidate(c: Candidate, o: ProveOptions, content: Con
     bytes: c.size,
     reason: verdict.rejected,
   });
-  return { chosen: undefined, rejected: true, evidence: {} };
+  return {
+    chosen: undefined,
+    rejected: true,
+    lostTextOrStructure: verdict.lostTextOrStructure === true,
+    evidence: {},
+  };
 }

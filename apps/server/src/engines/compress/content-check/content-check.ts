@@ -77,6 +77,13 @@ export interface ContentVerdict {
   /** Lowest tile scores over the sampled pages, when they could be compared. */
   worstTile?: TileScore;
   words?: WordScore;
+  /**
+   * Set where it was refused: whether for lost text or structure (form fields, annotations,
+   * attachments, outline) rather than for how its pages look or a count of images alone:
+   * what a Ghostscript rewrite does to fonts and objects, which its image settings, the only thing
+   * `high` and `medium` differ in (../presets.ts), do not touch.
+   */
+  lostTextOrStructure?: boolean;
 }
 
 export interface ContentCheck {
@@ -315,6 +322,9 @@ export function createContentCheck(
     const worstTile = worstTiles(scores.value);
     return {
       rejected,
+      ...(rejected !== undefined && {
+        lostTextOrStructure: text.rejected !== undefined || structure !== undefined,
+      }),
       worstPsnrDb,
       ...(worstTile && { worstTile }),
       ...(text.score && { words: text.score }),
@@ -324,7 +334,10 @@ export function createContentCheck(
   return {
     start,
     prove,
-    proveStructure: async (path, name) => ({ rejected: await compareStructure(path, name, true) }),
+    proveStructure: async (path, name) => {
+      const rejected = await compareStructure(path, name, true);
+      return { rejected, ...(rejected !== undefined && { lostTextOrStructure: true }) };
+    },
     settle: async () => {
       snapshot.abort();
       await reference?.catch(() => {});

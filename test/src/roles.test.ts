@@ -152,6 +152,32 @@ describe.skipIf(missing !== undefined)('API processes and a worker (--role)', ()
     }
   });
 
+  it('keeps a small output in the database, not the bucket, for either API process to serve', async () => {
+    const key = await a().createKey({ user: 'small-output', plan: 'premium' });
+    const merge = async (files: [Uint8Array, Uint8Array]) =>
+      call<{ data: MergeResult }>(a().baseUrl, '/api/v1/merge', {
+        key,
+        body: form(file('files[]', files[0], 'a.pdf'), file('files[]', files[1], 'b.pdf')),
+      });
+    const outputsBefore = services.bucketWritten('outputs/');
+    const small = await merge([await labelledPdf('o-a', 1), await labelledPdf('o-b', 1)]);
+    expect(small.status).toBe(200);
+    expect(services.bucketWritten('outputs/')).toBe(outputsBefore);
+    for (const api of [a, b]) {
+      const downloaded = await call(api().baseUrl, small.json.data.download.url);
+      expect(downloaded.status).toBe(200);
+      expect(downloaded.bytes.length).toBe(small.json.data.size);
+      expect(await pageLabels(downloaded.bytes)).toEqual(['o-a-1', 'o-b-1']);
+    }
+    // Over the limit: through the bucket, as before.
+    const large = await merge([await embeddedFontPdf({ pages: 20 }), await labelledPdf('l', 1)]);
+    expect(large.status).toBe(200);
+    expect(large.json.data.size).toBeGreaterThan(128 * 1024);
+    expect(services.bucketWritten('outputs/')).toBeGreaterThan(outputsBefore);
+    const downloaded = await call(b().baseUrl, large.json.data.download.url);
+    expect(await pageCount(downloaded.bytes)).toBe(21);
+  });
+
   it('serves the worker’s own figures, role and readiness on its port, behind PDN_METRICS_TOKEN', async () => {
     const key = await a().createKey({ user: 'watched', plan: 'premium' });
     const split = await call(a().baseUrl, '/api/v1/split', {

@@ -25,6 +25,7 @@ import { redisSweepLock } from '../storage/redis-sweep-lock.js';
 import { S3InputStore } from '../storage/s3/s3-input-store.js';
 import { S3OutputStore } from '../storage/s3/s3-output-store.js';
 import { SmallInputsInline } from '../storage/small-inputs-inline.js';
+import { SmallOutputsInline } from '../storage/small-outputs-inline.js';
 import type { DatabaseConfig, S3Config, SharedBackendConfig } from './backend-config.js';
 import type { Cleanups } from './cleanups.js';
 import type { Backends } from './index.js';
@@ -197,7 +198,7 @@ export async function openSharedBackends(
       options,
     ),
     sharedStorage: {
-      outputs: new S3OutputStore(s3, config.s3.bucket),
+      outputs: new SmallOutputsInline(new S3OutputStore(s3, config.s3.bucket), stores.outputRows),
       inputs: new SmallInputsInline(new S3InputStore(s3, config.s3.bucket)),
       sweepLock: redisSweepLock(redis, `${config.redisKeyPrefix}lock:sweep`),
     },

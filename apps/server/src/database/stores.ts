@@ -6,6 +6,7 @@
 import type { AccountStores } from '../accounts/index.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { JobStore } from '../jobs/job-store.js';
+import type { OutputRows } from '../storage/output-rows.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';
 
 export interface Stores extends AccountStores {
@@ -14,6 +15,8 @@ export interface Stores extends AccountStores {
   idempotency: IdempotencyStore;
   /** Webhook deliveries; webhooks/deliverer.ts holds their policy. */
   deliveries: DeliveryStore;
+  /** Small outputs as rows; storage/small-outputs-inline.ts puts them there on the shared backends. */
+  outputRows: OutputRows;
   /** Lets go of the database (the file handle, or nothing for a pool its owner closes). */
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { PgUsers } from '../../accounts/postgres/pg-users.js';
 import { PgIdempotencyStore } from '../../idempotency/pg-idempotency-store.js';
 import { PgJobStore } from '../../jobs/pg-job-store.js';
 import { PgServerAddressStore } from '../../server-address/pg-server-address-store.js';
+import { PgOutputRows } from '../../storage/pg-output-rows.js';
 import { PgDeliveryStore } from '../../webhooks/pg-delivery-store.js';
 import { PgWebhookSecrets } from '../../webhooks/pg-webhook-secrets.js';
 import type { Stores } from '../stores.js';
@@ -44,6 +45,7 @@ export async function openPostgresStores(
     webhookSecrets: new PgWebhookSecrets(db),
     deliveries: new PgDeliveryStore(db),
     serverAddress: new PgServerAddressStore(db),
+    outputRows: new PgOutputRows(db),
     close: async () => {},
   };
 }

@@ -31,7 +31,7 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
     await migrate(new PgDb(pool()));
     const { rows } = await pool().query('SELECT version FROM pdn_migrations ORDER BY version');
     expect(rows.map((row: { version: number }) => row.version)).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
     ]);
   });
 
@@ -44,6 +44,7 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
     await sql.query('ALTER TABLE api_keys DROP COLUMN expires_at');
     await sql.query('DROP TABLE webhook_attempts; DROP INDEX webhook_deliveries_user');
     await sql.query('DROP TABLE device_logins');
+    await sql.query('DROP TABLE small_outputs');
     await sql.query('ALTER TABLE jobs DROP COLUMN inline_inputs');
     await sql.query('DELETE FROM pdn_migrations WHERE version >= 8');
     await sql.query(
@@ -63,6 +64,7 @@ describe.skipIf(missing !== undefined)('PostgreSQL migrations', () => {
     await sql.query('ALTER TABLE api_keys DROP COLUMN expires_at');
     await sql.query('DROP TABLE webhook_attempts; DROP INDEX webhook_deliveries_user');
     await sql.query('DROP TABLE device_logins');
+    await sql.query('DROP TABLE small_outputs');
     await sql.query('ALTER TABLE jobs DROP COLUMN inline_inputs');
     await sql.query('DELETE FROM pdn_migrations WHERE version >= 9');
     const storeAsOld = (id: string) =>

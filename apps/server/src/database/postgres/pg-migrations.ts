@@ -168,6 +168,15 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX device_logins_expires ON device_logins (expires_at);`,
   // As in SQLite: small input files kept with their job, set to null as it ends.
   `ALTER TABLE jobs ADD COLUMN inline_inputs TEXT;`,
+  // As in SQLite: small outputs kept as rows instead of objects of the bucket, swept at their expiry.
+  `CREATE TABLE small_outputs (
+     id TEXT PRIMARY KEY,
+     filename TEXT NOT NULL,
+     size INTEGER NOT NULL,
+     expires_at BIGINT NOT NULL,
+     body BYTEA NOT NULL
+   );
+   CREATE INDEX small_outputs_expires ON small_outputs (expires_at);`,
 ];
 
 /**

@@ -12,6 +12,7 @@ import { usersContract } from '../../accounts/users.contract.js';
 import { idempotencyStoreContract } from '../../idempotency/idempotency-store.contract.js';
 import { jobStoreContract } from '../../jobs/job-store.contract.js';
 import { serverAddressContract } from '../../server-address/server-address.contract.js';
+import { outputRowsContract } from '../../storage/output-rows.contract.js';
 import { missingService, TEST_DATABASE_URL, uniqueName } from '../../test-services.js';
 import { deliveryStoreContract } from '../../webhooks/delivery-store.contract.js';
 import { webhookSecretsContract } from '../../webhooks/webhook-secrets.contract.js';
@@ -63,4 +64,5 @@ describe.skipIf(missing !== undefined)('PostgreSQL accounts', () => {
   webhookSecretsContract(postgres);
   deliveryStoreContract(postgres);
   serverAddressContract(postgres);
+  outputRowsContract(postgres);
 });

@@ -11,6 +11,7 @@ import { SqliteUsers } from '../../accounts/sqlite/sqlite-users.js';
 import { SqliteIdempotencyStore } from '../../idempotency/sqlite-idempotency-store.js';
 import { SqliteJobStore } from '../../jobs/sqlite-job-store.js';
 import { SqliteServerAddressStore } from '../../server-address/sqlite-server-address-store.js';
+import { SqliteOutputRows } from '../../storage/sqlite-output-rows.js';
 import { SqliteDeliveryStore } from '../../webhooks/sqlite-delivery-store.js';
 import { SqliteWebhookSecrets } from '../../webhooks/sqlite-webhook-secrets.js';
 import type { Stores } from '../stores.js';
@@ -35,6 +36,7 @@ export function openSqliteStores(dataDir: string, now: () => number = Date.now):
     webhookSecrets: new SqliteWebhookSecrets(db),
     deliveries: new SqliteDeliveryStore(db),
     serverAddress: new SqliteServerAddressStore(db),
+    outputRows: new SqliteOutputRows(db),
     close: async () => {
       db.close();
     },

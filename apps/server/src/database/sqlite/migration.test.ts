@@ -66,6 +66,7 @@ it('gives the deliveries of a database made before receiving hosts the host of t
   const db = new Database(join(dir, 'pdn.sqlite'));
   const version = db.pragma('user_version', { simple: true }) as number;
   // As a server before receiving hosts left it: that migration undone, and the ones after it.
+  db.exec('DROP TABLE small_outputs');
   db.exec('ALTER TABLE jobs DROP COLUMN inline_inputs');
   db.exec('DROP TABLE device_logins');
   db.exec('DROP TABLE webhook_attempts; DROP INDEX webhook_deliveries_user');
@@ -73,7 +74,7 @@ it('gives the deliveries of a database made before receiving hosts the host of t
   db.exec('ALTER TABLE jobs DROP COLUMN queued_at');
   db.exec('DROP INDEX jobs_start; DROP INDEX jobs_unfinished');
   db.exec('ALTER TABLE webhook_deliveries DROP COLUMN host');
-  db.pragma(`user_version = ${version - 7}`);
+  db.pragma(`user_version = ${version - 8}`);
   db.close();
   const again = openSqliteForTest(dir);
   expect(await again.deliveries.get('job_1')).toMatchObject({ host: 'hooks.example:8443' });
@@ -90,12 +91,13 @@ it('reads a job stored without a queue time, before or by an older process, as q
   const db = new Database(join(dir, 'pdn.sqlite'));
   const version = db.pragma('user_version', { simple: true }) as number;
   // As a server before queue times left it: that migration undone, and the ones after it.
+  db.exec('DROP TABLE small_outputs');
   db.exec('ALTER TABLE jobs DROP COLUMN inline_inputs');
   db.exec('DROP TABLE device_logins');
   db.exec('DROP TABLE webhook_attempts; DROP INDEX webhook_deliveries_user');
   db.exec('ALTER TABLE api_keys DROP COLUMN expires_at');
   db.exec('ALTER TABLE jobs DROP COLUMN queued_at');
-  db.pragma(`user_version = ${version - 5}`);
+  db.pragma(`user_version = ${version - 6}`);
   db.close();
   const again = openSqliteForTest(dir);
   expect(await again.jobs.get('job_1')).toMatchObject({ createdAt: 5000, queuedAt: 5000 });

@@ -195,6 +195,16 @@ const MIGRATIONS: readonly string[] = [
   // Small input files kept with their job instead of in the input store (storage/small-inputs-inline.ts),
   // set to null as the job ends (jobs/job-rows.ts).
   `ALTER TABLE jobs ADD COLUMN inline_inputs TEXT;`,
+  // Small outputs as rows (storage/small-outputs-inline.ts), swept at their expiry. The embedded server
+  // keeps its outputs in the outputs folder; the table keeps the schema the same as PostgreSQL's.
+  `CREATE TABLE small_outputs (
+     id TEXT PRIMARY KEY,
+     filename TEXT NOT NULL,
+     size INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     body BLOB NOT NULL
+   );
+   CREATE INDEX small_outputs_expires ON small_outputs (expires_at);`,
 ];
 
 function databasePath(dataDir: string): string {

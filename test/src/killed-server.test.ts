@@ -14,7 +14,7 @@ import { embeddedFontPdf, HTML_ASSETS, scannedDocumentPdf } from '@pdn/fixtures'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { browserMissing } from './harness/browser.js';
 import { file, form } from './harness/form.js';
-import { processesInGroups, processesUnder, type ToolProcess } from './harness/processes.js';
+import { parentOf, processesInGroups, processesUnder, type ToolProcess } from './harness/processes.js';
 import { startServer, type TestServer } from './harness/server.js';
 import { missing } from './harness/tools.js';
 
@@ -90,10 +90,12 @@ async function killMidJob(
     () => undefined,
   );
   const tools = await whileRunning(server, seen);
+  const grandparents = await Promise.all(tools.map((tool) => parentOf(tool.parent)));
   expect(await server.signal('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
   expect(await survivors(tools, server.dataDir), JSON.stringify(tools, null, 1)).toEqual([]);
-  // The tools seen were the server's, not some other process's.
-  expect(tools.some((tool) => tool.parent === serverPid)).toBe(true);
+  // The tools seen were the server's, not some other process's: started by the server itself, or by
+  // its tool launcher, a child of the server.
+  expect(tools.some((tool, i) => tool.parent === serverPid || grandparents[i] === serverPid)).toBe(true);
   return { tools, pid: serverPid };
 }
 

@@ -39,17 +39,25 @@ async function mergeForm(label: string): Promise<FormData> {
   );
 }
 
-/** The parent process of each tool working in `dataDir`'s job folders (a worker's pid). */
+/** Field 4 of /proc/<pid>/stat, after the command's closing parenthesis and the state: its parent. */
+async function parentOf(pid: number | string): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/**
+ * The process that started each tool working in `dataDir`'s job folders (a worker's pid): the tool's
+ * parent is that process's tool launcher, a small process of its own.
+ */
 async function toolParents(dataDir: string): Promise<number[]> {
   const parents: number[] = [];
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     if (!cmdline.includes(dataDir)) continue;
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    // After the command's closing parenthesis: the state, then the parent's pid.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (ppid > 1) parents.push(ppid);
+    const launcher = await parentOf(pid);
+    const starter = await parentOf(launcher);
+    if (starter > 1) parents.push(starter);
   }
   return parents;
 }

@@ -5,7 +5,7 @@ import { loadavg } from 'node:os';
 import { startServer, type TestServer } from '@pdn/e2e/harness';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { type EncodedForm, encodeForm, LoadClient } from '../load-client.js';
-import { cpuSeconds } from '../process-cpu.js';
+import { treeCpuSeconds } from '../process-cpu.js';
 import { formatMs, type Row } from '../report.js';
 import { smallMergeForm } from '../small-merge.js';
 import { percentile } from '../stats.js';
@@ -27,11 +27,12 @@ async function aloneMerge({ server, client, key, body }: Merging): Promise<numbe
   return performance.now() - start;
 }
 
-/** CPU milliseconds the server and its finished tools have used. */
+/**
+ * CPU milliseconds the server and the processes below it have used: its tool launcher and the tools
+ * that ended under it.
+ */
 async function serverCpuMs(server: TestServer): Promise<number> {
-  const seconds = await cpuSeconds(server.pid);
-  if (seconds === undefined) throw new Error('the server is gone');
-  return seconds * 1000;
+  return (await treeCpuSeconds(server.pid)) * 1000;
 }
 
 async function observabilityCost(context: BenchContext): Promise<Row> {

@@ -30,7 +30,7 @@ import pg from 'pg';
 import { ADMIT_ALL } from '../admit-all.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
 import { postgresRoundTrips } from '../postgres-round-trips.js';
-import { cpuSeconds } from '../process-cpu.js';
+import { treeCpuSeconds } from '../process-cpu.js';
 import { formatBytes, type Row, skippedRow } from '../report.js';
 
 const SCENARIO = '11. Scaling out';
@@ -177,11 +177,14 @@ async function scaleOut(context: BenchContext): Promise<ScenarioResult> {
           return call(api.baseUrl, key, '/api/v1/split', form);
         },
       );
-    /** CPU seconds so far of the workers, the API process, this process and Redis. */
+    /**
+     * CPU seconds so far of the workers and the API process (each with its tool launcher and the tools
+     * that ended under it), this process and Redis.
+     */
     const cpuNow = async () => {
       const seconds = async (pids: number[]) => {
         let total = 0;
-        for (const pid of pids) total += (await cpuSeconds(pid)) ?? Number.NaN;
+        for (const pid of pids) total += await treeCpuSeconds(pid);
         return total;
       };
       const own = process.cpuUsage();

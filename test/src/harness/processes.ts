@@ -41,7 +41,10 @@ export async function runningProgram(program: string, text: string): Promise<Run
 
 export interface ToolProcess {
   pid: number;
-  /** Its parent's pid (/proc/<pid>/stat field 4): the server for a tool, a tool for the tool's children. */
+  /**
+   * Its parent's pid (/proc/<pid>/stat field 4): the server's tool launcher for a short tool, the
+   * server for a long-lived one (an OCR process, LibreOffice, Chromium), a tool for the tool's children.
+   */
   parent: number;
   /** Its process group (field 5). */
   group: number;
@@ -72,6 +75,12 @@ async function running(match: (pid: string, fields: string[]) => Promise<boolean
     });
   }
   return found;
+}
+
+/** The parent's pid of `pid` (field 4 of its stat); undefined once it is gone. */
+export async function parentOf(pid: number): Promise<number | undefined> {
+  const fields = await statFields(String(pid));
+  return fields === undefined ? undefined : Number(fields[1]);
 }
 
 /**

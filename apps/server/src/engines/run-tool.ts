@@ -1,13 +1,13 @@
-// Runs an external tool (qpdf, gs, tesseract, OCRmyPDF) the one safe way: no shell; started through
-// processes/spawn-tool.ts, so in its own process group (a timeout or a client abort kills every process
-// it started: a shell-spawned child once survived its timeout as an orphan) and dying with this process
-// even when this process is killed with SIGKILL; a clean environment holding none of the server's
-// secrets; a lower CPU priority so document work never starves the event loop answering cheap
-// requests; and bounded capture of what it prints.
-import { constants, setPriority } from 'node:os';
+// Runs an external tool (qpdf, gs, tesseract, OCRmyPDF) the one safe way: no shell; started by the
+// tool launcher (processes/tool-launcher.ts), off the server's event loop, in its own process group (a
+// timeout or a client abort kills every process it started: a shell-spawned child once survived its
+// timeout as an orphan) and dying with this process even when this process is killed with SIGKILL; a
+// clean environment holding none of the server's secrets; a lower CPU priority so document work never
+// starves the event loop answering cheap requests; and bounded capture of what it prints.
+import { constants } from 'node:os';
 import { basename } from 'node:path';
 import { toolRuns } from '../metrics.js';
-import { killToolGroup, spawnTool } from '../processes/spawn-tool.js';
+import { launchTool } from '../processes/tool-launcher.js';
 import { toolReport } from './tool-report.js';
 
 export interface RunToolOptions {
@@ -150,26 +150,38 @@ export function runTool(
       options.memoryLimit === undefined
         ? [command, args]
         : limitedCommand(options.memoryLimit, command, args);
-    const child = spawnTool(file, argv, {
-      cwd: options.cwd,
-      env: minimalEnv(options.cwd, options.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    if (child.pid !== undefined) {
-      try {
-        setPriority(child.pid, TOOL_NICENESS);
-      } catch {
-        // The tool already exited; nothing to lower.
-      }
-    }
     let stdout: Buffer = Buffer.alloc(0);
     let stderr: Buffer = Buffer.alloc(0);
     let stoppedBy: Error | undefined;
     const started = performance.now();
 
+    const finish = () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    const tool = launchTool(
+      file,
+      argv,
+      { cwd: options.cwd, env: minimalEnv(options.cwd, options.env), niceness: TOOL_NICENESS },
+      {
+        output(stream, chunk) {
+          if (stream === 'stdout') {
+            stdout = appendCapped(stdout, chunk);
+            return;
+          }
+          stderr = appendCapped(stderr, chunk);
+          options.onStderr?.(chunk);
+        },
+        failed(error) {
+          finish();
+          reject(error);
+        },
+        closed,
+      },
+    );
     const killGroup = (reason: Error) => {
       stoppedBy ??= reason;
-      killToolGroup(child);
+      tool.kill();
     };
     const timer = setTimeout(
       () => killGroup(new ToolTimeoutError(command, options.timeoutMs)),
@@ -178,22 +190,7 @@ export function runTool(
     const onAbort = () => killGroup(new ToolAbortedError(command));
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout = appendCapped(stdout, chunk);
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = appendCapped(stderr, chunk);
-      options.onStderr?.(chunk);
-    });
-    const finish = () => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-    };
-    child.on('error', (error) => {
-      finish();
-      reject(error);
-    });
-    child.on('close', (exitCode, signal) => {
+    function closed(exitCode: number | null, signal: NodeJS.Signals | null): void {
       finish();
       const diagnostics = stderr.toString('utf8');
       const ms = performance.now() - started;
@@ -226,6 +223,6 @@ export function runTool(
         stdout: stdout.toString('utf8'),
         stderr: diagnostics,
       });
-    });
+    }
   });
 }

@@ -1,12 +1,13 @@
-// How every external process of the server is started (tools through run-tool.ts, OCR processes
-// through ocr-process.ts), so that none outlives the process that started it:
+// How every external process of the server is started (short tools through the launcher, see
+// tool-launcher.ts; OCR processes, LibreOffice and the launcher itself from this process), so that
+// none outlives the process that started it:
 // - its own process group (detached), so a timeout, a cancel or a shutdown kills the tool and all it
 //   started with one kill of the group;
-// - the kernel's parent-death signal (parent-death.ts), so it dies the moment this process dies,
+// - the kernel's parent-death signal (parent-death.ts), so it dies the moment its starter dies,
 //   SIGKILL included;
 // - this process's mark in its environment, and the watchdog (tool-reaper.ts) running, so what the
 //   tool started is found and killed after this process's death too.
-import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, type StdioOptions, spawn } from 'node:child_process';
 import { TOOL_MARK_VARIABLE } from './marked-processes.js';
 import { withParentDeathSignal } from './parent-death.js';
 import { ensureToolReaper, toolMark } from './tool-reaper.js';
@@ -16,27 +17,51 @@ export interface ToolSpawnOptions {
   /** The whole environment of the tool (nothing is inherited); the mark is added to it. */
   env: NodeJS.ProcessEnv;
   stdio: StdioOptions;
+  serialization?: SpawnOptions['serialization'];
 }
 
 export function spawnTool(file: string, args: readonly string[], options: ToolSpawnOptions): ChildProcess {
   ensureToolReaper();
-  const env: NodeJS.ProcessEnv = { ...options.env, [TOOL_MARK_VARIABLE]: toolMark };
-  const [command, argv] = withParentDeathSignal(file, args, env.PATH ?? '');
+  return spawnInOwnGroup(file, args, { ...options, env: withToolMark(options.env) });
+}
+
+/** `env` with this process's mark, for a tool started on its behalf by the launcher. */
+export function withToolMark(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, [TOOL_MARK_VARIABLE]: toolMark };
+}
+
+/**
+ * Starts `file args...` in a process group of its own, dying with the calling thread's process, with
+ * exactly `options.env`: what the launcher uses for the tools it starts, whose environment already
+ * holds the server's mark.
+ */
+export function spawnInOwnGroup(
+  file: string,
+  args: readonly string[],
+  options: ToolSpawnOptions,
+): ChildProcess {
+  const [command, argv] = withParentDeathSignal(file, args, options.env.PATH ?? '');
   return spawn(command, argv, {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    env,
+    env: options.env,
     stdio: options.stdio,
+    ...(options.serialization === undefined ? {} : { serialization: options.serialization }),
     detached: true,
     shell: false,
   });
 }
 
-/** Kills the tool's whole process group: the tool and whatever it started that stayed in it. */
-export function killToolGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
+/** Kills a process group: the tool and whatever it started that stayed in it. */
+export function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
   try {
-    process.kill(-child.pid, 'SIGKILL');
+    process.kill(-pid, 'SIGKILL');
   } catch {
     // The group is already gone.
   }
+}
+
+/** Kills the tool's whole process group: the tool and whatever it started that stayed in it. */
+export function killToolGroup(child: ChildProcess): void {
+  killGroup(child.pid);
 }

@@ -6,6 +6,7 @@ import type { PdfImagesEngine, RenderBudget, RenderRequest } from '../engines/pd
 import { writeZip } from '../engines/pdf-images/zip-archive.js';
 import { InvalidInputError } from '../errors.js';
 import { pageImageName, pagesZipName } from './output-names.js';
+import { publishEach } from './publish-each.js';
 import { labelled, type Operation, onlyInput } from './types.js';
 
 export type PagesOutput = 'files' | 'zip';
@@ -82,12 +83,15 @@ export function pdfToImagesOperation(
         const size = await writeZip(path, entries);
         return { ...answer, pages, filename, size, download: await outputs.publish(path, filename) };
       }
-      const published: PageImage[] = [];
-      for (const [index, image] of images.entries()) {
-        const page = pages[index];
-        if (page === undefined) throw new Error(`no name for page ${image.page}`);
-        published.push({ ...page, download: await outputs.publish(image.path, page.filename) });
-      }
+      const downloads = await publishEach(
+        outputs,
+        images.map((image, index) => ({ path: image.path, filename: pages[index]?.filename ?? '' })),
+      );
+      const published = pages.map((page, index) => {
+        const download = downloads[index];
+        if (download === undefined) throw new Error(`page ${page.page} was not published`);
+        return { ...page, download };
+      });
       return { ...answer, pages: published };
     },
     resign: (result, fresh) => ({

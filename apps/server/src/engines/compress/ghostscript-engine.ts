@@ -5,10 +5,10 @@
 // candidates, smallest first: Ghostscript's output after qpdf, then Ghostscript's output. When Ghostscript
 // admits a loss, the same with the other PDF interpreter where this Ghostscript still has two; when the
 // content check refuses how `high`'s output looks, `medium`'s (presetLadder). A Ghostscript output no
-// smaller than the lossless rewrite is not checked at all. When none is chosen, qpdf's rewrite of the input (a lossless
-// tidy-up). Each must be smaller than the input, have its page count and clear the content check's floors;
-// failing all, the answer is the input itself (`original`). Out of time (call-deadline.ts), the rewrites give
-// way to qpdf's, and the call to the original.
+// smaller than the lossless rewrite is not checked at all. When none is chosen, qpdf's rewrite of the
+// input (a lossless tidy-up). Each must be smaller than the input, have its page count and clear the
+// content check's floors; failing all, the answer is the input itself (`original`). Out of time
+// (call-deadline.ts), the rewrites give way to qpdf's, and the call to the original.
 import { stat } from 'node:fs/promises';
 import type { CpuSlots } from '../cpu-slots.js';
 import { JobLanes } from '../job-lanes.js';

@@ -295,11 +295,14 @@ export function createContentCheck(
     if (o.pdfimages === undefined || inputImages === undefined) return undefined;
     const before = await inputImages;
     if ('failure' in before) return undefined;
+    // The sampled pages only: the count also covers the pages between them (drawn-images.ts).
+    const sampled = new Map(pages.map((page) => [page, before.value.get(page) ?? 0]));
+    // Where the input draws no image on the sampled pages, no count of the candidate's can fall below
+    // its: one pdfimages run fewer per candidate of a text file.
+    if ([...sampled.values()].every((count) => count === 0)) return undefined;
     const { pdfimages } = o;
     const after = await o.lanes.beside(() => drawnImages(pdfimages, { path, pages, name }, o.timeoutMs, job));
     if ('failure' in after) return `the output's images could not be counted: ${after.failure}`;
-    // The sampled pages only: the count also covers the pages between them (drawn-images.ts).
-    const sampled = new Map(pages.map((page) => [page, before.value.get(page) ?? 0]));
     return imagesBelowFloor(sampled, after.value);
   }
 

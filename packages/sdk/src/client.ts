@@ -8,6 +8,7 @@ import { ExpiredError, InvalidInputError } from './errors.js';
 import { callOf } from './internal/call.js';
 import { readEnv } from './internal/env.js';
 import { readEnvelope } from './internal/envelope.js';
+import { loadOnce } from './internal/load-once.js';
 import { defaultLogger, type Logger, type LogLevel, levelled } from './internal/logger.js';
 import {
   type CompressParams,
@@ -53,6 +54,9 @@ import type {
   RevokedKeyResult,
   SplitResult,
 } from './results.js';
+
+/** Node only: loaded by the first download to a path, so node:fs stays off the main path. */
+const downloadToPath = loadOnce(() => import('./internal/download-to-path.js'));
 
 export interface PdnOptions {
   /** Defaults to the PDN_API_KEY environment variable. */
@@ -280,7 +284,7 @@ export class Pdn {
     }
     return new ApiPromise({
       parsed: async (): Promise<WithResponse<string>> => {
-        const { assertAbsent, writeAtomically } = await import('./internal/download-to-path.js');
+        const { assertAbsent, writeAtomically } = await downloadToPath();
         const spec = downloadSpec(download, (r) => writeAtomically(bodyOf(r), path, overwrite));
         if (!overwrite) await assertAbsent(path);
         const { response } = await send(this.#transport, spec, callOptions);

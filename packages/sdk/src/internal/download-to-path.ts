@@ -47,6 +47,10 @@ export async function writeAtomically(
       }
       if (next.done) break;
     }
+    // Flushed before the rename: README promises the file "is either the whole output or untouched",
+    // and after a crash of the machine the rename can be on disk before the data it names, leaving an
+    // empty or short file (delayed allocation: ext4, XFS, btrfs). It costs 0.45 ms for a 14 KB PDF on
+    // the bench's machine (ext4), beside 0.5 ms for the rest of the write.
     await file.sync();
     await file.close();
     closed = true;

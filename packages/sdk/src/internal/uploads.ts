@@ -3,6 +3,7 @@
 // attempt), Blobs and byte buffers. One-shot: streams, async iterables, Responses.
 import { AbortError, InvalidInputError } from '../errors.js';
 import { NamedUpload, PathFile } from '../uploads.js';
+import { loadOnce } from './load-once.js';
 
 export interface UploadPart {
   filename: string;
@@ -130,9 +131,11 @@ function oneShot(
   };
 }
 
+/** Loaded when a path is first uploaded, not at the top: node:fs must stay off the main path. */
+const nodeFs = loadOnce(() => import('node:fs'));
+
 async function openPath(path: string, field: string): Promise<Blob> {
-  // Loaded here, not at the top: node:fs must stay off the main path.
-  const { openAsBlob, promises } = await import('node:fs');
+  const { openAsBlob, promises } = await nodeFs();
   // stat first: openAsBlob reports a missing file as a bare ERR_INVALID_ARG_VALUE and accepts a
   // directory, failing only later while the body is being sent.
   const stats = await promises.stat(path).catch((cause: NodeJS.ErrnoException) => {

@@ -8,6 +8,7 @@
 import type { Logger } from '../logger.js';
 import type { OperationInput } from '../operations/index.js';
 import type { InputStore } from '../storage/index.js';
+import type { OutputRow } from '../storage/output-rows.js';
 import type { JobMode, JobOperation, JobOutcome, JobRecord } from './job-store.js';
 
 /** A job as its caller hands it over: its uploads on disk, and its params already checked. */
@@ -83,6 +84,8 @@ export interface ClaimedJob {
   progress(done: number, total: number): void;
   /** How it shares its slot; absent for a job whose inputs are not in the input store. */
   turns?: SlotTurns | undefined;
+  /** Small outputs left for the job's end to store with it (OutputStore.put's `withEnd`). */
+  withEnd?: OutputRow[];
 }
 
 /**

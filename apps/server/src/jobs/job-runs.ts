@@ -258,12 +258,13 @@ export class JobRuns {
         running.progress = { done, total };
       },
       turns: source.storedInputs ? this.#turns(record) : undefined,
+      withEnd: [],
     };
     let outcome: JobOutcome;
     let error: unknown;
     try {
       const result = await withToolReport(tools, () => this.#deps.process(job, running.controller.signal));
-      outcome = { status: 'succeeded', result };
+      outcome = { status: 'succeeded', result, outputs: job.withEnd ?? [] };
     } catch (thrown) {
       if (thrown instanceof SlotHandedOn && !running.canceled) {
         // Queued again, the attempt not counted; whoever waits goes on waiting.

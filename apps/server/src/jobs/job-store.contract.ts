@@ -175,6 +175,24 @@ export function jobStoreContract(backend: Backend): void {
       expect(await jobs().countUnfinished(ada)).toBe(0);
     });
 
+    it('keeps the small outputs a success names with its end, and none for a job already ended', async () => {
+      const ada = await user('ada');
+      const [a, b] = [await submit(ada), await submit(ada)];
+      await jobs().finish(b.id, { status: 'canceled' }, f.clock);
+      const output = (id: string, text: string) => ({
+        meta: { id, filename: `${id}.pdf`, size: text.length, expiresAt: T0 + 1000 },
+        body: Buffer.from(text),
+      });
+      const kept = [output('A'.repeat(24), '%PDF-1 one'), output('B'.repeat(24), '%PDF-1 two')];
+      const done = await jobs().finish(a.id, { status: 'succeeded', result: {}, outputs: kept }, f.clock);
+      expect(done).toMatchObject({ status: 'succeeded' });
+      for (const row of kept) expect(await f.stores.outputRows.get(row.meta.id)).toEqual(row);
+      const late = output('C'.repeat(24), '%PDF-1 late');
+      const again = { status: 'succeeded', result: {}, outputs: [late] } as const;
+      expect(await jobs().finish(b.id, again, f.clock)).toBeUndefined();
+      expect(await f.stores.outputRows.get(late.meta.id)).toBeUndefined();
+    });
+
     it('keeps inputs that travel inline with their job until it ends, however it ends', async () => {
       const ada = await user('ada');
       const files = [

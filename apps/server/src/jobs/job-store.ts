@@ -2,8 +2,10 @@
 // the record of every job's state and result, as an async interface that exposes no connection type.
 // sqlite-job-store.ts and pg-job-store.ts implement it and pass the same suite (job-store.contract.ts).
 // The queue and its workers own the policy above it: when to claim, retry, cancel and forget.
+
 import type { ApiError, JobOperation, JobStatus } from '@pdn/api-types';
 import type { Plan } from '../accounts/plans.js';
+import type { OutputRow } from '../storage/output-rows.js';
 
 export type { JobOperation, JobStatus };
 
@@ -66,7 +68,15 @@ export interface JobRecord extends NewJob {
 }
 
 export type JobOutcome =
-  | { status: 'succeeded'; result: unknown }
+  | {
+      status: 'succeeded';
+      result: unknown;
+      /**
+       * Small outputs the result names, stored by the statement that ends the job
+       * (storage/small-outputs-inline.ts): kept if and only if the job ends there.
+       */
+      outputs?: readonly OutputRow[];
+    }
   | { status: 'failed'; error: JobError }
   | { status: 'canceled' };
 
@@ -170,7 +180,10 @@ export interface JobStore {
    * `now`). Undefined when the user has none queued (another claim took it meanwhile).
    */
   claimOldest(userId: number, now: number): Promise<JobRecord | undefined>;
-  /** Ends a queued or running job; undefined (and nothing changed) when it had already ended. */
+  /**
+   * Ends a queued or running job, keeping a success's `outputs` with it; undefined (and nothing
+   * changed, no output kept) when it had already ended.
+   */
   finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined>;
   /**
    * Ends a job canceled only while it is queued and never started; undefined (and nothing changed) once

@@ -64,6 +64,7 @@ export function operationProcessor(deps: ProcessorDeps): JobProcessor {
           downloads.publish(path, filename, {
             id: outputIdFor(record.id, made++),
             keepUntil: now() + OUTPUT_KEEP_MS,
+            ...(job.withEnd === undefined ? {} : { withEnd: job.withEnd }),
           }),
       };
       const work = {

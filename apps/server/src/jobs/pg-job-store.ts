@@ -38,6 +38,21 @@ import { UnfinishedJobsCapReached } from './job-store.js';
 type Row = JobRow & { seq: string };
 
 const UNFINISHED = "status IN ('queued', 'running')";
+const FINISH = `UPDATE jobs SET status = $2, result = $3, error = $4, finished_at = $5, ${FORGET_INLINE}
+  WHERE id = $1 AND ${UNFINISHED} RETURNING *`;
+/**
+ * The end and the small outputs its result names in one statement: one round trip, and the outputs
+ * kept only when the job ended here (pg_stat_statements counts it once).
+ */
+const FINISH_KEEPING_OUTPUTS = `WITH ended AS (${FINISH}),
+  kept AS (
+    INSERT INTO small_outputs (id, filename, size, expires_at, body)
+    SELECT * FROM unnest($6::text[], $7::text[], $8::integer[], $9::bigint[], $10::bytea[])
+     WHERE EXISTS (SELECT 1 FROM ended)
+    ON CONFLICT (id) DO UPDATE SET filename = EXCLUDED.filename, size = EXCLUDED.size,
+      expires_at = EXCLUDED.expires_at, body = EXCLUDED.body
+  )
+  SELECT * FROM ended`;
 const COUNT_UNFINISHED = `SELECT j.user_id, u.plan, j.operation, j.mode, j.status, COUNT(*) AS count
   FROM jobs j JOIN users u ON u.id = j.user_id WHERE j.${UNFINISHED}
   GROUP BY j.user_id, u.plan, j.operation, j.mode, j.status`;
@@ -165,17 +180,26 @@ export class PgJobStore implements JobStore {
   }
 
   async finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined> {
-    const [row] = await this.db.rows<Row>(
-      `UPDATE jobs SET status = $2, result = $3, error = $4, finished_at = $5, ${FORGET_INLINE}
-        WHERE id = $1 AND ${UNFINISHED} RETURNING *`,
-      [
-        id,
-        outcome.status,
-        outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
-        outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
-        now,
-      ],
-    );
+    const ending = [
+      id,
+      outcome.status,
+      outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
+      outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+      now,
+    ];
+    const outputs = outcome.status === 'succeeded' ? (outcome.outputs ?? []) : [];
+    if (outputs.length === 0) {
+      const [row] = await this.db.rows<Row>(FINISH, ending);
+      return row === undefined ? undefined : jobFromRow(row);
+    }
+    const [row] = await this.db.rows<Row>(FINISH_KEEPING_OUTPUTS, [
+      ...ending,
+      outputs.map(({ meta }) => meta.id),
+      outputs.map(({ meta }) => meta.filename),
+      outputs.map(({ meta }) => meta.size),
+      outputs.map(({ meta }) => meta.expiresAt),
+      outputs.map(({ body }) => body),
+    ]);
     return row === undefined ? undefined : jobFromRow(row);
   }
 

@@ -5,6 +5,7 @@
 // the commit that follows can fail (SQLITE_FULL on a full disk) without a word, losing the row.
 
 import type { Db } from '../database/sqlite/sqlite-database.js';
+import { keepOutputRow } from '../storage/sqlite-output-rows.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -218,18 +219,29 @@ export class SqliteJobStore implements JobStore {
   }
 
   async finish(id: string, outcome: JobOutcome, now: number): Promise<JobRecord | undefined> {
-    const row = this.db
-      .prepare(
-        `UPDATE jobs SET status = @status, result = @result, error = @error, finished_at = @now, ${FORGET_INLINE}
-          WHERE id = @id AND ${UNFINISHED} RETURNING *`,
-      )
-      .all({
-        id,
-        now,
-        status: outcome.status,
-        result: outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
-        error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
-      })[0] as Row | undefined;
+    const outputs = outcome.status === 'succeeded' ? (outcome.outputs ?? []) : [];
+    const end = () =>
+      this.db
+        .prepare(
+          `UPDATE jobs SET status = @status, result = @result, error = @error, finished_at = @now, ${FORGET_INLINE}
+            WHERE id = @id AND ${UNFINISHED} RETURNING *`,
+        )
+        .all({
+          id,
+          now,
+          status: outcome.status,
+          result: outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
+          error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+        })[0] as Row | undefined;
+    // The end and its small outputs together, or neither.
+    const row =
+      outputs.length === 0
+        ? end()
+        : this.db.transaction(() => {
+            const ended = end();
+            if (ended !== undefined) for (const output of outputs) keepOutputRow(this.db, output);
+            return ended;
+          })();
     return row === undefined ? undefined : jobFromRow(row);
   }
 

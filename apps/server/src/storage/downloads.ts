@@ -3,6 +3,7 @@
 // retention says, and a URL never outlives it.
 import type { Download } from '@pdn/api-types';
 import { ExpiredError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { OutputRow } from './output-rows.js';
 import type { OpenedOutput, OutputStore } from './output-store.js';
 import type { UrlSigner } from './url-signer.js';
 
@@ -18,14 +19,20 @@ export class Downloads {
 
   /**
    * Stores the file at `path` under `filename`, kept until `output.keepUntil` (Unix ms), and returns
-   * its signed download object. A job's outputs are kept for its retention (jobs/retention.ts).
+   * its signed download object. A job's outputs are kept for its retention (jobs/retention.ts); a
+   * small one may be left in `withEnd` for its job's end to store (OutputStore.put).
    */
   async publish(
     path: string,
     filename: string,
-    output: { id: string; keepUntil: number },
+    output: { id: string; keepUntil: number; withEnd?: OutputRow[] },
   ): Promise<Download> {
-    const meta = await this.store.put(output.id, path, { filename, expiresAt: output.keepUntil });
+    const meta = await this.store.put(
+      output.id,
+      path,
+      { filename, expiresAt: output.keepUntil },
+      output.withEnd,
+    );
     return this.sign(meta.id, output.keepUntil);
   }
 

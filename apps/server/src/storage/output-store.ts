@@ -3,6 +3,7 @@
 // default) and an S3-compatible bucket (s3/, shared by every process) are two implementations of it,
 // both passing output-store.contract.ts. Keys are what a URL names (output-id.ts): never a path.
 import type { Readable } from 'node:stream';
+import type { OutputRow } from './output-rows.js';
 
 export interface OutputMeta {
   id: string;
@@ -22,9 +23,16 @@ export interface OpenedOutput {
 export interface OutputStore {
   /**
    * Stores the file at `sourcePath` (in a work folder; it may be moved away) under `key`, replacing
-   * what the key held: a job run again overwrites its output instead of leaving a second one.
+   * what the key held: a job run again overwrites its output instead of leaving a second one. A store
+   * that keeps small outputs as rows (small-outputs-inline.ts) may instead add it to `withEnd`, the
+   * rows its job's end stores (JobOutcome): such an output opens once the job ended.
    */
-  put(key: string, sourcePath: string, meta: { filename: string; expiresAt: number }): Promise<OutputMeta>;
+  put(
+    key: string,
+    sourcePath: string,
+    meta: { filename: string; expiresAt: number },
+    withEnd?: OutputRow[],
+  ): Promise<OutputMeta>;
   /** The output under `key`, opened for reading; undefined when it does not exist (any more). */
   open(key: string): Promise<OpenedOutput | undefined>;
   /** Deletes every output whose expiry is at or before `now`; returns how many went. */

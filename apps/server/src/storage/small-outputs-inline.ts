@@ -2,13 +2,14 @@
 // by the worker before its job could end (and the caller be answered), and a GET by whichever API
 // process served its download: each a request to another process, which waits for a core of its own
 // on a busy machine. An output of at most INLINE_OUTPUT_BYTES is kept as a row of the job store's
-// database instead (output-rows.ts), written by the statement's one round trip, and read back by any
-// API process the same way. Larger outputs go to the store underneath. Rows and objects expire alike:
+// database instead (output-rows.ts), stored by the statement that ends its job (JobOutcome's
+// `outputs`), so it costs no round trip of its own and exists only once the job succeeded, and read
+// back by any API process. Larger outputs go to the store underneath. Rows and objects expire alike:
 // the one sweeper deletes both (sweep()).
 import { readFile, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { OUTPUT_ID_PATTERN } from './output-id.js';
-import type { OutputRows } from './output-rows.js';
+import type { OutputRow, OutputRows } from './output-rows.js';
 import type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
 
 /** An output kept as a row, at most: the size of a few pages of text, held whole in memory. */
@@ -21,7 +22,12 @@ export class SmallOutputsInline implements OutputStore {
     private readonly limit = INLINE_OUTPUT_BYTES,
   ) {}
 
-  async put(key: string, sourcePath: string, given: { filename: string; expiresAt: number }) {
+  async put(
+    key: string,
+    sourcePath: string,
+    given: { filename: string; expiresAt: number },
+    withEnd?: OutputRow[],
+  ) {
     if (!OUTPUT_ID_PATTERN.test(key)) throw new Error(`'${key}' is not an output key`);
     const { size } = await stat(sourcePath);
     if (size > this.limit) {
@@ -38,7 +44,9 @@ export class SmallOutputsInline implements OutputStore {
       size: body.length,
       expiresAt: given.expiresAt,
     };
-    await this.rows.put({ meta, body });
+    // With a job's end when it has one: the statement that ends it stores the row, no round trip here.
+    if (withEnd === undefined) await this.rows.put({ meta, body });
+    else withEnd.push({ meta, body });
     return meta;
   }
 

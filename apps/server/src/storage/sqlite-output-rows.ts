@@ -12,17 +12,20 @@ interface Row {
   body: Buffer;
 }
 
+/** Stores `row`, replacing what its id held; also what the job store runs in the transaction ending a job. */
+export function keepOutputRow(db: Db, { meta, body }: OutputRow): void {
+  db.prepare(
+    `INSERT INTO small_outputs (id, filename, size, expires_at, body) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET filename = excluded.filename, size = excluded.size,
+       expires_at = excluded.expires_at, body = excluded.body`,
+  ).run(meta.id, meta.filename, meta.size, meta.expiresAt, body);
+}
+
 export class SqliteOutputRows implements OutputRows {
   constructor(private readonly db: Db) {}
 
-  async put({ meta, body }: OutputRow): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO small_outputs (id, filename, size, expires_at, body) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET filename = excluded.filename, size = excluded.size,
-           expires_at = excluded.expires_at, body = excluded.body`,
-      )
-      .run(meta.id, meta.filename, meta.size, meta.expiresAt, body);
+  async put(row: OutputRow): Promise<void> {
+    keepOutputRow(this.db, row);
   }
 
   async get(id: string): Promise<OutputRow | undefined> {

@@ -15,6 +15,7 @@ import { killToolGroup, spawnTool } from '../../processes/spawn-tool.js';
 import { limitedCommand, type MemoryLimit } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
 import type { OfficeFamily } from './office-format.js';
+import { removeOfficePipes } from './office-pipes.js';
 
 /** Same depth below the package root in src/ and dist/. */
 const BRIDGE = fileURLToPath(new URL('../../../assets/office/uno-bridge.py', import.meta.url));
@@ -95,6 +96,8 @@ export class OfficeInstance {
   /** Settles once the bridge closed the last document and reads the next request, or has exited. */
   #idle: Promise<void> = Promise.resolve();
   #becameIdle: (() => void) | undefined;
+  /** What names LibreOffice's sockets in /tmp, removed once it has gone (office-pipes.ts). */
+  #pipes: { pipeName: string; profileUrl: string } | undefined;
 
   private constructor(child: ChildProcess, log: EngineLog) {
     this.#child = child;
@@ -165,6 +168,7 @@ export class OfficeInstance {
       }
     }
     const instance = new OfficeInstance(child, o.log);
+    instance.#pipes = { pipeName: o.pipeName, profileUrl: pathToFileURL(o.profileDir).href };
     const ready = new Promise<void>((resolve, reject) => {
       instance.#ready = { resolve, reject };
     });
@@ -239,6 +243,7 @@ export class OfficeInstance {
     // The bridge's exit is heard first: soffice.bin, killed with it, takes a few milliseconds more to
     // give back its memory, and an instance started in that moment would run beside it.
     if (this.#officePid !== undefined) await processGone(this.#officePid);
+    if (this.#pipes !== undefined) await removeOfficePipes(this.#pipes.pipeName, this.#pipes.profileUrl);
   }
 
   #receive(line: string): void {

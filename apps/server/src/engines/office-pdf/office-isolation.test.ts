@@ -8,9 +8,10 @@
 // fallback where no network namespace can be made: conversion works, in the server's own namespace,
 // and the engine says so as it sets up.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { OFFICE_ASSETS } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import { convertersOf } from '../converters.js';
 import { CpuSlots } from '../cpu-slots.js';
 import { detectTools } from '../tools.js';
 import { createOfficePdfEngine } from './index.js';
+import { officePipePaths } from './office-pipes.js';
 import type { OfficeBudget, OfficePdfEngine, OfficeRequest } from './types.js';
 
 const tools = await detectTools();
@@ -153,6 +155,13 @@ async function snapshot(root: string): Promise<Map<string, string>> {
     );
   }
   return files;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Waits until `check` holds, or fails naming `what`. */
@@ -325,5 +334,35 @@ describe.skipIf(!installed)('where no network namespace can be made', () => {
     await allowed.convert('allowed.docx', sample);
     if (allowed.warnings.length === 0)
       expect(await officeNamespace(allowed.instances[0] ?? '')).not.toBe(own);
+  }, 120_000);
+});
+
+describe.skipIf(!installed)('an instance that has ended', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pdn-office-pipes-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('leaves neither of the sockets LibreOffice made in /tmp', async () => {
+    const prefix = `OSL_PIPE_${process.getuid?.() ?? 0}_`;
+    const ours = `${prefix}pdn-office-${process.pid}-`;
+    const bridgePipes = async () => (await readdir('/tmp')).filter((name) => name.startsWith(ours));
+    const warm = warmEngine(dir);
+    await warm.convert('sample.docx', await readFile(join(OFFICE_ASSETS, 'word-2007-sample.docx')));
+    // While it is warm, both sockets are where officePipePaths says: the bridge's, and the one named
+    // after the profile's URL.
+    const [bridge] = await bridgePipes();
+    const paths = officePipePaths(
+      (bridge ?? '').slice(prefix.length),
+      pathToFileURL(join(warm.instances[0] ?? '', 'profile')).href,
+    );
+    for (const path of paths) expect(await exists(path), path).toBe(true);
+    await warm.engine.close();
+    for (const path of paths) expect(await exists(path), path).toBe(false);
+    expect(await bridgePipes()).toEqual([]);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 // Multipart uploads: parsed (multipart.ts) straight to disk inside a fresh per-request work folder
 // under the data folder, with the plan's whole-request cap enforced while the body streams. The folder
 // is removed once the work given the upload is over, on success, on error and on client abort alike,
-// so nothing an upload brings is left behind.
+// so nothing an upload brings is left behind; the answer does not wait for the removal.
 import { setMaxListeners } from 'node:events';
 import type { Plan } from '../accounts/index.js';
 import { planLimits, planTitle } from '../accounts/index.js';
@@ -100,6 +100,11 @@ export async function readUpload<T>(
       throw await blameFullDisk(error, workDir);
     }
   } finally {
-    await deps.workDirs.remove(workDir);
+    // Started now, not waited for: the answer goes out meanwhile instead of after it (0.7 to 1 ms a
+    // synchronous call on a loaded machine, where its uploads have moved on into the job's inputs and
+    // only the empty folder is left). What a stopped process leaves is reclaimed with its work area.
+    deps.workDirs
+      .remove(workDir)
+      .catch((error: unknown) => ctx.state.log.warn('removing an upload folder failed', { error }));
   }
 }

@@ -303,9 +303,10 @@ describe.skipIf(!hasGs)('Ghostscript engine on files Ghostscript 10.00 misreads'
     const { output, inputPath, warnings } = await compress(engine, slug, await bytes(), level);
     await expectValidPdf(output, pages);
     if (hasPdftoppm) await expectSamePictures(inputPath, output.path, pages);
-    // Where the legacy interpreter exists, the file the default one blanks is still compressed, by it.
+    // Where the legacy interpreter exists, the file the default one blanks is compressed by it, which
+    // the structure's /Info says goes first: the default one is not tried.
     if (legacy && bytes === infoIsPageTreePdf && level !== 'low') {
-      expect(warnings.join('\n')).toMatch(/"interpreter":"default".*Couldn't initialise file/);
+      expect(warnings.join('\n')).not.toMatch(/Couldn't initialise file/);
       expect(output.method).toMatch(/^ghostscript/);
     }
   });

@@ -223,8 +223,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       tidied === undefined || 'failure' in tidied
         ? undefined
         : { ...(await candidate(tidied.path, 'qpdf')), repaired: tidied.repaired };
+    const read = structure !== undefined && 'value' in structure ? structure.value : undefined;
     const preferLegacy =
-      legacyAvailable && structure !== undefined && 'value' in structure && structure.value.compositeFonts;
+      legacyAvailable && read !== undefined && (read.compositeFonts || read.infoIsPageTree);
     const interpreters = interpreterOrder(legacyAvailable, preferLegacy);
     // The check renders with the default interpreter first whatever the fonts: unlike pdfwrite it was
     // faster there on composite fonts (0.35 s vs 1.07 s to render five pages).

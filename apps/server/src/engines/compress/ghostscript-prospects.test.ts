@@ -10,6 +10,7 @@ const page = (...streams: StoredStream[]): PdfStructure => ({
   attachments: [],
   outlines: [],
   compositeFonts: false,
+  infoIsPageTree: false,
   pageSides: [792],
   streams: [streams],
 });

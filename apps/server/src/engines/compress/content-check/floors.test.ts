@@ -193,6 +193,7 @@ describe('structureBelowFloor', () => {
     attachments: ['foo.txt'],
     outlines: ['Chapter 1', 'Chapter 1.1'],
     compositeFonts: false,
+    infoIsPageTree: false,
     pageSides: [612, 612],
     streams: [[], []],
   };
@@ -328,6 +329,7 @@ describe('storedStreamsChanged', () => {
     attachments: [],
     outlines: [],
     compositeFonts: false,
+    infoIsPageTree: false,
     pageSides: [612],
     streams: [streams],
   });

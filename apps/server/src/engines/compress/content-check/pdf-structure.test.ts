@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { embeddedFontPdf, photoPdf, textPdf, writeFixture } from '@pdn/fixtures';
+import { embeddedFontPdf, infoIsPageTreePdf, photoPdf, textPdf, writeFixture } from '@pdn/fixtures';
 import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repairNumbers } from '../../pdf/qpdf-json.js';
@@ -25,6 +25,7 @@ const none: PdfStructure = {
   attachments: [],
   outlines: [],
   compositeFonts: false,
+  infoIsPageTree: false,
 };
 
 describe('holdsNoStructure', () => {
@@ -107,6 +108,37 @@ describe('parseStructure', () => {
         want: { compositeFonts: true },
       },
     ],
+    [
+      "a trailer /Info that is the catalog's /Pages",
+      {
+        given: {
+          qpdf: [
+            {},
+            {
+              trailer: { value: { '/Info': '2 0 R', '/Root': '1 0 R' } },
+              'obj:1 0 R': { value: { '/Type': '/Catalog', '/Pages': '2 0 R' } },
+              'obj:2 0 R': { value: { '/Type': '/Pages', '/Kids': [], '/Count': 0 } },
+            },
+          ],
+        },
+        want: { infoIsPageTree: true },
+      },
+    ],
+    [
+      'a trailer /Info of its own',
+      {
+        given: {
+          qpdf: [
+            {},
+            {
+              trailer: { value: { '/Info': '3 0 R', '/Root': '1 0 R' } },
+              'obj:1 0 R': { value: { '/Type': '/Catalog', '/Pages': '2 0 R' } },
+            },
+          ],
+        },
+        want: { infoIsPageTree: false },
+      },
+    ],
   ];
   it.each(table)('%s', (_name, { given, want }) => {
     expect(parseStructure(JSON.stringify(given))).toMatchObject(want);
@@ -162,6 +194,7 @@ describe.skipIf(qpdf === undefined)('readStructure', () => {
         attachments: ['notes.txt'],
         outlines: ['Chapter 1'],
         compositeFonts: false,
+        infoIsPageTree: false,
         pageSides: [300],
       },
     ],
@@ -172,6 +205,14 @@ describe.skipIf(qpdf === undefined)('readStructure', () => {
     expect(await readStructure(path, 'input', { qpdf, cwd, timeoutMs: 60_000 })).toEqual({
       value: { ...want, streams: want.pageSides.map(() => expect.any(Array)) },
     });
+  });
+
+  it("says when the trailer's /Info is the page tree", { timeout: 60_000 }, async () => {
+    const path = await writeFixture(dir, 'info-is-page-tree.pdf', await infoIsPageTreePdf());
+    const cwd = await mkdtemp(join(dir, 'job-'));
+    if (qpdf === undefined) return;
+    const read = await readStructure(path, 'input', { qpdf, cwd, timeoutMs: 60_000 });
+    expect(read).toMatchObject({ value: { infoIsPageTree: true } });
   });
 
   it('lists the streams each page draws from, as they are stored', { timeout: 60_000 }, async () => {

@@ -30,6 +30,12 @@ export interface PdfStructure {
   /** Whether the PDF uses composite (Type0) fonts: that picks Ghostscript's PDF interpreter (../presets.ts). */
   compositeFonts: boolean;
   /**
+   * Whether the trailer's /Info is the catalog's /Pages, the page tree (py-pdf's cmyk-image.pdf): the
+   * default interpreter of Ghostscript 10.00 cannot open such a file ("Couldn't initialise file", no
+   * page written), so the legacy one goes first.
+   */
+  infoIsPageTree: boolean;
+  /**
    * Per page, the longest side of its /MediaBox (inherited through /Parent) in points times its
    * /UserUnit; undefined where the box is missing or malformed. The check's render size comes from it
    * (page-sizes.ts), so no renderer has to be asked first.
@@ -180,6 +186,14 @@ function outlineTitles(outlines: readonly Outline[] | undefined, into: string[] 
   return into;
 }
 
+/** Whether the trailer's /Info names the same object as the catalog's /Pages. */
+function infoIsPageTree(objects: Objects): boolean {
+  const trailer = dictionary(objects.trailer?.value);
+  const info = trailer?.['/Info'];
+  const pages = dictionary(resolveObject(trailer?.['/Root'], objects))?.['/Pages'];
+  return typeof info === 'string' && info === pages;
+}
+
 /** The structure in qpdf's JSON text (exported for tests). */
 export function parseStructure(text: string): PdfStructure {
   const json = JSON.parse(repairNumbers(text)) as QpdfJson;
@@ -196,6 +210,7 @@ export function parseStructure(text: string): PdfStructure {
     outlines: outlineTitles(json.outlines),
     // PDF uses the name /Type0 for nothing but composite fonts (ISO 32000-2 §9.7).
     compositeFonts: text.includes('"/Type0"'),
+    infoIsPageTree: infoIsPageTree(objects),
     pageSides: (json.pages ?? []).map((page) => pageSide(page.object, objects)),
     streams: (json.pages ?? []).map((page) => pageStreams(page.object, objects)),
   };

@@ -2,8 +2,20 @@
 // `<id>.pdf` plus `<id>.json` (its filename, size and expiry): the id is all a URL carries, never a
 // path or a name. Metadata is written before the PDF is moved in, so a crash between the two leaves
 // metadata that the sweeper removes, never a PDF nobody will delete.
-import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { OUTPUT_ID_PATTERN } from './output-id.js';
 import type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
 
@@ -13,6 +25,19 @@ import type { OpenedOutput, OutputMeta, OutputStore } from './output-store.js';
  * 1 MiB (the merge bench, which counts the download). A download holds at most this in memory.
  */
 const READ_BYTES = 1024 * 1024;
+
+/**
+ * The stream of an output of `size` bytes. Each read takes a fresh buffer of the stream's read size
+ * from outside the JavaScript heap, and a small output read in 1 MiB had two (its bytes, then the end of
+ * the file): 2 MiB a download, which set the collector running so often that it took a quarter of the
+ * server's time while 14 KB PDFs were downloaded one after another (7.6 ms of CPU a download, 3.1 ms
+ * reading no more than the file holds). Stopping at the size the answer's Content-Length says also
+ * spares the read that finds the end.
+ */
+function streamOf(handle: FileHandle, size: number): Readable {
+  if (size === 0) return handle.createReadStream();
+  return handle.createReadStream({ highWaterMark: Math.min(READ_BYTES, size), end: size - 1 });
+}
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
@@ -55,7 +80,7 @@ export class FolderOutputStore implements OutputStore {
     try {
       // Opened before it is streamed, so a sweep in between cannot pull the file away.
       const handle = await open(join(this.dir, `${id}.pdf`), 'r');
-      return { meta, body: handle.createReadStream({ highWaterMark: READ_BYTES }) };
+      return { meta, body: streamOf(handle, meta.size) };
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;

@@ -13,6 +13,7 @@ import { T0 } from '../database/contract-harness.js';
 import type { Stores } from '../database/stores.js';
 import { FolderOutputStore } from './folder-output-store.js';
 import { newOutputId } from './output-id.js';
+import type { OutputRow } from './output-rows.js';
 import { outputStoreContract } from './output-store.contract.js';
 import { SmallOutputsInline } from './small-outputs-inline.js';
 
@@ -92,6 +93,23 @@ export function outputRowsContract(backend: Backend): void {
       const inFolder = await bytesOf(folder, key);
       if (where === 'rows') expect(inFolder === undefined || !inFolder.equals(last)).toBe(true);
       else expect(inFolder?.equals(last)).toBe(true);
+    });
+
+    it("leaves a job's small outputs for its end, up to the limit in all, the rest underneath", async () => {
+      const withEnd: OutputRow[] = [];
+      const keys = [newOutputId(), newOutputId(), newOutputId()];
+      const sizes = [LIMIT / 2, LIMIT / 2, 1];
+      for (const [index, key] of keys.entries())
+        await store.put(
+          key,
+          await file(randomBytes(sizes[index] ?? 0)),
+          { filename: 'p.png', expiresAt: T0 + 1 },
+          withEnd,
+        );
+      expect(withEnd.map((row) => row.meta.id)).toEqual(keys.slice(0, 2));
+      // Left with the end, not stored: they open once the job's end stores them.
+      expect(await store.open(keys[0] ?? '')).toBeUndefined();
+      expect(await bytesOf(folder, keys[2] ?? '')).toHaveLength(1);
     });
 
     it('serves from another process what one put, with its name and expiry', async () => {

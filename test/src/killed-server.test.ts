@@ -166,10 +166,10 @@ describe.skipIf(browserMissing !== undefined)('a server killed with SIGKILL in t
       headers: { authorization: `Bearer ${key}` },
       body,
     }).catch(() => undefined);
-    // The browser names its profile, in the server's TMPDIR, on its command line; its renderer spins.
+    // The browser names its profile, in the server's work area, on its command line; its renderer spins.
     let browser: ToolProcess[] = [];
     for (let tries = 0; tries < 1200; tries += 1) {
-      browser = await processesUnder(sharedTemp);
+      browser = await processesUnder(killed.dataDir);
       const groups = new Set(browser.map((tool) => tool.group));
       if ((await processesInGroups(groups)).some((tool) => tool.command.includes('--type=renderer'))) break;
       await sleep(25);
@@ -179,6 +179,10 @@ describe.skipIf(browserMissing !== undefined)('a server killed with SIGKILL in t
     const tools = [...browser, ...(await processesInGroups(groups))];
     expect(tools.some((tool) => tool.command.includes('--type=renderer'))).toBe(true);
     expect(await killed.signal('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(await survivors(tools, sharedTemp), JSON.stringify(tools, null, 1)).toEqual([]);
+    expect(await survivors(tools, killed.dataDir), JSON.stringify(tools, null, 1)).toEqual([]);
+    // Its profile goes with the work area, which the next process reclaims.
+    expect(await workAreas(killed)).toHaveLength(1);
+    await start({});
+    expect(await workAreas(killed)).toEqual([]);
   });
 });

@@ -121,7 +121,7 @@ async function buildEngines(
     maxImagePixels: config.maxImagePixels,
     memoryBytes: config.ocrMemoryBytes,
   });
-  const htmlPdf = createHtmlPdfEngine({ tools, cpuSlots, log });
+  const htmlPdf = createHtmlPdfEngine({ tools, cpuSlots, folders, log });
   const officePdf = createOfficePdfEngine({
     tools,
     cpuSlots,

@@ -26,6 +26,16 @@ export interface InputFile {
   label: string;
 }
 
+/**
+ * Folders in this process's work area (storage/work-dirs.ts) for what an engine keeps between calls (a
+ * warm LibreOffice's or Chromium's profile): removed by the engine when done, and by the next process
+ * of the deployment when this one was killed before it could.
+ */
+export interface WorkFolders {
+  create(prefix: string): Promise<string>;
+  remove(dir: string): Promise<void>;
+}
+
 /** Every engine call runs inside a per-request temp folder that the caller removes afterwards. */
 export interface WorkContext {
   workDir: string;

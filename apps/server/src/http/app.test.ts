@@ -107,7 +107,7 @@ describe('createApp', () => {
         memoryBytes: 1024 * 1024 * 1024,
       }),
       // No Chromium: the operation answers 501 (engines/converters.ts).
-      htmlPdf: createHtmlPdfEngine({ tools: {}, cpuSlots, log }),
+      htmlPdf: createHtmlPdfEngine({ tools: {}, cpuSlots, folders: storage.workDirs, log }),
       // No LibreOffice: the operation answers 501 (engines/converters.ts).
       officePdf: createOfficePdfEngine({
         tools: {},

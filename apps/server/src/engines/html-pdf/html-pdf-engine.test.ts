@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConverterUnavailableError, InvalidInputError } from '../../errors.js';
 import { CpuSlots } from '../cpu-slots.js';
 import { detectTools } from '../tools.js';
+import type { WorkFolders } from '../types.js';
 import { createHtmlPdfEngine } from './index.js';
 import { countPages } from './page-count.js';
 import type { HtmlBudget, HtmlPage, PrintOptions } from './types.js';
@@ -38,6 +39,12 @@ afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
+/** The browser's profile folders, in this test's folder (the server gives its work area). */
+const folders: WorkFolders = {
+  create: (prefix) => mkdtemp(join(dir, prefix)),
+  remove: (folder) => rm(folder, { recursive: true, force: true }),
+};
+
 /** A work folder holding `files` (name to content); the page is `index.html` among them. */
 async function upload(html: string, assets: Record<string, string | Uint8Array> = {}) {
   runs += 1;
@@ -59,7 +66,7 @@ async function upload(html: string, assets: Record<string, string | Uint8Array> 
 
 // Each call starts pages, and the first a browser: seconds each on a loaded machine.
 describe.skipIf(tools.chromium === undefined)('HTML to PDF with Chromium', { timeout: 30_000 }, () => {
-  const engine = createHtmlPdfEngine({ tools, cpuSlots: new CpuSlots(1), log });
+  const engine = createHtmlPdfEngine({ tools, cpuSlots: new CpuSlots(1), folders, log });
   afterAll(() => engine.close());
 
   it('prints the page with its assets, and lists what it asked for beyond them', async () => {
@@ -133,7 +140,7 @@ describe.skipIf(tools.chromium === undefined)('HTML to PDF with Chromium', { tim
 
 describe('HTML to PDF without Chromium', () => {
   it('answers 501 naming Chromium', async () => {
-    const engine = createHtmlPdfEngine({ tools: {}, cpuSlots: new CpuSlots(1), log });
+    const engine = createHtmlPdfEngine({ tools: {}, cpuSlots: new CpuSlots(1), folders, log });
     const { page, job } = await upload('<p>x</p>');
     const error = await engine.toPdf(page, PRINT, BUDGET, job).catch((e) => e);
     expect(error).toBeInstanceOf(ConverterUnavailableError);

@@ -11,7 +11,7 @@ import { requireConverter } from '../converters.js';
 import type { CpuSlots } from '../cpu-slots.js';
 import { ToolAbortedError } from '../run-tool.js';
 import type { DetectedTools } from '../tools.js';
-import type { EngineLog, WorkContext } from '../types.js';
+import type { EngineLog, WorkContext, WorkFolders } from '../types.js';
 import { printPage } from './print-page.js';
 import type { HtmlBudget, HtmlPage, HtmlPdfEngine, HtmlPdfOutput, PrintOptions } from './types.js';
 import { WarmBrowser } from './warm-browser.js';
@@ -22,6 +22,8 @@ export interface HtmlPdfEngineOptions {
   /** The tools found at start-up: Chromium among them, or not. */
   tools: DetectedTools;
   cpuSlots: CpuSlots;
+  /** Where the browser's profile is made. */
+  folders: WorkFolders;
   log: EngineLog;
 }
 
@@ -37,7 +39,7 @@ export function createHtmlPdfEngine(o: HtmlPdfEngineOptions): HtmlPdfEngine {
     ): Promise<HtmlPdfOutput> {
       requireConverter(o.tools, 'html');
       // Found by requireConverter, so never the fallback.
-      browser ??= new WarmBrowser(o.tools.chromium?.path ?? 'chromium', o.log);
+      browser ??= new WarmBrowser(o.tools.chromium?.path ?? 'chromium', o.folders, o.log);
       const warm = browser;
       const path = join(job.workDir, 'page.pdf');
       return o.cpuSlots.run(async () => {

@@ -1,11 +1,20 @@
 // The warm browser: one Chromium for every call, started at the first, and started again at the next
 // call once it has died; it dies with this process (the parent-death signal of setpriv in front).
-import { readFile } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectTools } from '../tools.js';
+import type { WorkFolders } from '../types.js';
 import { WarmBrowser } from './warm-browser.js';
 
 const { chromium } = await detectTools();
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /** The processes whose parent is this one and whose command line names Chromium. */
 async function browserChildren(): Promise<number[]> {
@@ -19,8 +28,19 @@ async function browserChildren(): Promise<number[]> {
   return named.filter((pid) => pid !== 0);
 }
 
+/** Profile folders as the server's work area gives them, each remembered. */
+const made: string[] = [];
+const folders: WorkFolders = {
+  async create(prefix) {
+    const folder = await mkdtemp(join(tmpdir(), `pdn-warm-browser-${prefix}`));
+    made.push(folder);
+    return folder;
+  },
+  remove: (folder) => rm(folder, { recursive: true, force: true }),
+};
+
 describe.skipIf(chromium === undefined)('WarmBrowser', () => {
-  const warm = new WarmBrowser(chromium?.path ?? '', { info: () => {}, warn: () => {} });
+  const warm = new WarmBrowser(chromium?.path ?? '', folders, { info: () => {}, warn: () => {} });
   afterAll(() => warm.close());
 
   it('keeps one browser, and starts another once it has gone', async () => {
@@ -35,5 +55,14 @@ describe.skipIf(chromium === undefined)('WarmBrowser', () => {
     const second = await warm.browser();
     expect(second).not.toBe(first);
     expect(second.isConnected()).toBe(true);
+  });
+
+  it('makes each profile in a folder of the work area, and removes it once its browser has gone', async () => {
+    expect(made).toHaveLength(2);
+    // The dead browser's, removed as the second started; the second's, on close.
+    expect(await exists(made[0] ?? '')).toBe(false);
+    expect(await exists(made[1] ?? '')).toBe(true);
+    await warm.close();
+    expect(await exists(made[1] ?? '')).toBe(false);
   });
 });

@@ -2,13 +2,11 @@
 // fresh browser context (about 10 ms), not a browser start (about a second). Each call gets a context
 // of its own, closed after it, so no cookie, cache or storage passes from one caller to the next. A
 // browser that died (a crash, the out-of-memory killer) is started again at the next call.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { TOOL_MARK_VARIABLE } from '../../processes/marked-processes.js';
 import { ensureToolReaper, toolMark } from '../../processes/tool-reaper.js';
-import type { EngineLog } from '../types.js';
+import type { EngineLog, WorkFolders } from '../types.js';
 import { chromiumCommand } from './chromium-command.js';
 
 /** A start that takes longer is a broken install, not a busy machine. */
@@ -25,6 +23,7 @@ export class WarmBrowser {
 
   constructor(
     readonly executable: string,
+    readonly folders: WorkFolders,
     readonly log: EngineLog,
   ) {}
 
@@ -53,7 +52,8 @@ export class WarmBrowser {
   }
 
   async #launch(): Promise<Running> {
-    const profileDir = await mkdtemp(join(tmpdir(), 'pdn-chromium-'));
+    // In this process's work area, so that a later process removes it when this one was killed.
+    const profileDir = await this.folders.create('chromium-');
     const [executablePath, args] = chromiumCommand(this.executable, profileDir);
     ensureToolReaper();
     const started = performance.now();
@@ -67,7 +67,9 @@ export class WarmBrowser {
           PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
           LANG: 'C.UTF-8',
           HOME: profileDir,
-          TMPDIR: profileDir,
+          // Not the profile: Chromium makes its single-instance socket in a folder of TMPDIR, and a
+          // Unix socket's path may not pass 107 bytes, which a deep data folder would.
+          TMPDIR: tmpdir(),
           [TOOL_MARK_VARIABLE]: toolMark,
         },
         // The server's own shutdown closes it (engines' cleanups); Playwright must not act on signals.
@@ -82,13 +84,13 @@ export class WarmBrowser {
       });
       return { browser, profileDir };
     } catch (error) {
-      await rm(profileDir, { recursive: true, force: true });
+      await this.folders.remove(profileDir);
       throw error;
     }
   }
 
   async #dispose({ browser, profileDir }: Running): Promise<void> {
     await browser.close().catch(() => undefined);
-    await rm(profileDir, { recursive: true, force: true });
+    await this.folders.remove(profileDir);
   }
 }

@@ -60,6 +60,11 @@ interface Timed {
 /** What a pdn answer was, read back from the server's log, and its work to run alone. */
 interface Answer {
   method: string;
+  /**
+   * The tools the call started, and how many of them were Ghostscript rewrites: counts, which the
+   * load of a shared machine does not blur as it does times.
+   */
+  runs: { tools: number; ghostscript: number };
   /** The work of the answer done alone; undefined where the answer is the original. */
   alone: (() => Promise<void>) | undefined;
 }
@@ -78,8 +83,13 @@ function answerOf(server: TestServer, requestId: string, file: string, scratch: 
   const compressed = records.find((record) => record.msg === 'compressed');
   if (compressed === undefined) throw new Error(`no "compressed" log line for request ${requestId}`);
   const method = String(compressed.method);
-  if (method === 'qpdf') return { method, alone: () => qpdfRewrite(file, `${scratch}/alone-qpdf.pdf`) };
-  if (!method.startsWith('ghostscript')) return { method, alone: undefined };
+  const toolRuns = records.filter((record) => record.msg === 'tool finished');
+  const runs = {
+    tools: toolRuns.length,
+    ghostscript: toolRuns.filter((record) => (record.args as string[]).includes('-sDEVICE=pdfwrite')).length,
+  };
+  if (method === 'qpdf') return { method, runs, alone: () => qpdfRewrite(file, `${scratch}/alone-qpdf.pdf`) };
+  if (!method.startsWith('ghostscript')) return { method, runs, alone: undefined };
   const written = `-sOutputFile=ghostscript-${compressed.preset}-${compressed.interpreter}.pdf`;
   const gsRun = records.find(
     (record) => record.msg === 'tool finished' && Array.isArray(record.args) && record.args.includes(written),
@@ -91,6 +101,7 @@ function answerOf(server: TestServer, requestId: string, file: string, scratch: 
   const replayed = args.map((arg) => arg.replaceAll(input, file));
   return {
     method,
+    runs,
     alone: async () => {
       await run(String(gsRun.tool), replayed, { cwd: scratch });
       // The qpdf pass after it, where that made the answer.
@@ -109,11 +120,13 @@ async function timed(task: () => Promise<unknown>, cpu: () => Promise<number>): 
 }
 
 const median = (values: readonly number[]) => percentile(values, 50);
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 interface FileResult {
   file: string;
   level: Level;
   method: string;
+  runs: Answer['runs'];
   pdn: Timed;
   cli: Timed;
   alone: Timed | undefined;
@@ -160,6 +173,7 @@ async function measureFile(
     file: name,
     level,
     method: answer.method,
+    runs: answer.runs,
     pdn: mid((r) => r.pdn),
     cli: mid((r) => r.cli),
     alone: answer.alone && mid((r) => r.alone as Timed),
@@ -187,7 +201,7 @@ function summaryRows(level: Level, results: readonly FileResult[]): Row[] {
       ratio: median(wall),
       target: `<= ${TARGET.median.toFixed(2)}`,
       met: median(wall) <= TARGET.median,
-      note: `CPU seconds: median ${median(cpu).toFixed(2)}, worst ${Math.max(...cpu).toFixed(2)}`,
+      note: `CPU seconds: median ${median(cpu).toFixed(2)}, worst ${Math.max(...cpu).toFixed(2)}; Ghostscript rewrites ${sum(results.map((r) => r.runs.ghostscript))}, tool runs ${sum(results.map((r) => r.runs.tools))} over the ${results.length} answers`,
     },
     {
       scenario: SCENARIO,
@@ -227,6 +241,7 @@ function detailRow(r: FileResult): string[] {
     r.alone ? `${formatMs(r.alone.ms)} / ${r.alone.cpu.toFixed(2)} s` : '',
     (r.pdn.ms / r.cli.ms).toFixed(2),
     [inspect, gsMs, qpdf, check, other].map(share).join(' / '),
+    `${r.runs.tools} (${r.runs.ghostscript})`,
   ];
 }
 
@@ -258,6 +273,7 @@ async function compressionRealWorld(context: BenchContext): Promise<ScenarioResu
       'the answer alone',
       'pdn / CLI',
       'inspection / Ghostscript / qpdf / check / HTTP and other',
+      'tool runs (Ghostscript rewrites)',
     ];
     return {
       rows,

@@ -76,7 +76,13 @@ export function operationProcessor(deps: ProcessorDeps): JobProcessor {
       };
       return await operations[record.operation].run(folder.inputs, record.input.params, work, outputs);
     } finally {
-      await folder.close();
+      // Started now, not waited for: the job's end is recorded and told meanwhile instead of after it
+      // (1.7 ms a synchronous Office conversion on a quiet machine, 4 to 6 ms on a loaded one). Its
+      // outputs have moved into the output store, work kept between turns into the input store; what a
+      // stopped process leaves goes with its work area.
+      folder
+        .close()
+        .catch((error: unknown) => job.log.warn("removing a job attempt's folder failed", { error }));
     }
   };
 }

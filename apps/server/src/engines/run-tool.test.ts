@@ -37,6 +37,8 @@ describe('runTool', () => {
     const report = new ToolReport(
       createLogger('debug', (line) => lines.push(line)).child({ job_id: 'job-1' }),
     );
+    // The launcher already runs, started outside any job, as a server starts it with its first tool.
+    await runTool('true', [], { cwd, timeoutMs: 10_000 });
     const result = await withToolReport(report, async () => {
       await runTool('sh', ['-c', 'exit 0'], { cwd, timeoutMs: 10_000 });
       return runTool('sh', ['-c', 'echo warning: odd xref >&2; exit 3'], { cwd, timeoutMs: 10_000 });

@@ -154,6 +154,9 @@ export function runTool(
     let stderr: Buffer = Buffer.alloc(0);
     let stoppedBy: Error | undefined;
     const started = performance.now();
+    // Read now, in the caller's async context: the tool's end is heard in the launcher's message
+    // handler, outside it.
+    const report = toolReport();
 
     const finish = () => {
       clearTimeout(timer);
@@ -194,7 +197,6 @@ export function runTool(
       finish();
       const diagnostics = stderr.toString('utf8');
       const ms = performance.now() - started;
-      const report = toolReport();
       report?.log.debug('tool finished', {
         tool: command,
         // What it was asked, so that a run can be repeated by hand (the bench times the compress

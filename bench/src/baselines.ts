@@ -12,8 +12,9 @@ const run = promisify(execFile);
 export const GHOSTSCRIPT_PRESETS = ['/screen', '/ebook', '/printer'] as const;
 export type GhostscriptPreset = (typeof GHOSTSCRIPT_PRESETS)[number];
 
-export async function ghostscript(input: string, output: string, preset: GhostscriptPreset): Promise<void> {
-  await run('gs', [
+/** The gs CLI's command line as a user writes it for `preset`. */
+export function ghostscriptArgs(input: string, output: string, preset: GhostscriptPreset): string[] {
+  return [
     '-dSAFER',
     '-dBATCH',
     '-dNOPAUSE',
@@ -22,7 +23,11 @@ export async function ghostscript(input: string, output: string, preset: Ghostsc
     `-dPDFSETTINGS=${preset}`,
     `-sOutputFile=${output}`,
     input,
-  ]);
+  ];
+}
+
+export async function ghostscript(input: string, output: string, preset: GhostscriptPreset): Promise<void> {
+  await run('gs', ghostscriptArgs(input, output, preset));
 }
 
 /** qpdf's lossless rewrite, as pdn's own pass runs it: object streams, flate level 9. */

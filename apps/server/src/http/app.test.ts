@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PasswordHasher } from '../accounts/index.js';
 import { Admission } from '../admission/admission.js';
 import { QueueWait } from '../admission/queue-wait.js';
@@ -205,8 +205,10 @@ describe('createApp', () => {
     );
     expect(logged).toMatch(/"level":"error".*ENOENT/);
     expect(JSON.stringify(body)).not.toMatch(/ENOENT|outputs/);
-    // The request's work folder went too, fault or not.
-    expect(await readdir(storage.workDirs.area)).toEqual([]);
+    // The request's work folder goes too, fault or not: just after the answer, which does not wait.
+    await vi.waitFor(async () => expect(await readdir(storage.workDirs.area)).toEqual([]), {
+      timeout: 5_000,
+    });
   });
 
   it('answers OCR of documents without its tools with a 500 and logs what to install', async () => {

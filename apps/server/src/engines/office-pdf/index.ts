@@ -12,7 +12,7 @@ import { pageRangesText } from '../page-ranges.js';
 import { inspectPdf } from '../pdf-inspect.js';
 import { toolReport } from '../tool-report.js';
 import type { DetectedTools } from '../tools.js';
-import type { EngineLog, InputFile, WorkContext } from '../types.js';
+import type { EngineLog, InputFile, WorkContext, WorkFolders } from '../types.js';
 import { InstancePool } from './instance-pool.js';
 import { networkIsolation } from './network-isolation.js';
 import { recogniseDocument } from './office-format.js';
@@ -52,8 +52,8 @@ const NEAR_LIMIT = 0.75;
 export interface OfficePdfEngineOptions {
   tools: DetectedTools;
   cpuSlots: CpuSlots;
-  /** Folders in this process's work area (storage/work-dirs.ts), swept when it dies. */
-  folders: { create(prefix: string): Promise<string>; remove(dir: string): Promise<void> };
+  /** Where instances' profiles are made. */
+  folders: WorkFolders;
   /** The largest plan's memory for a conversion: the limit instances start under. */
   maxMemoryBytes: number;
   /** Conversions per instance; tests set 1 to see every conversion start its own. */

@@ -60,8 +60,3 @@ export function killGroup(pid: number | undefined): void {
     // The group is already gone.
   }
 }
-
-/** Kills the tool's whole process group: the tool and whatever it started that stayed in it. */
-export function killToolGroup(child: ChildProcess): void {
-  killGroup(child.pid);
-}

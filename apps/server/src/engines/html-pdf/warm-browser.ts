@@ -4,8 +4,8 @@
 // browser that died (a crash, the out-of-memory killer) is started again at the next call.
 import { tmpdir } from 'node:os';
 import { type Browser, chromium } from 'playwright-core';
-import { TOOL_MARK_VARIABLE } from '../../processes/marked-processes.js';
-import { ensureToolReaper, toolMark } from '../../processes/tool-reaper.js';
+import { withToolMark } from '../../processes/spawn-tool.js';
+import { ensureToolReaper } from '../../processes/tool-reaper.js';
 import type { EngineLog, WorkFolders } from '../types.js';
 import { chromiumCommand } from './chromium-command.js';
 
@@ -63,15 +63,14 @@ export class WarmBrowser {
         args,
         ignoreDefaultArgs: true,
         // The browser and what it starts carry the mark, so the watchdog finds them after our death.
-        env: {
+        env: withToolMark({
           PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
           LANG: 'C.UTF-8',
           HOME: profileDir,
           // Not the profile: Chromium makes its single-instance socket in a folder of TMPDIR, and a
           // Unix socket's path may not pass 107 bytes, which a deep data folder would.
           TMPDIR: tmpdir(),
-          [TOOL_MARK_VARIABLE]: toolMark,
-        },
+        }),
         // The server's own shutdown closes it (engines' cleanups); Playwright must not act on signals.
         handleSIGINT: false,
         handleSIGTERM: false,

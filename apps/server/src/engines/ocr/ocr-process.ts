@@ -12,7 +12,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { killToolGroup, spawnTool } from '../../processes/spawn-tool.js';
+import { killGroup, spawnTool } from '../../processes/spawn-tool.js';
 import type { Fragment, FragmentRequest, ImageCheckRequest } from '../images-pdf/image-fragment.js';
 import { limitedCommand, type MemoryLimit } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
@@ -153,7 +153,7 @@ export class OcrProcess implements PoolWorker {
   }
 
   async terminate(): Promise<void> {
-    if (this.#alive) killToolGroup(this.#child);
+    if (this.#alive) killGroup(this.#child.pid);
     await this.#exited;
   }
 

@@ -11,7 +11,7 @@ import { setPriority } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findSetpriv } from '../../processes/parent-death.js';
 import { startTimeOf } from '../../processes/process-identity.js';
-import { killToolGroup, spawnTool } from '../../processes/spawn-tool.js';
+import { killGroup, spawnTool } from '../../processes/spawn-tool.js';
 import { limitedCommand, type MemoryLimit } from '../run-tool.js';
 import type { EngineLog } from '../types.js';
 import type { OfficeFamily } from './office-format.js';
@@ -238,7 +238,7 @@ export class OfficeInstance {
 
   /** Kills the bridge and LibreOffice, with whatever they were doing. */
   async terminate(): Promise<void> {
-    if (this.#alive) killToolGroup(this.#child);
+    if (this.#alive) killGroup(this.#child.pid);
     await this.#exited;
     // The bridge's exit is heard first: soffice.bin, killed with it, takes a few milliseconds more to
     // give back its memory, and an instance started in that moment would run beside it.

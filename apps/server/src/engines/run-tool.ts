@@ -7,21 +7,28 @@
 import { constants } from 'node:os';
 import { basename } from 'node:path';
 import { toolRuns } from '../metrics.js';
-import { launchTool } from '../processes/tool-launcher.js';
+import { type LaunchedTool, launchTool } from '../processes/tool-launcher.js';
 import { toolReport } from './tool-report.js';
 
-export interface RunToolOptions {
+/** Where and how a tool is started. */
+export interface ToolStartOptions {
   /** Working folder: the per-request temp folder, so nothing lands anywhere else. */
   cwd: string;
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
   /** Variables added to the minimal environment (PATH, LANG, HOME and TMPDIR set to `cwd`). */
   env?: Record<string, string>;
   /** Runs the tool under this memory limit (OCR of a hostile image must not take the machine's memory). */
   memoryLimit?: MemoryLimit;
+}
+
+/** The run's bounds, counted from when its work is handed over. */
+export interface ToolRunOptions {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
   /** Sees what the tool prints on stderr as it prints it (OCRmyPDF's page progress). */
   onStderr?: (chunk: Buffer) => void;
 }
+
+export type RunToolOptions = ToolStartOptions & ToolRunOptions;
 
 /** A memory limit set with util-linux's prlimit, which applies it, then executes the command. */
 export interface MemoryLimit {
@@ -129,6 +136,155 @@ function appendCapped(buffer: Buffer, chunk: Buffer): Buffer {
   return joined.length > MAX_CAPTURE_BYTES ? joined.subarray(joined.length - MAX_CAPTURE_BYTES) : joined;
 }
 
+/** What `ToolProcess.run` is waiting for: the tool's end, and the run's own bounds. */
+interface PendingRun {
+  options: ToolRunOptions;
+  /** The command line the log gives, so that the run can be repeated by hand. */
+  asked: readonly string[];
+  started: number;
+  report: ReturnType<typeof toolReport>;
+  timer: NodeJS.Timeout;
+  onAbort: () => void;
+  resolve(result: ToolResult): void;
+  reject(error: unknown): void;
+}
+
+/** A tool as the launcher runs it: its output captured from its start, its work bounded from `run`. */
+class ToolProcess {
+  readonly #command: string;
+  readonly #args: readonly string[];
+  readonly #tool: LaunchedTool;
+  #stdout: Buffer = Buffer.alloc(0);
+  #stderr: Buffer = Buffer.alloc(0);
+  #stoppedBy: Error | undefined;
+  #pending: PendingRun | undefined;
+  /** How it ended before anyone ran it: a spawn error, or its exit. */
+  #endedEarly: (() => void) | undefined;
+  ended = false;
+
+  constructor(command: string, args: readonly string[], start: ToolStartOptions, inputLater: boolean) {
+    this.#command = command;
+    this.#args = args;
+    const [file, argv] =
+      start.memoryLimit === undefined ? [command, args] : limitedCommand(start.memoryLimit, command, args);
+    this.#tool = launchTool(
+      file,
+      argv,
+      { cwd: start.cwd, env: minimalEnv(start.cwd, start.env), niceness: TOOL_NICENESS, inputLater },
+      {
+        output: (stream, chunk) => {
+          if (stream === 'stdout') {
+            this.#stdout = appendCapped(this.#stdout, chunk);
+            return;
+          }
+          this.#stderr = appendCapped(this.#stderr, chunk);
+          this.#pending?.options.onStderr?.(chunk);
+        },
+        failed: (error) => this.#end(() => this.#settle()?.reject(error)),
+        closed: (exitCode, signal) => this.#end(() => this.#closed(exitCode, signal)),
+      },
+    );
+  }
+
+  /**
+   * Hands the tool `input` (for one started to wait for it) and resolves as `runTool` does; the
+   * timeout and the abort count from here. `asked` is the command line the log names.
+   */
+  run(
+    options: ToolRunOptions,
+    input?: Uint8Array,
+    asked: readonly string[] = this.#args,
+  ): Promise<ToolResult> {
+    return new Promise((resolve, reject) => {
+      if (options.signal?.aborted) {
+        this.kill();
+        reject(new ToolAbortedError(this.#command));
+        return;
+      }
+      const stop = (reason: Error) => {
+        this.#stoppedBy ??= reason;
+        this.#tool.kill();
+      };
+      const onAbort = () => stop(new ToolAbortedError(this.#command));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.#pending = {
+        options,
+        asked,
+        started: performance.now(),
+        // Read now, in the caller's async context: the tool's end is heard in the launcher's message
+        // handler, outside it.
+        report: toolReport(),
+        timer: setTimeout(
+          () => stop(new ToolTimeoutError(this.#command, options.timeoutMs)),
+          options.timeoutMs,
+        ),
+        onAbort,
+        resolve,
+        reject,
+      };
+      if (this.#endedEarly !== undefined) this.#endedEarly();
+      else if (input !== undefined) this.#tool.input(input);
+    });
+  }
+
+  /** Ends the tool, whether or not it ran. */
+  kill(): void {
+    this.#tool.kill();
+  }
+
+  #end(tell: () => void): void {
+    this.ended = true;
+    if (this.#pending === undefined) this.#endedEarly = tell;
+    else tell();
+  }
+
+  /** The run's waiter, its bounds cleared. */
+  #settle(): PendingRun | undefined {
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending === undefined) return undefined;
+    clearTimeout(pending.timer);
+    pending.options.signal?.removeEventListener('abort', pending.onAbort);
+    return pending;
+  }
+
+  #closed(exitCode: number | null, signal: NodeJS.Signals | null): void {
+    const pending = this.#settle();
+    if (pending === undefined) return;
+    const diagnostics = this.#stderr.toString('utf8');
+    const ms = performance.now() - pending.started;
+    const command = this.#command;
+    pending.report?.log.debug('tool finished', {
+      tool: command,
+      // What it was asked, so that a run can be repeated by hand (the bench times the compress
+      // candidate's Ghostscript run alone this way).
+      args: pending.asked,
+      exit_code: exitCode,
+      signal: signal ?? undefined,
+      ms: Math.round(ms),
+      stderr: diagnostics === '' ? undefined : diagnostics,
+    });
+    pending.report?.ran(basename(command), ms);
+    toolRuns.inc({ tool: basename(command), result: toolResult(this.#stoppedBy, exitCode) });
+    if (this.#stoppedBy) {
+      pending.reject(this.#stoppedBy);
+      return;
+    }
+    const outOfSpace = OUT_OF_SPACE.find(([pattern]) => pattern.test(diagnostics));
+    if (outOfSpace) {
+      pending.reject(new ToolOutOfSpaceError(command, outOfSpace[1], diagnostics));
+      return;
+    }
+    pending.resolve({
+      // A tool killed by a signal (a crash, since our own kills reject above) reports 128 + the
+      // signal's number, as shells do: SIGSEGV is 139.
+      exitCode: exitCode ?? 128 + (signal ? constants.signals[signal] : 0),
+      stdout: this.#stdout.toString('utf8'),
+      stderr: diagnostics,
+    });
+  }
+}
+
 /**
  * Runs `command args...` and resolves with its exit code and output, whatever the exit code: what a
  * non-zero exit means is the caller's to decide (qpdf exits 3 for warnings on a usable file).
@@ -141,90 +297,33 @@ export function runTool(
   args: readonly string[],
   options: RunToolOptions,
 ): Promise<ToolResult> {
-  return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(new ToolAbortedError(command));
-      return;
-    }
-    const [file, argv] =
-      options.memoryLimit === undefined
-        ? [command, args]
-        : limitedCommand(options.memoryLimit, command, args);
-    let stdout: Buffer = Buffer.alloc(0);
-    let stderr: Buffer = Buffer.alloc(0);
-    let stoppedBy: Error | undefined;
-    const started = performance.now();
-    // Read now, in the caller's async context: the tool's end is heard in the launcher's message
-    // handler, outside it.
-    const report = toolReport();
+  if (options.signal?.aborted) return Promise.reject(new ToolAbortedError(command));
+  return new ToolProcess(command, args, options, false).run(options);
+}
 
-    const finish = () => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-    };
-    const tool = launchTool(
-      file,
-      argv,
-      { cwd: options.cwd, env: minimalEnv(options.cwd, options.env), niceness: TOOL_NICENESS },
-      {
-        output(stream, chunk) {
-          if (stream === 'stdout') {
-            stdout = appendCapped(stdout, chunk);
-            return;
-          }
-          stderr = appendCapped(stderr, chunk);
-          options.onStderr?.(chunk);
-        },
-        failed(error) {
-          finish();
-          reject(error);
-        },
-        closed,
-      },
-    );
-    const killGroup = (reason: Error) => {
-      stoppedBy ??= reason;
-      tool.kill();
-    };
-    const timer = setTimeout(
-      () => killGroup(new ToolTimeoutError(command, options.timeoutMs)),
-      options.timeoutMs,
-    );
-    const onAbort = () => killGroup(new ToolAbortedError(command));
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+/**
+ * A tool started before its work is known: it waits for its standard input, and what it does before
+ * reading it (its own start-up) costs whoever runs it nothing. `run` hands it the input and is bounded
+ * from then on, as `runTool` is.
+ */
+export class WaitingTool {
+  readonly #process: ToolProcess;
 
-    function closed(exitCode: number | null, signal: NodeJS.Signals | null): void {
-      finish();
-      const diagnostics = stderr.toString('utf8');
-      const ms = performance.now() - started;
-      report?.log.debug('tool finished', {
-        tool: command,
-        // What it was asked, so that a run can be repeated by hand (the bench times the compress
-        // candidate's Ghostscript run alone this way).
-        args,
-        exit_code: exitCode,
-        signal: signal ?? undefined,
-        ms: Math.round(ms),
-        stderr: diagnostics === '' ? undefined : diagnostics,
-      });
-      report?.ran(basename(command), ms);
-      toolRuns.inc({ tool: basename(command), result: toolResult(stoppedBy, exitCode) });
-      if (stoppedBy) {
-        reject(stoppedBy);
-        return;
-      }
-      const outOfSpace = OUT_OF_SPACE.find(([pattern]) => pattern.test(diagnostics));
-      if (outOfSpace) {
-        reject(new ToolOutOfSpaceError(command, outOfSpace[1], diagnostics));
-        return;
-      }
-      resolve({
-        // A tool killed by a signal (a crash, since our own kills reject above) reports 128 + the
-        // signal's number, as shells do: SIGSEGV is 139.
-        exitCode: exitCode ?? 128 + (signal ? constants.signals[signal] : 0),
-        stdout: stdout.toString('utf8'),
-        stderr: diagnostics,
-      });
-    }
-  });
+  constructor(command: string, args: readonly string[], start: ToolStartOptions) {
+    this.#process = new ToolProcess(command, args, start, true);
+  }
+
+  /** It exited, or could not start, before it was given its work. */
+  get ended(): boolean {
+    return this.#process.ended;
+  }
+
+  run(input: string, options: ToolRunOptions, asked: readonly string[]): Promise<ToolResult> {
+    return this.#process.run(options, Buffer.from(input), asked);
+  }
+
+  /** Ends a tool that will not be run. */
+  discard(): void {
+    this.#process.kill();
+  }
 }

@@ -10,7 +10,18 @@ export interface StartMessage {
   cwd: string;
   env: NodeJS.ProcessEnv;
   niceness: number;
+  /** The tool's standard input stays open until an InputMessage gives it; otherwise it reads nothing. */
+  inputLater: boolean;
 }
+
+/** Server to launcher: the whole standard input of tool `id`, which is then closed. */
+export interface InputMessage {
+  type: 'input';
+  id: number;
+  chunk: Uint8Array;
+}
+
+export type LauncherRequest = StartMessage | InputMessage;
 
 /** Launcher to server, about the tool `id`. */
 export type ToolMessage =

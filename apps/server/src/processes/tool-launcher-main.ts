@@ -8,7 +8,13 @@
 // when its channel to the server closes, for systems without setpriv.
 import type { ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
-import type { SpawnFailure, StartMessage, ToolMessage } from './launcher-messages.js';
+import type {
+  InputMessage,
+  LauncherRequest,
+  SpawnFailure,
+  StartMessage,
+  ToolMessage,
+} from './launcher-messages.js';
 import { spawnInOwnGroup } from './spawn-tool.js';
 
 function send(message: ToolMessage): void {
@@ -26,6 +32,9 @@ function failure(error: NodeJS.ErrnoException): SpawnFailure {
   };
 }
 
+/** Tools whose standard input is still to come, by id. */
+const awaitingInput = new Map<number, ChildProcess>();
+
 function start(message: StartMessage): void {
   const { id } = message;
   let child: ChildProcess;
@@ -33,7 +42,7 @@ function start(message: StartMessage): void {
     child = spawnInOwnGroup(message.file, message.args, {
       cwd: message.cwd,
       env: message.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [message.inputLater ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
   } catch (error) {
     send({ type: 'failed', id, error: failure(error as NodeJS.ErrnoException) });
@@ -55,9 +64,25 @@ function start(message: StartMessage): void {
     send({ type: 'failed', id, error: failure(error) });
   });
   child.on('close', (exitCode, signal) => {
+    awaitingInput.delete(id);
     if (!failed) send({ type: 'closed', id, exitCode, signal });
   });
+  if (message.inputLater) {
+    // A tool that exits before reading its input must not take this process down with EPIPE: its
+    // exit code tells the server.
+    child.stdin?.on('error', () => {});
+    awaitingInput.set(id, child);
+  }
 }
 
-process.on('message', (message: StartMessage) => start(message));
+function input(message: InputMessage): void {
+  const child = awaitingInput.get(message.id);
+  awaitingInput.delete(message.id);
+  child?.stdin?.end(Buffer.from(message.chunk));
+}
+
+process.on('message', (message: LauncherRequest) => {
+  if (message.type === 'start') start(message);
+  else input(message);
+});
 process.on('disconnect', () => process.exit(0));

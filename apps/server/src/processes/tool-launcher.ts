@@ -12,7 +12,7 @@
 // and their groups are killed, as they lost the process that watched them.
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { StartMessage, ToolMessage } from './launcher-messages.js';
+import type { InputMessage, StartMessage, ToolMessage } from './launcher-messages.js';
 import { killGroup, spawnInOwnGroup, withToolMark } from './spawn-tool.js';
 import { ensureToolReaper } from './tool-reaper.js';
 
@@ -28,6 +28,8 @@ export interface LaunchOptions {
   env: NodeJS.ProcessEnv;
   /** The tool's nice value, set by the launcher as soon as it has started it. */
   niceness: number;
+  /** The tool waits for its standard input, given later by `LaunchedTool.input`; otherwise it reads none. */
+  inputLater?: boolean;
 }
 
 /** What the caller of launchTool is told about its tool, in this order: output, then one ending. */
@@ -41,12 +43,23 @@ export interface ToolListener {
 /** A started tool: killing it kills its whole process group, now or as soon as its pid is known. */
 export interface LaunchedTool {
   kill(): void;
+  /** Writes the whole standard input of a tool started with `inputLater`, and closes it. */
+  input(bytes: Uint8Array): void;
 }
 
 class Launch implements LaunchedTool {
   pid: number | undefined;
   #killed = false;
-  constructor(readonly listener: ToolListener) {}
+  constructor(
+    readonly id: number,
+    readonly listener: ToolListener,
+  ) {}
+
+  input(bytes: Uint8Array): void {
+    const message: InputMessage = { type: 'input', id: this.id, chunk: bytes };
+    // A launcher that died has failed this tool already.
+    if (launcher?.connected) launcher.send(message);
+  }
 
   started(pid: number): void {
     this.pid = pid;
@@ -122,7 +135,7 @@ export function launchTool(
 ): LaunchedTool {
   ensureToolReaper();
   const id = ++lastId;
-  const launch = new Launch(listener);
+  const launch = new Launch(id, listener);
   launches.set(id, launch);
   const message: StartMessage = {
     type: 'start',
@@ -132,6 +145,7 @@ export function launchTool(
     cwd: options.cwd,
     env: withToolMark(options.env),
     niceness: options.niceness,
+    inputLater: options.inputLater ?? false,
   };
   runningLauncher().send(message);
   return launch;

@@ -17,6 +17,7 @@ import { fromPath, Pdn } from '@pdn/sdk';
 import { ADMIT_ALL } from '../admit-all.js';
 import { qpdfRewrite } from '../baselines.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
+import { replayedOn } from '../ghostscript-replay.js';
 import { psnr, renderFirstPage } from '../psnr.js';
 import { type Row, table } from '../report.js';
 import { percentile } from '../stats.js';
@@ -80,13 +81,9 @@ async function replayedRewrites(
     const args =
       record.msg === 'tool finished' && Array.isArray(record.args) ? (record.args as string[]) : [];
     const output = args.find((arg) => arg.startsWith('-sOutputFile=') && arg.includes('ghostscript-'));
-    const input = args.find((arg) => arg.startsWith('-sPDNInputFile='))?.slice('-sPDNInputFile='.length);
-    if (output === undefined || input === undefined || !args.includes('-sDEVICE=pdfwrite')) continue;
-    await run(
-      String(record.tool),
-      args.map((arg) => arg.replaceAll(input, file)),
-      { cwd: scratch },
-    ).catch(() => {});
+    const replayed = replayedOn(args, file);
+    if (output === undefined || replayed === undefined || !args.includes('-sDEVICE=pdfwrite')) continue;
+    await run(String(record.tool), replayed, { cwd: scratch }).catch(() => {});
     outputs.push(join(scratch, output.slice('-sOutputFile='.length)));
   }
   return outputs;

@@ -27,6 +27,7 @@ import {
   qpdfRewrite,
 } from '../baselines.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../context.js';
+import { replayedOn } from '../ghostscript-replay.js';
 import { treeCpuSeconds, waitedChildrenCpuSeconds } from '../process-cpu.js';
 import { formatMs, type Row, table } from '../report.js';
 import { percentile } from '../stats.js';
@@ -104,9 +105,8 @@ function answerOf(server: TestServer, requestId: string, file: string, scratch: 
   );
   if (gsRun === undefined) throw new Error(`no Ghostscript run wrote ${written} for request ${requestId}`);
   const args = gsRun.args as string[];
-  const input = args.find((arg) => arg.startsWith('-sPDNInputFile='))?.slice('-sPDNInputFile='.length);
-  if (input === undefined) throw new Error('the Ghostscript run names no input');
-  const replayed = args.map((arg) => arg.replaceAll(input, file));
+  const replayed = replayedOn(args, file);
+  if (replayed === undefined) throw new Error('the Ghostscript run names no input');
   return {
     method,
     runs,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ghostscriptArgs, hasLegacyInterpreter, interpreterOrder } from './presets.js';
+import { ghostscriptArgs, hasLegacyInterpreter, interpreterOrder, postscriptString } from './presets.js';
 
 describe('hasLegacyInterpreter', () => {
   // [version as `gs --version` prints it, whether -dNEWPDF=false still selects the old interpreter]
@@ -29,11 +29,10 @@ describe('ghostscriptArgs', () => {
     expect(args).toContain('-dSAFER');
     expect(args).not.toContain('-dNEWPDF=false');
     // The input goes to the PDF interpreter by name, never to `run`, which executes PostScript.
-    expect(args.slice(-4)).toEqual([
-      '-sPDNInputFile=/in/a.pdf',
+    expect(args.slice(-3)).toEqual([
       '--permit-file-read=/in/a.pdf',
       '-c',
-      'PDNInputFile (r) file runpdf',
+      `/FirstPage 1 def /LastPage 3 def ${postscriptString('/in/a.pdf')} (r) file runpdf`,
     ]);
   });
 
@@ -69,8 +68,9 @@ describe('ghostscriptArgs', () => {
     'writes only the pages walked, with the %s interpreter',
     (interpreter) => {
       const args = ghostscriptArgs('low', '/in/a.pdf', 'out.pdf', interpreter, 3);
-      expect(args).toContain('-dFirstPage=1');
-      expect(args).toContain('-dLastPage=3');
+      expect(args.at(-1)).toBe(
+        `/FirstPage 1 def /LastPage 3 def ${postscriptString('/in/a.pdf')} (r) file runpdf`,
+      );
     },
   );
 

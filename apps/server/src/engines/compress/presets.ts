@@ -92,38 +92,49 @@ export function ghostscriptCommonArgs(interpreter: PdfInterpreter): string[] {
 
 /**
  * Hands Ghostscript `inputPath` through its PDF interpreter (`runpdf`, Resource/Init/pdf_main.ps), never
- * through `run`, which executes anything that does not look like a PDF as PostScript. The
- * path travels as a string defined by `-s`, so no character in it is read as PostScript syntax, and
- * `--permit-file-read` names the one file -dSAFER lets the `file` operator open.
+ * through `run`, which executes anything that does not look like a PDF as PostScript. The path travels
+ * as a hexadecimal string (`postscriptString`), so no character in it is read as PostScript syntax, and
+ * `--permit-file-read` names the one file -dSAFER lets the `file` operator open. Pages 1 to
+ * `pageCount` only, where given (`pdfInterpreterProgram`).
  */
-export function pdfInterpreterInput(inputPath: string): string[] {
+export function pdfInterpreterInput(inputPath: string, pageCount?: number): string[] {
   return [
-    `-sPDNInputFile=${inputPath}`,
     `--permit-file-read=${inputPath}`,
     '-c',
-    'PDNInputFile (r) file runpdf',
+    pdfInterpreterProgram(postscriptString(inputPath), pageCount),
   ];
 }
 
 /**
- * Ghostscript's arguments to rewrite the `pageCount` pages of `inputPath` as `outputName` (relative to
- * the working folder, so no `%` in a temp path is ever read as a page-number template by
- * `-sOutputFile`). The pages are those inspection found by walking the tree: the legacy interpreter
- * believes the root /Count, and a /Count of 2^32 over one page kept it busy until the tool timeout, a
- * 500 (found by the fuzzer).
+ * `text` as a PostScript string in hexadecimal, so that no character of it is read as syntax. A path
+ * given instead as a `-s` definition made pdfwrite order a subset font's glyphs differently (the same
+ * content, other bytes) from a Ghostscript given the same path in its program, as a started-ahead one
+ * is (ghostscript-spares.ts).
  */
-export function ghostscriptArgs(
-  level: CompressionLevel,
-  inputPath: string,
-  outputName: string,
-  interpreter: PdfInterpreter,
-  pageCount: number,
-): string[] {
+export function postscriptString(text: string): string {
+  return `<${Buffer.from(text, 'utf8').toString('hex')}>`;
+}
+
+/**
+ * The PostScript that runs the PDF the expression `file` names through the PDF interpreter, pages 1 to
+ * `pageCount` where given. The range is defined in the program, where the interpreter reads it, not
+ * given as `-dFirstPage`: a Ghostscript started before its file is known (ghostscript-spares.ts) can
+ * only be told it there, and both ways then write the same file.
+ */
+export function pdfInterpreterProgram(file: string, pageCount?: number): string {
+  const pages = pageCount === undefined ? '' : `/FirstPage 1 def /LastPage ${pageCount} def `;
+  return `${pages}${file} (r) file runpdf`;
+}
+
+/**
+ * Ghostscript's arguments to rewrite a PDF with pdfwrite at `level`, with `interpreter`: all but which
+ * pages, the output and the input (`ghostscriptArgs`), so that a Ghostscript can be started with them
+ * before its file is known (ghostscript-spares.ts).
+ */
+export function pdfwriteArgs(level: CompressionLevel, interpreter: PdfInterpreter): string[] {
   const preset = GHOSTSCRIPT_PRESETS[level];
   return [
     ...ghostscriptCommonArgs(interpreter),
-    '-dFirstPage=1',
-    `-dLastPage=${pageCount}`,
     '-sDEVICE=pdfwrite',
     `-dPDFSETTINGS=${preset.pdfSettings}`,
     // /ebook turns pages whose text runs sideways (measured): the page would no longer look
@@ -152,7 +163,26 @@ export function ghostscriptArgs(
           '-dMonoImageDownsampleThreshold=1.0',
         ]
       : []),
+  ];
+}
+
+/**
+ * Ghostscript's command line to rewrite the `pageCount` pages of `inputPath` as `outputName` (relative to
+ * the working folder, so no `%` in a temp path is ever read as a page-number template by
+ * `-sOutputFile`). The pages are those inspection found by walking the tree: the legacy interpreter
+ * believes the root /Count, and a /Count of 2^32 over one page kept it busy until the tool timeout, a
+ * 500 (found by the fuzzer).
+ */
+export function ghostscriptArgs(
+  level: CompressionLevel,
+  inputPath: string,
+  outputName: string,
+  interpreter: PdfInterpreter,
+  pageCount: number,
+): string[] {
+  return [
+    ...pdfwriteArgs(level, interpreter),
     `-sOutputFile=${outputName}`,
-    ...pdfInterpreterInput(inputPath),
+    ...pdfInterpreterInput(inputPath, pageCount),
   ];
 }

@@ -85,7 +85,7 @@ async function buildEngines(
   const cpuSlots = new CpuSlots(config.jobConcurrency);
   const common = { tools, cpuSlots, maxPages: config.maxPages, timeoutMs: config.toolTimeoutMs, log };
   const pdf = createPdfEngine({ ...common, choice: config.pdfEngine });
-  const compress = createCompressEngine({ ...common, choice: config.compressEngine });
+  const compress = createCompressEngine({ ...common, choice: config.compressEngine, folders });
   const native = await listNativeTesseract(tools.tesseract, config.tessdataDir, log);
   const ocr = await createOcrEngine({
     choice: config.ocrEngine,
@@ -159,6 +159,7 @@ async function openParts(config: Config, log: Logger, cleanups: Cleanups) {
   cleanups.add('output sweeper', () => storage.close());
   const tools = await detectTools();
   const engines = await buildEngines(config, log, tools, storage.workDirs);
+  cleanups.add('compress engine', () => engines.compress.close());
   cleanups.add('OCR engine', () => engines.ocr.close());
   cleanups.add('HTML engine', () => engines.htmlPdf.close());
   cleanups.add('Office engine', () => engines.officePdf.close());

@@ -91,6 +91,8 @@ export interface CompressOutput extends PdfOutput {
 export interface CompressEngine {
   readonly info: EngineInfo;
   compress(input: InputFile, level: CompressionLevel, job: WorkContext): Promise<CompressOutput>;
+  /** Ends the processes it keeps ready (server shutdown). */
+  close(): Promise<void>;
 }
 
 export interface OcrOutput {

@@ -25,6 +25,7 @@ import { createOcrPdfEngine } from '../engines/ocr-pdf/index.js';
 import { createOfficePdfEngine } from '../engines/office-pdf/index.js';
 import { createPdfEngine } from '../engines/pdf/index.js';
 import { createPdfImagesEngine } from '../engines/pdf-images/index.js';
+import { tempFolders } from '../engines/temp-folders.js';
 import { detectTools } from '../engines/tools.js';
 import type { OcrEngine } from '../engines/types.js';
 import { IdempotencyKeys } from '../idempotency/idempotency-keys.js';
@@ -84,7 +85,7 @@ describe('createApp', () => {
     });
     const engines = {
       pdf: createPdfEngine({ ...common, choice: 'pdf-lib' }),
-      compress: createCompressEngine({ ...common, choice: 'pdf-lib' }),
+      compress: createCompressEngine({ ...common, choice: 'pdf-lib', folders: tempFolders }),
       ocr,
       // No tools: the operation answers what to install (engines/ocr-pdf/index.ts).
       ocrPdf: await createOcrPdfEngine({

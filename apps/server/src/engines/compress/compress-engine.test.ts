@@ -27,6 +27,7 @@ import { InvalidInputError } from '../../errors.js';
 import { CpuSlots } from '../cpu-slots.js';
 import { PDF_LIB_WORKER_URL } from '../pdf/run-pdf-lib-task.js';
 import { runTool, ToolAbortedError } from '../run-tool.js';
+import { tempFolders } from '../temp-folders.js';
 import { detectTools } from '../tools.js';
 import type { CompressEngine, CompressionLevel, CompressOutput, EngineLog } from '../types.js';
 import { CONTENT_FLOORS } from './content-check/floors.js';
@@ -49,15 +50,23 @@ if (!existsSync(PDF_LIB_WORKER_URL)) {
 // Real tools on real files: seconds, not milliseconds. No test asserts a duration: the bench shows speed.
 const SLOW = { timeout: 120_000 };
 const quietLog = { info: () => {}, warn: () => {} };
-const engineFor = (choice: 'ghostscript' | 'pdf-lib'): CompressEngine =>
-  createCompressEngine({
-    choice,
-    tools,
-    cpuSlots: new CpuSlots(2),
-    maxPages: 5000,
-    timeoutMs: 120_000,
-    log: quietLog,
-  });
+/** One engine per choice for the whole file, as a server has: each keeps Ghostscripts waiting. */
+const engines = new Map<'ghostscript' | 'pdf-lib', CompressEngine>();
+const engineFor = (choice: 'ghostscript' | 'pdf-lib'): CompressEngine => {
+  const made =
+    engines.get(choice) ??
+    createCompressEngine({
+      choice,
+      tools,
+      cpuSlots: new CpuSlots(2),
+      maxPages: 5000,
+      timeoutMs: 120_000,
+      folders: tempFolders,
+      log: quietLog,
+    });
+  engines.set(choice, made);
+  return made;
+};
 
 // The kinds of PDF every level is tried on, generated once: [bytes, pages].
 const corpus = {
@@ -76,6 +85,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pdn-compress-'));
 });
 afterAll(async () => {
+  await Promise.all([...engines.values()].map((engine) => engine.close()));
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -462,14 +472,18 @@ describe.each([
   });
 });
 
-/** The pid and command line of Ghostscript working in `workDir`, read from /proc. */
-async function ghostscriptIn(workDir: string): Promise<{ pid: number; commandLine: string } | undefined> {
+/**
+ * The pid and command line of a Ghostscript at work on a file, read from /proc: it runs in a folder of
+ * its own (ghostscript-spares.ts), which holds its input once it was handed one.
+ */
+async function ghostscriptAtWork(): Promise<{ pid: number; commandLine: string } | undefined> {
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if ((await readlink(`/proc/${entry}/cwd`)) !== workDir) continue;
       const commandLine = await readFile(`/proc/${entry}/cmdline`, 'latin1');
-      if (commandLine.includes('-sDEVICE=pdfwrite')) return { pid: Number(entry), commandLine };
+      if (!commandLine.includes('-sDEVICE=pdfwrite')) continue;
+      if (existsSync(join(await readlink(`/proc/${entry}/cwd`), 'input.pdf')))
+        return { pid: Number(entry), commandLine };
     } catch {
       // Gone already, or not ours to look at.
     }
@@ -490,11 +504,11 @@ describe.skipIf(!hasGs || !existsSync('/proc'))('aborting a compression', () => 
       () => (settled = true),
       () => (settled = true),
     );
-    let gs = await ghostscriptIn(workDir);
+    let gs = await ghostscriptAtWork();
     while (gs === undefined) {
       if (settled) throw new Error('the compression ended before Ghostscript was seen running');
       await new Promise((resolve) => setTimeout(resolve, 20));
-      gs = await ghostscriptIn(workDir);
+      gs = await ghostscriptAtWork();
     }
     // Composite fonts select the faster legacy interpreter where it exists (presets.ts).
     const version = tools.ghostscript?.version ?? '';

@@ -16,13 +16,22 @@ import { checkReadBudget } from '../page-budget.js';
 import type { QpdfRun } from '../pdf/run-qpdf.js';
 import { inspectPdf } from '../pdf-inspect.js';
 import type { DetectedTools, ToolInfo } from '../tools.js';
-import type { CompressEngine, CompressionLevel, CompressOutput, InputFile, WorkContext } from '../types.js';
+import type {
+  CompressEngine,
+  CompressionLevel,
+  CompressOutput,
+  EngineLog,
+  InputFile,
+  WorkContext,
+  WorkFolders,
+} from '../types.js';
 import { CallDeadline } from './call-deadline.js';
 import { type Candidate, type Choice, candidate, keepOriginal } from './candidates.js';
 import { type ContentCheck, createContentCheck } from './content-check/content-check.js';
 import { type PdfStructure, readStructure } from './content-check/pdf-structure.js';
 import { type Rewrite, rewriteWithGhostscript } from './ghostscript.js';
 import { ghostscriptFloorBytes } from './ghostscript-prospects.js';
+import { GhostscriptSpares } from './ghostscript-spares.js';
 import { checkOutputPages } from './output-check.js';
 import { PhaseTimer } from './phase-timer.js';
 import { hasLegacyInterpreter, interpreterOrder, type PdfInterpreter, presetLadder } from './presets.js';
@@ -35,6 +44,9 @@ export interface GhostscriptEngineOptions {
   cpuSlots: CpuSlots;
   maxPages: number;
   timeoutMs: number;
+  /** Where Ghostscripts started ahead of a call wait (ghostscript-spares.ts). */
+  folders: WorkFolders;
+  log: EngineLog;
 }
 
 /** One request's compression, once its input has passed inspection. */
@@ -68,6 +80,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
   const { gs } = o;
   const { qpdf } = o.tools;
   const legacyAvailable = hasLegacyInterpreter(gs.version);
+  const spares = new GhostscriptSpares(gs.path, o.folders, o.log);
 
   /**
    * Ghostscript at one preset with each interpreter in turn, until one runs without admitting a loss;
@@ -87,7 +100,6 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
           a.lanes.main(() =>
             rewriteWithGhostscript(
               {
-                gs,
                 level: preset,
                 interpreter,
                 inputPath: a.pdfPath,
@@ -96,6 +108,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
                 // Cut first by the rewrites' share of the call (a.deadline.rewrites), never by this.
                 timeoutMs: 2 * o.timeoutMs,
               },
+              spares,
               { ...a.job, signal: a.deadline.rewrites },
             ),
           ),
@@ -296,5 +309,6 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
   return {
     info: { name: 'ghostscript', version: gs.version },
     compress: (input, level, job) => o.cpuSlots.run(() => compress(input, level, job), job.signal),
+    close: () => spares.close(),
   };
 }

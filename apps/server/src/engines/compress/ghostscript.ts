@@ -4,11 +4,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InternalError } from '../../errors.js';
-import { runTool, ToolAbortedError, ToolTimeoutError } from '../run-tool.js';
+import { runTool, ToolAbortedError, type ToolResult, ToolTimeoutError } from '../run-tool.js';
 import type { ToolInfo } from '../tools.js';
 import type { CompressionLevel, WorkContext } from '../types.js';
 import { readGhostscriptMessages } from './ghostscript-messages.js';
-import { ghostscriptArgs, type PdfInterpreter } from './presets.js';
+import type { GhostscriptSpares } from './ghostscript-spares.js';
+import { ghostscriptArgs, type PdfInterpreter, pdfwriteArgs } from './presets.js';
 
 export interface GhostscriptRun {
   gs: ToolInfo;
@@ -27,18 +28,22 @@ export interface GhostscriptOutcome {
  * start is an InternalError (the server's problem, not the file's). A non-zero exit, a message
  * admitting a loss and a run out of time are each a `failure`: that run's output is not to be used.
  */
-export async function runGhostscript(run: GhostscriptRun, job: WorkContext): Promise<GhostscriptOutcome> {
-  let result: Awaited<ReturnType<typeof runTool>>;
+export function runGhostscript(run: GhostscriptRun, job: WorkContext): Promise<GhostscriptOutcome> {
+  return judged(
+    runTool(run.gs.path, run.args, { cwd: job.workDir, timeoutMs: run.timeoutMs, signal: job.signal }),
+    run.timeoutMs,
+  );
+}
+
+/** What a Ghostscript run's end says of its output (see runGhostscript). */
+async function judged(running: Promise<ToolResult>, timeoutMs: number): Promise<GhostscriptOutcome> {
+  let result: ToolResult;
   try {
-    result = await runTool(run.gs.path, run.args, {
-      cwd: job.workDir,
-      timeoutMs: run.timeoutMs,
-      signal: job.signal,
-    });
+    result = await running;
   } catch (error) {
     if (error instanceof ToolAbortedError) throw error;
     if (error instanceof ToolTimeoutError)
-      return { failure: `did not finish within ${run.timeoutMs / 1000} s`, notes: '' };
+      return { failure: `did not finish within ${timeoutMs / 1000} s`, notes: '' };
     throw new InternalError(`Ghostscript failed to run: ${(error as Error).message}`, { cause: error });
   }
   const verdict = readGhostscriptMessages(`${result.stdout}\n${result.stderr}`);
@@ -50,7 +55,6 @@ export async function runGhostscript(run: GhostscriptRun, job: WorkContext): Pro
 }
 
 export interface RewriteRun {
-  gs: ToolInfo;
   level: CompressionLevel;
   interpreter: PdfInterpreter;
   inputPath: string;
@@ -63,18 +67,26 @@ export interface RewriteRun {
 
 export type Rewrite = { path: string; notes: string } | { failure: string; notes: string };
 
-/** Rewrites the input with pdfwrite at the level's preset. */
-export async function rewriteWithGhostscript(run: RewriteRun, job: WorkContext): Promise<Rewrite> {
-  const args = ghostscriptArgs(
-    run.level,
-    resolve(run.inputPath),
-    run.outputName,
-    run.interpreter,
-    run.pageCount,
-  );
-  const { failure, notes } = await runGhostscript({ gs: run.gs, args, timeoutMs: run.timeoutMs }, job);
-  if (failure !== undefined) return { failure, notes };
+/** Rewrites the input with pdfwrite at the level's preset, in a Ghostscript started ahead (ghostscript-spares.ts). */
+export async function rewriteWithGhostscript(
+  run: RewriteRun,
+  spares: GhostscriptSpares,
+  job: WorkContext,
+): Promise<Rewrite> {
+  const inputPath = resolve(run.inputPath);
   const path = resolve(job.workDir, run.outputName);
+  const rewrite = {
+    args: pdfwriteArgs(run.level, run.interpreter),
+    inputPath,
+    pageCount: run.pageCount,
+    outputPath: path,
+    asked: ghostscriptArgs(run.level, inputPath, run.outputName, run.interpreter, run.pageCount),
+  };
+  const { failure, notes } = await judged(
+    spares.rewrite(rewrite, { timeoutMs: run.timeoutMs, signal: job.signal }),
+    run.timeoutMs,
+  );
+  if (failure !== undefined) return { failure, notes };
   if (!existsSync(path)) return { failure: 'exited with 0 but wrote no output', notes };
   return { path, notes };
 }

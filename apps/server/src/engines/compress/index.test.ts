@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CpuSlots } from '../cpu-slots.js';
+import { tempFolders } from '../temp-folders.js';
 import type { DetectedTools } from '../tools.js';
 import { createCompressEngine } from './index.js';
 
@@ -40,7 +41,15 @@ describe('createCompressEngine', () => {
     const at = (level: Level) => (message: string) => lines.push(`${level} ${message}`);
     const log = { info: at('info'), warn: at('warn') };
     const create = () =>
-      createCompressEngine({ choice, tools, cpuSlots: new CpuSlots(1), maxPages: 10, timeoutMs: 1000, log });
+      createCompressEngine({
+        choice,
+        tools,
+        cpuSlots: new CpuSlots(1),
+        maxPages: 10,
+        timeoutMs: 1000,
+        folders: tempFolders,
+        log,
+      });
     if (want instanceof RegExp) {
       expect(create).toThrow(want);
       return;

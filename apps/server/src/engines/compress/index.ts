@@ -2,7 +2,7 @@
 // PDN_COMPRESS_ENGINE=auto|ghostscript|pdf-lib to force), and says which in the log.
 import type { CpuSlots } from '../cpu-slots.js';
 import type { DetectedTools } from '../tools.js';
-import type { CompressEngine, EngineLog } from '../types.js';
+import type { CompressEngine, EngineLog, WorkFolders } from '../types.js';
 import { createGhostscriptEngine } from './ghostscript-engine.js';
 import { createPdfLibCompressEngine } from './pdf-lib-engine.js';
 
@@ -12,6 +12,8 @@ export interface CompressEngineOptions {
   cpuSlots: CpuSlots;
   maxPages: number;
   timeoutMs: number;
+  /** Where Ghostscripts started ahead of a call wait (ghostscript-spares.ts). */
+  folders: WorkFolders;
   log: EngineLog;
 }
 
@@ -27,7 +29,15 @@ export function createCompressEngine(o: CompressEngineOptions): CompressEngine {
   const { cpuSlots, maxPages, timeoutMs } = o;
   const engine =
     o.choice !== 'pdf-lib' && gs !== undefined
-      ? createGhostscriptEngine({ gs, tools: o.tools, cpuSlots, maxPages, timeoutMs })
+      ? createGhostscriptEngine({
+          gs,
+          tools: o.tools,
+          cpuSlots,
+          maxPages,
+          timeoutMs,
+          folders: o.folders,
+          log: o.log,
+        })
       : createPdfLibCompressEngine({ cpuSlots, maxPages, timeoutMs });
   const line = `Compress engine: ${engine.info.name} ${engine.info.version}`;
   const fields = {

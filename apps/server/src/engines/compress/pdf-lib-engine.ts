@@ -56,5 +56,7 @@ export function createPdfLibCompressEngine(o: PdfLibCompressEngineOptions): Comp
   return {
     info: { name: 'pdf-lib', version: PDF_LIB_VERSION },
     compress: (input, level, job) => o.cpuSlots.run(() => compress(input, level, job), job.signal),
+    // Each task's worker thread ends with the task: nothing is kept between calls.
+    close: async () => {},
   };
 }

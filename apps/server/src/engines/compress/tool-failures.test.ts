@@ -6,6 +6,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalError } from '../../errors.js';
 import { CpuSlots } from '../cpu-slots.js';
+import { tempFolders } from '../temp-folders.js';
 import { detectTools, type ToolInfo } from '../tools.js';
 import { createCompressEngine } from './index.js';
 
@@ -100,6 +101,7 @@ function engineWith(gs: ToolInfo, options: { qpdf?: ToolInfo; timeoutMs?: number
     cpuSlots: new CpuSlots(1),
     maxPages: 100,
     timeoutMs: options.timeoutMs ?? 60_000,
+    folders: tempFolders,
     log: { info: () => {}, warn: () => {} },
   });
 }

@@ -2,7 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blurBand, comparePgmFiles, type PgmHeader, parsePgmHeader, psnrOf, tileGrid } from './pgm.js';
+import {
+  blurRow,
+  comparePgmFiles,
+  greyOfRgb,
+  type PgmHeader,
+  parsePgmHeader,
+  psnrOf,
+  tileGrid,
+} from './pgm.js';
 
 // Pages of millions of pixels are copied as typed arrays: spread into arrays, they took seconds on a
 // busy machine.
@@ -14,19 +22,46 @@ describe('parsePgmHeader', () => {
   const table: [string, { given: Uint8Array; want: PgmHeader | RegExp }][] = [
     [
       'a 2x1 image',
-      { given: bytes('P5\n2 1\n255\n', [0, 255]), want: { width: 2, height: 1, dataOffset: 11 } },
+      {
+        given: bytes('P5\n2 1\n255\n', [0, 255]),
+        want: { width: 2, height: 1, dataOffset: 11, channels: 1 },
+      },
     ],
     [
       'comments between the fields',
-      { given: bytes('P5\n# renderer\n1 1\n#x\n255\n'), want: { width: 1, height: 1, dataOffset: 25 } },
+      {
+        given: bytes('P5\n# renderer\n1 1\n#x\n255\n'),
+        want: { width: 1, height: 1, dataOffset: 25, channels: 1 },
+      },
     ],
-    ['a colour PPM', { given: bytes('P6\n1 1\n255\n'), want: /not an 8-bit binary PGM/ }],
+    [
+      'a colour PPM',
+      { given: bytes('P6\n1 1\n255\n'), want: { width: 1, height: 1, dataOffset: 11, channels: 3 } },
+    ],
+    ['an ASCII PGM', { given: bytes('P2\n1 1\n255\n'), want: /not an 8-bit binary PGM/ }],
     ['16-bit samples', { given: bytes('P5\n1 1\n65535\n'), want: /not an 8-bit binary PGM/ }],
     ['empty', { given: new Uint8Array(), want: /not an 8-bit binary PGM/ }],
   ];
   it.each(table)('%s', (_name, { given, want }) => {
     if (want instanceof RegExp) expect(() => parsePgmHeader(given)).toThrow(want);
     else expect(parsePgmHeader(given)).toEqual(want);
+  });
+});
+
+describe('greyOfRgb', () => {
+  // [name, { given: red, green, blue, want: grey }]: poppler's 0.3 R + 0.59 G + 0.11 B, rounded.
+  const table: [string, { given: [number, number, number]; want: number }][] = [
+    ['white stays white', { given: [255, 255, 255], want: 255 }],
+    ['black stays black', { given: [0, 0, 0], want: 0 }],
+    ['a grey stays its grey', { given: [128, 128, 128], want: 128 }],
+    ['red', { given: [255, 0, 0], want: 77 }],
+    ['green', { given: [0, 255, 0], want: 150 }],
+    ['blue', { given: [0, 0, 255], want: 28 }],
+  ];
+  it.each(table)('%s', (_name, { given, want }) => {
+    const grey = new Uint8Array(1);
+    greyOfRgb(new Uint8Array(given), grey, 1);
+    expect(grey[0]).toBe(want);
   });
 });
 
@@ -53,10 +88,10 @@ describe('psnrOf', () => {
   });
 });
 
-describe('blurBand', () => {
+describe('blurRow', () => {
   // A 3x3 band: one black pixel in the middle of white.
   const dot = new Uint8Array([255, 255, 255, 255, 0, 255, 255, 255, 255]);
-  // [name, { given: [band, width, rows, from, to], want: blurred pixels }]
+  // [name, { given: [band, width, rows, first row, last row (exclusive)], want: blurred pixels }]
   const table: [string, { given: [Uint8Array, number, number, number, number]; want: number[] }][] = [
     ['uniform stays uniform', { given: [new Uint8Array(6).fill(7), 3, 2, 0, 2], want: [7, 7, 7, 7, 7, 7] }],
     [
@@ -70,11 +105,17 @@ describe('blurBand', () => {
       'only the rows asked for, context rows read',
       { given: [dot, 3, 3, 1, 2], want: [212.5, (8 * 255) / 9, 212.5] },
     ],
+    ['a single column', { given: [new Uint8Array([0, 90, 30]), 1, 3, 0, 3], want: [45, 40, 60] }],
+    ['a single row', { given: [new Uint8Array([0, 90, 30]), 3, 1, 0, 1], want: [45, 40, 60] }],
   ];
   it.each(table)('%s', (_name, { given: [band, width, rows, from, to], want }) => {
-    expect([...blurBand(band, width, rows, from, to)].map((v) => Number(v.toFixed(4)))).toEqual(
-      want.map((v) => Number(v.toFixed(4))),
-    );
+    const [columns, row] = [new Float64Array(width), new Float64Array(width)];
+    const blurred: number[] = [];
+    for (let y = from; y < to; y += 1) {
+      blurRow(band, width, rows, y, columns, row);
+      blurred.push(...row);
+    }
+    expect(blurred.map((v) => Number(v.toFixed(4)))).toEqual(want.map((v) => Number(v.toFixed(4))));
   });
 });
 
@@ -165,6 +206,19 @@ describe('comparePgmFiles', () => {
     expect(changed).toEqual([2 * 9 + 2, 2 * 9 + 3]);
     const worst = Math.min(...tiles.map((tile) => psnrOf(tile.squaredError, tile.pixels)));
     expect(worst).toBeLessThan(30);
+  });
+
+  it('reads a colour render as its grey', async () => {
+    // Red, green, blue and white against their greys, a render of each kind.
+    const rgb = [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255];
+    const colour = await file('colour.ppm', bytes('P6\n2 2\n255\n', rgb));
+    const grey = await file('grey.pgm', bytes('P5\n2 2\n255\n', [77, 150, 28, 255]));
+    expect(await comparePgmFiles(colour, grey)).toMatchObject({
+      psnrDb: Infinity,
+      marks: { reference: 3, candidate: 3 },
+    });
+    const lighter = await file('lighter.pgm', bytes('P5\n2 2\n255\n', [78, 150, 28, 255]));
+    expect((await comparePgmFiles(colour, lighter)).psnrDb).toBeLessThan(Infinity);
   });
 
   it('scores a page that changed size 0 dB', async () => {

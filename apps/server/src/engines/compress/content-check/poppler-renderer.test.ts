@@ -75,15 +75,15 @@ describe.skipIf(pdftoppm === undefined)('popplerRenderer', () => {
   it.each([
     [
       'a range, pages padded to two digits',
-      { given: [1, 2, 3], want: ['r-page-01.pgm', 'r-page-02.pgm', 'r-page-03.pgm'] },
+      { given: [1, 2, 3], want: ['r-page-01.ppm', 'r-page-02.ppm', 'r-page-03.ppm'] },
     ],
     [
       'a spread, one run per page',
-      { given: [1, 6, 12], want: ['s-page-1.pgm', 's-page-6.pgm', 's-page-12.pgm'] },
+      { given: [1, 6, 12], want: ['s-page-1.ppm', 's-page-6.ppm', 's-page-12.ppm'] },
     ],
     [
       'a spread over pages known to draw no image, one run',
-      { given: [1, 6, 12], want: ['t-page-01.pgm', 't-page-06.pgm', 't-page-12.pgm'] },
+      { given: [1, 6, 12], want: ['t-page-01.ppm', 't-page-06.ppm', 't-page-12.ppm'] },
     ],
   ] as const)('%s', { timeout: 60_000 }, async (name, { given, want }) => {
     const path = await writeFixture(dir, 'twelve.pdf', await textPdf({ pages: 12 }));

@@ -1,7 +1,7 @@
-// The content check's pictures: the sampled pages of a PDF rendered small, in greyscale. Two renderers draw
-// them: poppler's pdftoppm (poppler-renderer.ts) when installed, and Ghostscript, which is always installed
-// where this engine runs. Ghostscript's own failure messages void a render, as they void a rewrite
-// (../ghostscript-messages.ts), so a page it could not read never serves as a reference.
+// The content check's pictures: the sampled pages of a PDF rendered small, compared in grey. Two renderers
+// draw them: poppler's pdftoppm (poppler-renderer.ts) when installed, and Ghostscript, which is always
+// installed where this engine runs. Ghostscript's own failure messages void a render, as they void a
+// rewrite (../ghostscript-messages.ts), so a page it could not read never serves as a reference.
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ToolInfo } from '../../tools.js';
@@ -23,7 +23,7 @@ const RENDER_DPI = 40;
  * page at 40 dpi; larger pages get a lower one). */
 const RENDER_SIDE_PX = { min: 200, max: 2000 } as const;
 
-/** Draws the sampled pages of a PDF, one greyscale PGM file (pgm.ts) per page, in the order asked for. */
+/** Draws the sampled pages of a PDF, one PGM or PPM file (pgm.ts) per page, in the order asked for. */
 export interface PageRenderer {
   /** For file names and refusals: `pdftoppm`, `default`, `legacy`. */
   name: string;

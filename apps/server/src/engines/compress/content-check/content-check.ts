@@ -106,15 +106,23 @@ export interface ContentCheck {
   fields(): { reference_ms: number | undefined };
 }
 
+/** How every render of this request, input and candidates, is made. */
+interface RenderPlan {
+  dpi: number;
+  /** Which of the input's pages draw images, so candidates are drawn in the input's runs (render.ts). */
+  drawsImages: SnapshotTarget['drawsImages'];
+}
+
 interface Reference {
   /** The renderer that drew the input cleanly; candidates are drawn by it too. */
   renderer: PageRenderer;
-  /** Every render of this request, input and candidates, is at this resolution. */
-  dpi: number;
   /** The input's page renders. */
   pages: string[];
-  /** Which of the input's pages draw images, so candidates are drawn in the input's runs (render.ts). */
-  drawsImages: SnapshotTarget['drawsImages'];
+}
+
+/** Whether the sample leaves pages out between two sampled ones (a renderer might draw them, render.ts). */
+function leavesPagesOut(pages: readonly number[]): boolean {
+  return pages.some((page, index) => index > 0 && page !== (pages[index - 1] as number) + 1);
 }
 
 /** Whether `page` draws an image by the input's count (drawn-images.ts); unknown where it was not read. */
@@ -146,6 +154,7 @@ export function createContentCheck(
   const inputJob: WorkContext = { ...job, signal: AbortSignal.any([job.signal, snapshot.signal]) };
   const inputText = new Map<WordReader, Promise<Result<TextSample>>>();
   let inputImages: Promise<Result<Map<number, number>>> | undefined;
+  let plan: Promise<RenderPlan> | undefined;
   let reference: Promise<Reference | { failure: string }> | undefined;
   let referenceMs: number | undefined;
 
@@ -158,60 +167,96 @@ export function createContentCheck(
     return text;
   }
 
-  async function renderInput(
-    drawsImages: SnapshotTarget['drawsImages'],
-  ): Promise<Reference | { failure: string }> {
+  /** The plan of every render; `images`, the input's count, where it says which pages to draw at once. */
+  async function planRenders(images: typeof inputImages): Promise<RenderPlan> {
     // Page sizes from the structure already read, else from Ghostscript (one process more).
     const known =
       o.structure !== undefined && 'value' in o.structure.input ? o.structure.input.value : undefined;
     const sides =
       known === undefined
-        ? await ghostscriptPageSides(input, o, inputJob)
+        ? await o.lanes.beside(() => ghostscriptPageSides(input, o, inputJob))
         : new Map(
             known.pageSides.flatMap((side, index) =>
               side === undefined ? [] : [[index + 1, side] as const],
             ),
           );
     const dpi = renderDpi(sides, pages, RENDER_BOUNDS);
+    if (images === undefined) return { dpi, drawsImages: undefined };
+    const counted = await images.catch(() => undefined);
+    const perPage = counted !== undefined && 'value' in counted ? counted.value : undefined;
+    return { dpi, drawsImages: perPage && ((page: number) => drawsImagesBy(perPage, page)) };
+  }
+
+  async function renderInput({ dpi, drawsImages }: RenderPlan): Promise<Reference | { failure: string }> {
     const failures: string[] = [];
     for (const renderer of renderers) {
       const target = { ...input, name: `input-${renderer.name}`, drawsImages };
       const rendered = await renderer.render(target, dpi, inputJob);
-      if ('value' in rendered) return { renderer, dpi, pages: rendered.value, drawsImages };
+      if ('value' in rendered) return { renderer, pages: rendered.value };
       failures.push(`${renderer.name}, ${rendered.failure}`);
     }
     return { failure: `the input could not be rendered for comparison (${failures.join('; ')})` };
   }
 
-  function start(): Promise<Reference | { failure: string }> {
-    if (reference === undefined) {
+  function start(): Promise<RenderPlan> {
+    if (plan === undefined) {
       const started = performance.now();
-      // The input's images counted, the first reader's reading of its text and its render: side work,
-      // beside Ghostscript's rewrite where a slot is spare, else after it. The render waits for the
-      // count, which says which pages between the sampled ones pdftoppm may draw in the same run.
+      // The input's render, its images counted and the first reader's reading of its text: side work,
+      // beside Ghostscript's rewrite where a slot is spare, else after it. Queued a moment later, once
+      // the rewrite that started them has taken the job's own slot: the answer waits on the rewrite
+      // first (queued first, two reads took both slots and held Ghostscript back 17 ms).
+      const queued = Promise.resolve();
       const { pdfimages } = o;
-      const images = pdfimages && o.lanes.beside(() => drawnImages(pdfimages, input, o.timeoutMs, inputJob));
+      const countImages =
+        pdfimages && (() => o.lanes.beside(() => drawnImages(pdfimages, input, o.timeoutMs, inputJob)));
+      // The count says which pages between the sampled ones pdftoppm may draw in the same run: a sample
+      // that leaves none out (every file of up to 5 pages) is drawn without waiting for it.
+      const countFirst = countImages && leavesPagesOut(pages) ? queued.then(countImages) : undefined;
+      const planned = queued.then(() => planRenders(countFirst));
+      plan = planned;
+      // Then queued in the order of their cost: the render, the count (where the render did not wait
+      // for it), the text.
+      reference = planned.then((p) => o.lanes.beside(() => renderInput(p)));
+      const afterRender = <T>(read: () => Promise<T>) => planned.then(read, read);
+      const images = countFirst ?? (countImages && afterRender(countImages));
       inputImages = images;
-      const text = readers[0] === undefined ? undefined : textOfInput(readers[0]);
-      const render = (async () => {
-        const counted = await images?.catch(() => undefined);
-        const perPage = counted !== undefined && 'value' in counted ? counted.value : undefined;
-        const drawsImages = perPage && ((page: number) => drawsImagesBy(perPage, page));
-        return o.lanes.beside(() => renderInput(drawsImages));
-      })();
-      reference = Promise.all([render, text, images]).then(([rendered]) => {
+      const [first] = readers;
+      const text = first && afterRender(() => o.lanes.beside(() => first.read(input, inputJob)));
+      if (first !== undefined && text !== undefined) inputText.set(first, text);
+      const snapshotRead = Promise.all([reference, text, images]).then(() => {
         referenceMs = Math.round(performance.now() - started);
-        return rendered;
       });
       // Awaited by prove() or settle(); until then a failure (an abort) must not count as unhandled.
-      reference.catch(() => {});
+      for (const read of [planned, reference, text, images, snapshotRead]) read?.catch(() => {});
     }
-    return reference;
+    return plan;
   }
 
-  async function comparePages(ref: Reference, path: string, name: string): Promise<Result<PageScore[]>> {
-    const target = { path, pages, name, drawsImages: ref.drawsImages };
-    const rendered = await o.lanes.beside(() => ref.renderer.render(target, ref.dpi, job));
+  /**
+   * The candidate's pages against the input's. The candidate is drawn at once by the first renderer,
+   * the one that draws the input unless it complains there, so its render runs beside the input's
+   * where that is still running (a camera photo file's four pages took 0.2-0.4 s a side) rather
+   * than after it; drawn again by the input's renderer where that turns out to be another.
+   */
+  async function comparePages(
+    { dpi, drawsImages }: RenderPlan,
+    path: string,
+    name: string,
+  ): Promise<Result<PageScore[]>> {
+    const target = { path, pages, name, drawsImages };
+    const render = (renderer: PageRenderer) => o.lanes.beside(() => renderer.render(target, dpi, job));
+    const [first] = renderers;
+    const early = first && render(first);
+    // Settled below in every case; until then a failure (an abort) must not count as unhandled.
+    early?.catch(() => {});
+    let ref: Awaited<typeof reference>;
+    try {
+      ref = await (reference as NonNullable<typeof reference>);
+    } finally {
+      await early?.catch(() => {});
+    }
+    if ('failure' in ref) return ref;
+    const rendered = ref.renderer === first && early !== undefined ? await early : await render(ref.renderer);
     if ('failure' in rendered) return rendered;
     const scores: PageScore[] = [];
     for (const [index, page] of pages.entries()) {
@@ -220,7 +265,7 @@ export function createContentCheck(
           ref.pages[index] as string,
           rendered.value[index] as string,
           // At least 16 pixels a side: a poster drawn at a few dpi would otherwise be cut into specks.
-          Math.max(16, Math.round(ref.dpi * CONTENT_FLOORS.tileInches)),
+          Math.max(16, Math.round(dpi * CONTENT_FLOORS.tileInches)),
         );
         scores.push({ page, ...compared });
       } catch (error) {
@@ -307,10 +352,9 @@ export function createContentCheck(
   }
 
   async function prove(path: string, name: string): Promise<ContentVerdict> {
-    const ref = await start();
-    if ('failure' in ref) return { rejected: ref.failure };
+    const renderPlan = await start();
     const runs = [
-      comparePages(ref, path, name),
+      comparePages(renderPlan, path, name),
       compareText(path, name),
       compareStructure(path, name, false),
       compareImages(path, name),
@@ -335,7 +379,9 @@ export function createContentCheck(
   }
 
   return {
-    start,
+    start: () => {
+      start();
+    },
     prove,
     proveStructure: async (path, name) => {
       const rejected = await compareStructure(path, name, true);
@@ -343,8 +389,7 @@ export function createContentCheck(
     },
     settle: async () => {
       snapshot.abort();
-      await reference?.catch(() => {});
-      await Promise.allSettled([...inputText.values(), inputImages]);
+      await Promise.allSettled([plan, reference, inputImages, ...inputText.values()]);
     },
     fields: () => ({ reference_ms: referenceMs }),
   };

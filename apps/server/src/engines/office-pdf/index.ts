@@ -9,7 +9,8 @@ import { InternalError, InvalidInputError } from '../../errors.js';
 import { requireConverter } from '../converters.js';
 import type { CpuSlots } from '../cpu-slots.js';
 import { pageRangesText } from '../page-ranges.js';
-import { inspectPdf } from '../pdf-inspect.js';
+import { walkPageTreeOf } from '../pdf/page-walk/page-tree-walk.js';
+import { type InspectOptions, inspectPdf } from '../pdf-inspect.js';
 import { toolReport } from '../tool-report.js';
 import type { DetectedTools } from '../tools.js';
 import type { EngineLog, InputFile, WorkContext, WorkFolders } from '../types.js';
@@ -176,8 +177,8 @@ export function createOfficePdfEngine(o: OfficePdfEngineOptions): OfficePdfEngin
         job.signal,
       );
       // Its size read beside its pages: one wait on the disk fewer per call.
-      const [{ pageCount }, { size }] = await Promise.all([
-        inspectPdf(
+      const [pageCount, { size }] = await Promise.all([
+        convertedPages(
           { path: output, label: `the PDF of ${input.label}` },
           { tools: o.tools, maxPages: Number.MAX_SAFE_INTEGER, timeoutMs: o.timeoutMs, signal: job.signal },
         ),
@@ -196,6 +197,18 @@ export function createOfficePdfEngine(o: OfficePdfEngineOptions): OfficePdfEngin
       if (made !== undefined) await o.folders.remove(made.template);
     },
   };
+}
+
+/**
+ * The pages of the PDF LibreOffice wrote. It starts with its header and is a plain file, so its page tree
+ * is walked here at once, without inspectPdf's checks of an upload's first bytes (three more waits on
+ * the disk); a file the walk leaves to qpdf, or one without pages, is inspected like any PDF, which
+ * words the refusal.
+ */
+async function convertedPages(pdf: InputFile, o: InspectOptions): Promise<number> {
+  const walk = await walkPageTreeOf(pdf.path, o.maxPages);
+  if (walk !== undefined && walk.pageCount > 0) return walk.pageCount;
+  return (await inspectPdf(pdf, o)).pageCount;
 }
 
 /** The most memory `instance` held for data while it converted, sampled until `stop()`. */

@@ -2,7 +2,7 @@
 // directory entries): Word 97 (.doc), Excel 97 (.xls) and PowerPoint 97 (.ppt) files are compound files
 // told apart by their main stream, `WordDocument`, `Workbook` (or Excel 5's `Book`), `PowerPoint
 // Document`. Only the directory chain is followed, each sector at most once.
-import type { FileHandle } from 'node:fs/promises';
+import type { ByteSource } from './byte-source.js';
 
 export const CFB_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
@@ -14,15 +14,14 @@ const MAX_DIFAT_SECTORS = 4096;
 
 export class NotACompoundFileError extends Error {}
 
-async function read(file: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await file.read(buffer, 0, length, position);
-  if (bytesRead < length) throw new NotACompoundFileError('it is cut short');
-  return buffer;
+async function read(file: ByteSource, position: number, length: number): Promise<Buffer> {
+  const bytes = await file.read(position, length);
+  if (bytes.length < length) throw new NotACompoundFileError('it is cut short');
+  return bytes;
 }
 
 /** The names of every stream and storage in the compound file at `file`. */
-export async function readCfbNames(file: FileHandle): Promise<string[]> {
+export async function readCfbNames(file: ByteSource): Promise<string[]> {
   const header = await read(file, 0, 512);
   if (!header.subarray(0, 8).equals(CFB_SIGNATURE)) throw new NotACompoundFileError('it is not one');
   const shift = header.readUInt16LE(30);

@@ -9,11 +9,12 @@ import { InternalError, InvalidInputError } from '../../errors.js';
 import { requireConverter } from '../converters.js';
 import type { CpuSlots } from '../cpu-slots.js';
 import { pageRangesText } from '../page-ranges.js';
-import { walkPageTreeOf } from '../pdf/page-walk/page-tree-walk.js';
-import { type InspectOptions, inspectPdf } from '../pdf-inspect.js';
+import { walkPageTree } from '../pdf/page-walk/page-tree-walk.js';
+import { inspectPdf } from '../pdf-inspect.js';
 import { toolReport } from '../tool-report.js';
 import type { DetectedTools } from '../tools.js';
 import type { EngineLog, InputFile, WorkContext, WorkFolders } from '../types.js';
+import { readSmallFile } from './byte-source.js';
 import { InstancePool } from './instance-pool.js';
 import { networkIsolation } from './network-isolation.js';
 import { recogniseDocument } from './office-format.js';
@@ -176,14 +177,15 @@ export function createOfficePdfEngine(o: OfficePdfEngineOptions): OfficePdfEngin
           }),
         job.signal,
       );
-      // Its size read beside its pages: one wait on the disk fewer per call.
-      const [pageCount, { size }] = await Promise.all([
-        convertedPages(
-          { path: output, label: `the PDF of ${input.label}` },
-          { tools: o.tools, maxPages: Number.MAX_SAFE_INTEGER, timeoutMs: o.timeoutMs, signal: job.signal },
-        ),
-        stat(output),
-      ]);
+      const { size, bytes } = readSmallFile(output);
+      const pageCount =
+        (bytes === undefined ? undefined : walkedPages(bytes)) ??
+        (
+          await inspectPdf(
+            { path: output, label: `the PDF of ${input.label}` },
+            { tools: o.tools, maxPages: Number.MAX_SAFE_INTEGER, timeoutMs: o.timeoutMs, signal: job.signal },
+          )
+        ).pageCount;
       if (pageCount > budget.maxPages)
         throw new InvalidInputError(
           `${input.label} converts to ${pageCount} pages; ${budget.holder} allows at most ${budget.maxPages} pages per conversion. ` +
@@ -200,15 +202,18 @@ export function createOfficePdfEngine(o: OfficePdfEngineOptions): OfficePdfEngin
 }
 
 /**
- * The pages of the PDF LibreOffice wrote. It starts with its header and is a plain file, so its page tree
- * is walked here at once, without inspectPdf's checks of an upload's first bytes (three more waits on
- * the disk); a file the walk leaves to qpdf, or one without pages, is inspected like any PDF, which
- * words the refusal.
+ * The pages of the PDF LibreOffice wrote, by its page tree walked here: the file starts with its header
+ * and is plain, so inspectPdf's checks of an upload's first bytes are not needed. Undefined leaves the
+ * file to inspectPdf (qpdf): one the walk doubts, or one without pages, whose refusal inspectPdf words.
  */
-async function convertedPages(pdf: InputFile, o: InspectOptions): Promise<number> {
-  const walk = await walkPageTreeOf(pdf.path, o.maxPages);
-  if (walk !== undefined && walk.pageCount > 0) return walk.pageCount;
-  return (await inspectPdf(pdf, o)).pageCount;
+function walkedPages(bytes: Buffer): number | undefined {
+  try {
+    const { pageCount } = walkPageTree(bytes, Number.MAX_SAFE_INTEGER);
+    return pageCount > 0 ? pageCount : undefined;
+  } catch {
+    // A Doubt, or a defect of the walk on a file nobody foresaw: qpdf judges the file.
+    return undefined;
+  }
 }
 
 /** The most memory `instance` held for data while it converted, sampled until `stop()`. */

@@ -1,15 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   autoRunMacroOdt,
   billionCellOds,
+  fontOdt,
   OFFICE_ASSETS,
   OFFICE_SAMPLES,
   writeFixture,
   zipBombDocx,
 } from '@pdn/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMALL_FILE_BYTES } from './byte-source.js';
 import { recogniseDocument } from './office-format.js';
 
 let dir: string;
@@ -39,6 +42,29 @@ describe('recogniseDocument', () => {
       expect(await recogniseDocument(at(path))).toMatchObject({ format, filter });
     },
   );
+
+  // Past SMALL_FILE_BYTES a document is read where each reader looks, not whole.
+  it.each([
+    [
+      'an ODT carrying a large font',
+      'large.odt',
+      async () => fontOdt('Noise', 'text', randomBytes(SMALL_FILE_BYTES + 1)),
+      'odt',
+    ],
+    [
+      'a DOC with unused sectors after its last',
+      'large.doc',
+      async () =>
+        Buffer.concat([
+          await readFile(join(OFFICE_ASSETS, 'word-97-sample.doc')),
+          Buffer.alloc(SMALL_FILE_BYTES + 512),
+        ]),
+      'doc',
+    ],
+  ])('reads %s from the disk', async (_name, file, make, format) => {
+    const path = await writeFixture(dir, file, await make());
+    expect((await recogniseDocument(at(path))).format).toBe(format);
+  });
 
   it.each([
     ['a PDF', '%PDF-1.7\n', /"upload" is not a Word, Excel or PowerPoint document/],

@@ -8,6 +8,7 @@ import { open } from 'node:fs/promises';
 import type { OfficeFormat } from '@pdn/api-types';
 import { InvalidInputError } from '../../errors.js';
 import type { InputFile } from '../types.js';
+import { type ByteSource, inMemory, onDisk, readSmallFile } from './byte-source.js';
 import { CFB_SIGNATURE, NotACompoundFileError, readCfbNames } from './cfb-streams.js';
 import { NotAZipError, readStoredEntry, readZipEntries, type ZipEntry } from './zip-entries.js';
 
@@ -80,32 +81,36 @@ const WHAT =
 
 /** The format of `input`, or InvalidInputError naming the file and what is taken. */
 export async function recogniseDocument(input: InputFile): Promise<RecognisedDocument> {
+  const { size, bytes } = readSmallFile(input.path);
+  if (bytes !== undefined) return recognise(input, inMemory(bytes), size);
   const file = await open(input.path, 'r');
   try {
-    const { size } = await file.stat();
-    const head = Buffer.alloc(8);
-    await file.read(head, 0, 8, 0);
-    let format: OfficeFormat | undefined;
-    try {
-      if (head.subarray(0, 4).equals(ZIP_SIGNATURE)) {
-        const entries = await readZipEntries(file, size, MAX_PARTS);
-        format = await packageFormat(entries, (entry) => readStoredEntry(file, entry, 128));
-      } else if (head.equals(CFB_SIGNATURE)) {
-        const names = new Set(await readCfbNames(file));
-        format = CFB_STREAMS.find(([stream]) => names.has(stream))?.[1];
-      } else if (head.subarray(0, 5).equals(RTF_SIGNATURE)) {
-        format = 'rtf';
-      }
-    } catch (error) {
-      if (error instanceof NotAZipError || error instanceof NotACompoundFileError)
-        throw new InvalidInputError(
-          `${input.label} could not be read as an Office document: ${error.message}.`,
-        );
-      throw error;
-    }
-    if (format === undefined) throw new InvalidInputError(`${input.label} is not ${WHAT} by its content.`);
-    return { format, ...FORMATS[format] };
+    return await recognise(input, onDisk(file), size);
   } finally {
     await file.close();
   }
+}
+
+async function recognise(input: InputFile, file: ByteSource, size: number): Promise<RecognisedDocument> {
+  const head = await file.read(0, 8);
+  let format: OfficeFormat | undefined;
+  try {
+    if (head.subarray(0, 4).equals(ZIP_SIGNATURE)) {
+      const entries = await readZipEntries(file, size, MAX_PARTS);
+      format = await packageFormat(entries, (entry) => readStoredEntry(file, entry, 128));
+    } else if (head.equals(CFB_SIGNATURE)) {
+      const names = new Set(await readCfbNames(file));
+      format = CFB_STREAMS.find(([stream]) => names.has(stream))?.[1];
+    } else if (head.subarray(0, 5).equals(RTF_SIGNATURE)) {
+      format = 'rtf';
+    }
+  } catch (error) {
+    if (error instanceof NotAZipError || error instanceof NotACompoundFileError)
+      throw new InvalidInputError(
+        `${input.label} could not be read as an Office document: ${error.message}.`,
+      );
+    throw error;
+  }
+  if (format === undefined) throw new InvalidInputError(`${input.label} is not ${WHAT} by its content.`);
+  return { format, ...FORMATS[format] };
 }

@@ -2,7 +2,7 @@
 // and 4.5.3): names and declared sizes, read without inflating anything. OOXML and ODF documents are
 // ZIP files; this tells which kind, and what the file claims it expands to, before LibreOffice reads it.
 // A ZIP may lie about its sizes: the memory and time budgets LibreOffice runs under are the limit behind.
-import type { FileHandle } from 'node:fs/promises';
+import type { ByteSource } from './byte-source.js';
 
 export interface ZipEntry {
   name: string;
@@ -27,21 +27,15 @@ const MAX_DIRECTORY_BYTES = 16 * 2 ** 20;
 
 export class NotAZipError extends Error {}
 
-async function read(file: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await file.read(buffer, 0, length, position);
-  return buffer.subarray(0, bytesRead);
-}
-
 function bigToNumber(value: bigint, what: string): number {
   if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new NotAZipError(`its ${what} is out of range`);
   return Number(value);
 }
 
 /** Where the central directory is and how many entries it says it has. */
-async function centralDirectory(file: FileHandle, fileSize: number) {
+async function centralDirectory(file: ByteSource, fileSize: number) {
   const tailStart = Math.max(0, fileSize - TAIL);
-  const tail = await read(file, tailStart, fileSize - tailStart);
+  const tail = await file.read(tailStart, fileSize - tailStart);
   let end = -1;
   for (let at = tail.length - 22; at >= 0; at--) {
     if (tail.readUInt32LE(at) === EOCD) {
@@ -56,7 +50,7 @@ async function centralDirectory(file: FileHandle, fileSize: number) {
   const locator = end - 20;
   if (locator >= 0 && tail.readUInt32LE(locator) === ZIP64_LOCATOR) {
     const recordAt = bigToNumber(tail.readBigUInt64LE(locator + 8), 'ZIP64 record offset');
-    const record = await read(file, recordAt, 56);
+    const record = await file.read(recordAt, 56);
     if (record.length < 56 || record.readUInt32LE(0) !== ZIP64_EOCD)
       throw new NotAZipError('its ZIP64 end record is missing');
     count = bigToNumber(record.readBigUInt64LE(32), 'entry count');
@@ -85,7 +79,7 @@ function zip64Values(extra: Buffer, wanted: number): bigint[] {
 
 /** Every entry of the ZIP at `file`; more than `maxEntries` is refused before reading them. */
 export async function readZipEntries(
-  file: FileHandle,
+  file: ByteSource,
   fileSize: number,
   maxEntries: number,
 ): Promise<ZipEntry[]> {
@@ -96,7 +90,7 @@ export async function readZipEntries(
     throw new NotAZipError(
       `it lists ${directory.count} files, more than the ${maxEntries} a document may hold`,
     );
-  const bytes = await read(file, directory.offset, directory.size);
+  const bytes = await file.read(directory.offset, directory.size);
   const entries: ZipEntry[] = [];
   for (let at = 0; entries.length < directory.count; ) {
     if (at + 46 > bytes.length || bytes.readUInt32LE(at) !== CENTRAL_HEADER)
@@ -123,10 +117,10 @@ export async function readZipEntries(
 }
 
 /** The first `length` bytes of a stored (uncompressed) entry: an ODF package's `mimetype`. */
-export async function readStoredEntry(file: FileHandle, entry: ZipEntry, length: number): Promise<string> {
+export async function readStoredEntry(file: ByteSource, entry: ZipEntry, length: number): Promise<string> {
   if (entry.method !== 0) return '';
-  const header = await read(file, entry.offset, 30);
+  const header = await file.read(entry.offset, 30);
   if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_HEADER) return '';
   const start = entry.offset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-  return (await read(file, start, Math.min(length, entry.compressedSize))).toString('latin1');
+  return (await file.read(start, Math.min(length, entry.compressedSize))).toString('latin1');
 }

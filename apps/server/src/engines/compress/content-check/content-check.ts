@@ -37,6 +37,7 @@ import { samplePages } from './page-sample.js';
 import { renderDpi } from './page-sizes.js';
 import { holdsNoStructure, type PdfStructure, readStructure } from './pdf-structure.js';
 import { comparePgmFiles } from './pgm.js';
+import { drawInColour, renderGroups } from './photo-renders.js';
 import { popplerRenderer } from './poppler-renderer.js';
 import {
   ghostscriptPageSides,
@@ -111,6 +112,20 @@ interface RenderPlan {
   dpi: number;
   /** Which of the input's pages draw images, so candidates are drawn in the input's runs (render.ts). */
   drawsImages: SnapshotTarget['drawsImages'];
+  /** The sampled pages a candidate's render draws in one process, side by side (photo-renders.ts). */
+  groups: number[][];
+  /** Whether pages are drawn in colour (photo-renders.ts). */
+  colour: boolean;
+}
+
+/** The pixels of the images a page draws from, as the structure lists them; 0 where it is unknown. */
+function imagePixelsOf(structure: PdfStructure | undefined, page: number): number {
+  let pixels = 0;
+  for (const stream of structure?.streams[page - 1] ?? []) {
+    const [width, height] = (stream.pixels ?? '').split('x').map(Number);
+    if (width !== undefined && height !== undefined && width > 0 && height > 0) pixels += width * height;
+  }
+  return pixels;
 }
 
 interface Reference {
@@ -181,16 +196,22 @@ export function createContentCheck(
             ),
           );
     const dpi = renderDpi(sides, pages, RENDER_BOUNDS);
-    if (images === undefined) return { dpi, drawsImages: undefined };
+    const imagePixels = (page: number) => imagePixelsOf(known, page);
+    const photos = { groups: renderGroups(pages, imagePixels), colour: drawInColour(pages, imagePixels) };
+    if (images === undefined) return { dpi, drawsImages: undefined, ...photos };
     const counted = await images.catch(() => undefined);
     const perPage = counted !== undefined && 'value' in counted ? counted.value : undefined;
-    return { dpi, drawsImages: perPage && ((page: number) => drawsImagesBy(perPage, page)) };
+    return { dpi, drawsImages: perPage && ((page: number) => drawsImagesBy(perPage, page)), ...photos };
   }
 
-  async function renderInput({ dpi, drawsImages }: RenderPlan): Promise<Reference | { failure: string }> {
+  async function renderInput({
+    dpi,
+    drawsImages,
+    colour,
+  }: RenderPlan): Promise<Reference | { failure: string }> {
     const failures: string[] = [];
     for (const renderer of renderers) {
-      const target = { ...input, name: `input-${renderer.name}`, drawsImages };
+      const target = { ...input, name: `input-${renderer.name}`, drawsImages, colour };
       const rendered = await renderer.render(target, dpi, inputJob);
       if ('value' in rendered) return { renderer, pages: rendered.value };
       failures.push(`${renderer.name}, ${rendered.failure}`);
@@ -236,41 +257,69 @@ export function createContentCheck(
    * The candidate's pages against the input's. The candidate is drawn at once by the first renderer,
    * the one that draws the input unless it complains there, so its render runs beside the input's
    * where that is still running (a camera photo file's four pages took 0.2-0.4 s a side) rather
-   * than after it; drawn again by the input's renderer where that turns out to be another.
+   * than after it; drawn again by the input's renderer where that turns out to be another. Photo pages
+   * are drawn in two groups side by side (render-groups.ts), each compared as soon as it is drawn.
    */
   async function comparePages(
-    { dpi, drawsImages }: RenderPlan,
+    { dpi, drawsImages, groups, colour }: RenderPlan,
     path: string,
     name: string,
   ): Promise<Result<PageScore[]>> {
-    const target = { path, pages, name, drawsImages };
-    const render = (renderer: PageRenderer) => o.lanes.beside(() => renderer.render(target, dpi, job));
+    const render = (renderer: PageRenderer, group: number[], index: number) => {
+      const target = {
+        path,
+        pages: group,
+        name: groups.length > 1 ? `${name}-${index + 1}` : name,
+        drawsImages,
+        colour,
+      };
+      return o.lanes.beside(() => renderer.render(target, dpi, job));
+    };
     const [first] = renderers;
-    const early = first && render(first);
+    const early = first && groups.map((group, index) => render(first, group, index));
     // Settled below in every case; until then a failure (an abort) must not count as unhandled.
-    early?.catch(() => {});
+    for (const drawn of early ?? []) drawn.catch(() => {});
     let ref: Awaited<typeof reference>;
     try {
       ref = await (reference as NonNullable<typeof reference>);
-    } finally {
-      await early?.catch(() => {});
+    } catch (error) {
+      await Promise.allSettled(early ?? []);
+      throw error;
     }
-    if ('failure' in ref) return ref;
-    const rendered = ref.renderer === first && early !== undefined ? await early : await render(ref.renderer);
-    if ('failure' in rendered) return rendered;
-    const scores: PageScore[] = [];
-    for (const [index, page] of pages.entries()) {
-      try {
-        const compared = await comparePgmFiles(
-          ref.pages[index] as string,
-          rendered.value[index] as string,
-          // At least 16 pixels a side: a poster drawn at a few dpi would otherwise be cut into specks.
-          Math.max(16, Math.round(dpi * CONTENT_FLOORS.tileInches)),
-        );
-        scores.push({ page, ...compared });
-      } catch (error) {
-        return { failure: `page ${page} could not be compared (${(error as Error).message})` };
+    if ('failure' in ref) {
+      await Promise.allSettled(early ?? []);
+      return ref;
+    }
+    const { renderer, pages: referencePages } = ref;
+    const compareGroup = async (group: number[], index: number): Promise<Result<PageScore[]>> => {
+      const drawn = early?.[index];
+      const rendered =
+        renderer === first && drawn !== undefined ? await drawn : await render(renderer, group, index);
+      if ('failure' in rendered) return rendered;
+      const scores: PageScore[] = [];
+      for (const [at, page] of group.entries()) {
+        try {
+          const compared = await comparePgmFiles(
+            referencePages[pages.indexOf(page)] as string,
+            rendered.value[at] as string,
+            // At least 16 pixels a side: a poster drawn at a few dpi would otherwise be cut into specks.
+            Math.max(16, Math.round(dpi * CONTENT_FLOORS.tileInches)),
+          );
+          scores.push({ page, ...compared });
+        } catch (error) {
+          return { failure: `page ${page} could not be compared (${(error as Error).message})` };
+        }
       }
+      return { value: scores };
+    };
+    const compared = groups.map(compareGroup);
+    // All settled before anything is returned, so no render outlives the request's folder.
+    await Promise.allSettled([...compared, ...(early ?? [])]);
+    const scores: PageScore[] = [];
+    for (const group of compared) {
+      const result = await group;
+      if ('failure' in result) return result;
+      scores.push(...result.value);
     }
     return { value: scores };
   }

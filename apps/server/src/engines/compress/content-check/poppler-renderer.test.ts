@@ -75,15 +75,15 @@ describe.skipIf(pdftoppm === undefined)('popplerRenderer', () => {
   it.each([
     [
       'a range, pages padded to two digits',
-      { given: [1, 2, 3], want: ['r-page-01.ppm', 'r-page-02.ppm', 'r-page-03.ppm'] },
+      { given: [1, 2, 3], want: ['r-page-01.pgm', 'r-page-02.pgm', 'r-page-03.pgm'] },
     ],
     [
       'a spread, one run per page',
-      { given: [1, 6, 12], want: ['s-page-1.ppm', 's-page-6.ppm', 's-page-12.ppm'] },
+      { given: [1, 6, 12], want: ['s-page-1.pgm', 's-page-6.pgm', 's-page-12.pgm'] },
     ],
     [
       'a spread over pages known to draw no image, one run',
-      { given: [1, 6, 12], want: ['t-page-01.ppm', 't-page-06.ppm', 't-page-12.ppm'] },
+      { given: [1, 6, 12], want: ['t-page-01.pgm', 't-page-06.pgm', 't-page-12.pgm'] },
     ],
   ] as const)('%s', { timeout: 60_000 }, async (name, { given, want }) => {
     const path = await writeFixture(dir, 'twelve.pdf', await textPdf({ pages: 12 }));
@@ -98,6 +98,18 @@ describe.skipIf(pdftoppm === undefined)('popplerRenderer', () => {
     };
     const rendered = await renderer.render(target, 20, { workDir, signal: new AbortController().signal });
     expect('value' in rendered && rendered.value.map((file) => basename(file))).toEqual(want);
+  });
+
+  it('draws in colour where asked', { timeout: 60_000 }, async () => {
+    const path = await writeFixture(dir, 'two.pdf', await textPdf({ pages: 2 }));
+    const workDir = await mkdtemp(join(dir, 'job-'));
+    const renderer = popplerRenderer(pdftoppm as NonNullable<typeof pdftoppm>, 60_000);
+    const target = { path, pages: [1, 2], name: 'c', colour: true };
+    const rendered = await renderer.render(target, 20, { workDir, signal: new AbortController().signal });
+    expect('value' in rendered && rendered.value.map((file) => basename(file))).toEqual([
+      'c-page-1.ppm',
+      'c-page-2.ppm',
+    ]);
   });
 
   it('fails on a file it cannot open', async () => {

@@ -46,7 +46,7 @@ export function pdftoppmRuns(
 }
 
 /**
- * pdftoppm, in as few runs as pdftoppmRuns allows: drawing a few cheap pages that are not
+ * pdftoppm, in grey or in colour, in as few runs as pdftoppmRuns allows: drawing a few cheap pages that are not
  * compared costs less than starting pdftoppm again.
  */
 export function popplerRenderer(pdftoppm: ToolInfo, timeoutMs: number): PageRenderer {
@@ -71,8 +71,8 @@ export function popplerRenderer(pdftoppm: ToolInfo, timeoutMs: number): PageRend
     name: 'pdftoppm',
     async render(target, dpi, job) {
       const input = resolve(target.path);
-      // In colour, read as grey by pgm.ts: pdftoppm draws photos in colour about twice as fast as in grey.
-      const common = ['-q', '-r', String(dpi)];
+      const common = ['-q', ...(target.colour === true ? [] : ['-gray']), '-r', String(dpi)];
+      const extension = target.colour === true ? 'ppm' : 'pgm';
       const prefix = `${target.name}-page`;
       const paths = new Map<number, string>();
       const runs = pdftoppmRuns(target.pages, target.drawsImages);
@@ -81,7 +81,7 @@ export function popplerRenderer(pdftoppm: ToolInfo, timeoutMs: number): PageRend
           const range = ['-f', String(first), '-l', String(first), '-singlefile'];
           const failure = await run([...common, ...range, input, `${prefix}-${first}`], job);
           if (failure !== undefined) return { failure: `rendering page ${first}: ${failure}` };
-          paths.set(first, resolve(job.workDir, `${prefix}-${first}.ppm`));
+          paths.set(first, resolve(job.workDir, `${prefix}-${first}.${extension}`));
           continue;
         }
         const range = ['-f', String(first), '-l', String(last)];
@@ -90,17 +90,19 @@ export function popplerRenderer(pdftoppm: ToolInfo, timeoutMs: number): PageRend
         const pages = runs.length > 1 ? ` pages ${first}-${last}` : '';
         return { failure: `rendering${pages}: ${failure}` };
       }
-      // pdftoppm pads page numbers to the width of the document's page count: page-1.ppm or page-01.ppm.
+      // pdftoppm pads page numbers to the width of the document's page count: page-1.pgm or page-01.pgm.
       if (paths.size < target.pages.length) {
         for (const file of await readdir(job.workDir)) {
           const page =
-            file.startsWith(`${prefix}-`) && file.endsWith('.ppm') ? file.slice(prefix.length + 1, -4) : '';
+            file.startsWith(`${prefix}-`) && file.endsWith(`.${extension}`)
+              ? file.slice(prefix.length + 1, -4)
+              : '';
           if (/^\d+$/.test(page) && !paths.has(Number(page)))
             paths.set(Number(page), resolve(job.workDir, file));
         }
       }
       return renderedFiles(
-        target.pages.map((page) => paths.get(page) ?? resolve(job.workDir, `${prefix}-${page}.ppm`)),
+        target.pages.map((page) => paths.get(page) ?? resolve(job.workDir, `${prefix}-${page}.${extension}`)),
       );
     },
   };

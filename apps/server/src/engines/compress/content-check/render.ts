@@ -41,6 +41,11 @@ export interface SnapshotTarget {
    * (poppler-renderer.ts). Only which processes run depends on it, never which pages are compared.
    */
   drawsImages?: ((page: number) => boolean | undefined) | undefined;
+  /**
+   * Drawn in colour where the renderer can (photo-renders.ts), else in grey: pages are compared in
+   * grey either way (pgm.ts).
+   */
+  colour?: boolean;
 }
 
 export type Result<T> = { value: T } | { failure: string };

@@ -9,7 +9,7 @@ import { jobCases, jobFolders, mergeForm, used } from './cases/jobs.js';
 import { download } from './harness/download.js';
 import { file, form } from './harness/form.js';
 import { getJob, submitJob, waitForJob } from './harness/jobs.js';
-import { processesMentioning } from './harness/processes.js';
+import { toolsLeftAtWork } from './harness/processes.js';
 import { missing } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
@@ -50,7 +50,7 @@ describe.skipIf(missing('ghostscript', 'the job cancel and cap tests'))('jobs be
     });
     expect(canceledRunning.json.data).toMatchObject({ status: 'canceled', attempts: 1 });
     expect(canceledRunning.json.data.result).toBeUndefined();
-    expect(await processesMentioning(ctx.server.dataDir)).toEqual([]);
+    expect(await toolsLeftAtWork(ctx.server.dataDir)).toEqual([]);
     expect(await jobFolders(ctx)).toEqual([]);
     // Cancelling again changes nothing.
     const again = await ctx.call<JobResponse>(`/api/v1/jobs/${running.id}`, { key, method: 'DELETE' });

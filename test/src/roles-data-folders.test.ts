@@ -20,7 +20,7 @@ import { pageCount } from './harness/download.js';
 import { field, file, form } from './harness/form.js';
 import { type Caller, FINAL, getJob, submitJob, waitForJob } from './harness/jobs.js';
 import { filesLeftSince, listFiles } from './harness/leftovers.js';
-import { processesMentioning, processesUnder } from './harness/processes.js';
+import { processesUnder, toolsAtWork } from './harness/processes.js';
 import { startServer, type TestServer } from './harness/server.js';
 import {
   type SharedServices,
@@ -125,7 +125,7 @@ describe.skipIf(missing !== undefined)(
           await w2().kill();
           const body = form(file('file', await embeddedFontPdf({ pages: 60 }), 'fonts.pdf'));
           const job = await submitJob(caller, key, '/api/v1/compress', body);
-          while ((await processesMentioning(w1().dataDir)).length === 0) {
+          while ((await toolsAtWork(w1().dataDir)).length === 0) {
             const seen = await getJob(caller, key, job.id);
             if (FINAL.includes(seen.status))
               throw new Error(`job ${job.id} ended ${seen.status} before w1 was seen running it`);

@@ -8,7 +8,7 @@ import { embeddedFontPdf, labelledPdf, scannedDocumentPdf } from '@pdn/fixtures'
 import { beforeAll, describe, expect, it } from 'vitest';
 import { field, file, form } from './harness/form.js';
 import { filesLeftSince, listFiles } from './harness/leftovers.js';
-import { processesMentioning, type RunningProcess, runningProgram } from './harness/processes.js';
+import { type RunningProcess, runningProgram, toolsLeftAtWork } from './harness/processes.js';
 import { missing } from './harness/tools.js';
 import { useServer } from './harness/use-server.js';
 
@@ -32,7 +32,7 @@ describe.skipIf(missing('ghostscript', 'the tool-timeout test'))('a Ghostscript 
     expect(['qpdf', 'original']).toContain(res.json.data.method);
     expect(res.json.data.page_count).toBe(60);
 
-    expect(await processesMentioning(ctx.server.dataDir)).toEqual([]);
+    expect(await toolsLeftAtWork(ctx.server.dataDir)).toEqual([]);
     expect(await filesLeftSince(ctx.server, before)).toEqual([]);
 
     const small = await ctx.call('/api/v1/compress', {
@@ -78,7 +78,7 @@ describe.skipIf(missing('ocrmypdf', 'the OCRmyPDF timeout test'))('an OCRmyPDF r
     expect(seen?.group).toBe(seen?.pid);
     expect(seen?.environment).toContain('OMP_THREAD_LIMIT=1');
     expect(seen?.args.join(' ')).toContain('--jobs 1');
-    expect(await processesMentioning(ctx.server.dataDir)).toEqual([]);
+    expect(await toolsLeftAtWork(ctx.server.dataDir)).toEqual([]);
     expect(await filesLeftSince(ctx.server, before)).toEqual([]);
   });
 });

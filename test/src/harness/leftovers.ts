@@ -10,12 +10,14 @@ import type { TestServer } from './server.js';
  * successful requests, which live until their download URL expires (the sweeper's business), and what
  * a server process keeps for as long as it runs: its work area (the folder itself, empty between
  * requests), its record in the registry of work areas in its TMPDIR, the profiles of its warm
- * Chromium and LibreOffice instances in its work area, and, in its TMPDIR, the two folders Playwright
+ * Chromium and LibreOffice instances in its work area, the folders of the Ghostscripts it started
+ * ahead of the next compress with the files Ghostscript makes as it starts (but never an input, which
+ * is only there while one works), and, in its TMPDIR, the two folders Playwright
  * keeps beside a running browser and the one holding the browser's single-instance socket (each
  * page's context keeps nothing there). A restarted server has new ones.
  */
 const NOT_TEMPORARY =
-  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$|^tmp\/(org\.chromium\.Chromium\.|playwright-artifacts-|playwright_chromiumdev_profile-)[^/]+\/|(^|\/)tmp-processes\/[^/]+\/(chromium|libreoffice)-[^/]*\//;
+  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$|^tmp\/(org\.chromium\.Chromium\.|playwright-artifacts-|playwright_chromiumdev_profile-)[^/]+\/|(^|\/)tmp-processes\/[^/]+\/(chromium|libreoffice)-[^/]*\/|(^|\/)tmp-processes\/[^/]+\/ghostscript-[^/]*\/(gs_[^/]+|output\.pdf)?$/;
 
 /** The request work folders in every work area of the data folder `dataDir` (empty once requests end). */
 export async function requestFolders(dataDir: string): Promise<string[]> {

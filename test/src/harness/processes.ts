@@ -2,15 +2,52 @@
 // folder, or that work in it. Used to check that a timeout, a cancel or the server's own death killed
 // them, and how a tool was started (its process group, its environment) while it runs (Linux /proc;
 // empty elsewhere).
+import { existsSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /** Command lines of running processes that mention `text`. */
 export async function processesMentioning(text: string): Promise<string[]> {
-  const found: string[] = [];
+  return (await mentioning(text)).map(({ cmdline }) => cmdline.replaceAll('\0', ' '));
+}
+
+/**
+ * Command lines of running processes that mention `text`, but for the Ghostscripts a server starts
+ * ahead of the next compress (apps/server/src/engines/compress/ghostscript-spares.ts) while they wait
+ * for it: a server keeps them on purpose. One at work has its input in its folder; one waiting reads
+ * its standard input (its last argument, `-`) in a folder without it.
+ */
+export async function toolsAtWork(text: string): Promise<string[]> {
+  const atWork: string[] = [];
+  for (const { pid, cmdline } of await mentioning(text)) {
+    const args = cmdline.split('\0').filter(Boolean);
+    const folder = await readlink(`/proc/${pid}/cwd`).catch(() => '');
+    const waiting =
+      args.includes('-sDEVICE=pdfwrite') && args.at(-1) === '-' && !existsSync(join(folder, 'input.pdf'));
+    if (!waiting) atWork.push(args.join(' '));
+  }
+  return atWork;
+}
+
+/**
+ * `toolsAtWork(text)` once it is empty, or what it still lists after `graceMs`: a tool killed as its
+ * start was on its way is killed once its pid is known, some milliseconds later.
+ */
+export async function toolsLeftAtWork(text: string, graceMs = 3_000): Promise<string[]> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const left = await toolsAtWork(text);
+    if (left.length === 0 || Date.now() >= deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function mentioning(text: string): Promise<{ pid: string; cmdline: string }[]> {
+  const found: { pid: string; cmdline: string }[] = [];
   for (const pid of await readdir('/proc').catch(() => [])) {
     if (!/^\d+$/.test(pid)) continue;
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.includes(text)) found.push(cmdline.replaceAll('\0', ' '));
+    if (cmdline.includes(text)) found.push({ pid, cmdline });
   }
   return found;
 }

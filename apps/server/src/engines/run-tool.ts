@@ -160,7 +160,7 @@ class ToolProcess {
   #pending: PendingRun | undefined;
   /** How it ended before anyone ran it: a spawn error, or its exit. */
   #endedEarly: (() => void) | undefined;
-  ended = false;
+  #ended = false;
 
   constructor(command: string, args: readonly string[], start: ToolStartOptions, inputLater: boolean) {
     this.#command = command;
@@ -227,13 +227,18 @@ class ToolProcess {
     });
   }
 
+  /** It exited, or could not start. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
   /** Ends the tool, whether or not it ran. */
   kill(): void {
     this.#tool.kill();
   }
 
   #end(tell: () => void): void {
-    this.ended = true;
+    this.#ended = true;
     if (this.#pending === undefined) this.#endedEarly = tell;
     else tell();
   }

@@ -258,7 +258,7 @@ export function createContentCheck(
    * the one that draws the input unless it complains there, so its render runs beside the input's
    * where that is still running (a camera photo file's four pages took 0.2-0.4 s a side) rather
    * than after it; drawn again by the input's renderer where that turns out to be another. Photo pages
-   * are drawn in two groups side by side (render-groups.ts), each compared as soon as it is drawn.
+   * are drawn in two groups side by side (photo-renders.ts), each compared as soon as it is drawn.
    */
   async function comparePages(
     { dpi, drawsImages, groups, colour }: RenderPlan,

@@ -29,6 +29,11 @@ export interface Profile {
   drawnPages?: number;
   /** Office documents converted (the first of the fixtures' samples); every one when absent. */
   officeDocuments?: number;
+  /**
+   * Conversions timed each way per Office document. A pair takes a tenth of a second, and with 5 the
+   * per-document ratios moved by ±20% between runs on a busy machine.
+   */
+  officeRuns: number;
   /** Copies of the English sample stacked into the throughput page (3 lines each). */
   ocrPageRepeats: number;
   loadSeconds: number;
@@ -71,6 +76,7 @@ export const FULL: Profile = {
   merge: { files: 20, pagesEach: 50, runs: 25 },
   split: { pages: 500, ranges: 10 },
   ocrImages: 6,
+  officeRuns: 15,
   ocrPdfPages: [10, 50],
   ocrPageRepeats: 12,
   loadSeconds: 15,
@@ -107,6 +113,7 @@ export const QUICK: Profile = {
   drawnPages: 2,
   // Two documents: the scenario's code path (all thirteen, each with a cold LibreOffice, took 43 s).
   officeDocuments: 2,
+  officeRuns: 1,
   ocrPageRepeats: 1,
   loadSeconds: 2,
   autocannonSeconds: 1,

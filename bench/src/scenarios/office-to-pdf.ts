@@ -153,7 +153,7 @@ async function officeToPdf(context: BenchContext): Promise<ScenarioResult> {
       const source = join(OFFICE_ASSETS, sample.file);
       let pages = 0;
       const warmTimes = await timeAlternating(
-        context.profile.runs,
+        context.profile.officeRuns,
         async () => {
           pages = await viaPdn(context, source, join(dir, 'pdn.pdf'));
         },

@@ -326,16 +326,19 @@ export async function comparePgmFiles(
     const bandRows = Math.max(1, Math.floor(CHUNK_BYTES / width));
     const bandBytes = Math.min(height, bandRows + 2) * width;
     const [chunkA, chunkB] = [Buffer.alloc(bandBytes), Buffer.alloc(bandBytes)];
-    // Where a render is in colour, its band is read here first, then turned grey into its chunk.
-    const colour = a.channels === 3 || b.channels === 3 ? Buffer.alloc(bandBytes * 3) : undefined;
+    // A render in colour is read into a band of its own first, then turned grey into its chunk.
+    const colourBand = (header: PgmHeader) =>
+      header.channels === 3 ? Buffer.alloc(bandBytes * 3) : undefined;
+    const [colourA, colourB] = [colourBand(a), colourBand(b)];
     const readBand = async (
       file: FileHandle,
       header: PgmHeader,
       chunk: Buffer,
       top: number,
       length: number,
+      colour: Buffer | undefined,
     ) => {
-      if (header.channels === 1 || colour === undefined) {
+      if (colour === undefined) {
         await file.read(chunk, 0, length, header.dataOffset + top * width);
         return;
       }
@@ -353,8 +356,10 @@ export async function comparePgmFiles(
       // One row of context on each side, where the page has one.
       const [top, bottom] = [Math.max(0, first - 1), Math.min(height, last + 1)];
       const length = (bottom - top) * width;
-      await readBand(reference, a, chunkA, top, length);
-      await readBand(candidate, b, chunkB, top, length);
+      await Promise.all([
+        readBand(reference, a, chunkA, top, length, colourA),
+        readBand(candidate, b, chunkB, top, length, colourB),
+      ]);
       for (let y = first - top; y < last - top; y += 1) {
         blurRow(chunkA, width, bottom - top, y, columns, blurredA);
         blurRow(chunkB, width, bottom - top, y, columns, blurredB);

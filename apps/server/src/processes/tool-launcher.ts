@@ -66,6 +66,14 @@ class Launch implements LaunchedTool {
     if (this.#killed) killGroup(pid);
   }
 
+  /**
+   * The tool has exited: its pid, and the group it led, may go to another process (Linux gives freed
+   * pids out again), which a later kill of this tool must not hit.
+   */
+  ended(): void {
+    this.pid = undefined;
+  }
+
   kill(): void {
     this.#killed = true;
     killGroup(this.pid);
@@ -88,10 +96,12 @@ function route(message: ToolMessage): void {
       return;
     case 'failed':
       launches.delete(message.id);
+      launch.ended();
       launch.listener.failed(Object.assign(new Error(message.error.message), message.error));
       return;
     case 'closed':
       launches.delete(message.id);
+      launch.ended();
       launch.listener.closed(message.exitCode, message.signal);
   }
 }
@@ -103,6 +113,7 @@ function launcherEnded(child: ChildProcess): void {
   for (const [id, launch] of launches) {
     launches.delete(id);
     killGroup(launch.pid);
+    launch.ended();
     launch.listener.failed(new Error('the tool launcher ended while the tool ran'));
   }
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { CpuSlots } from './cpu-slots.js';
 import { deferredTask, settle } from './deferred-tasks.js';
@@ -102,6 +103,20 @@ describe('CpuSlots', () => {
     expect(started).toEqual(['first', 'job', 'spare']);
     spare.finish();
     await expect(Promise.all(results)).resolves.toEqual(['first', 'spare', 'job']);
+  });
+
+  // A job's log lines and tool report live in its async context; the task that frees the slot is
+  // another job's.
+  it('runs a queued task in the context of the job that queued it, not the one that freed its slot', async () => {
+    const slots = new CpuSlots(1);
+    const job = new AsyncLocalStorage<string>();
+    const first = deferredTask('first', []);
+    const running = job.run('A', () => slots.run(first.task));
+    const queued = job.run('B', () => slots.whenSpare(async () => job.getStore()));
+    const inRun = job.run('C', () => slots.run(async () => job.getStore()));
+    job.run('A', () => first.finish());
+    await running;
+    await expect(Promise.all([inRun, queued])).resolves.toEqual(['C', 'B']);
   });
 
   it.each([0, -1, 1.5, Number.NaN])('rejects concurrency %s', (concurrency) => {

@@ -2,6 +2,9 @@
 // number of concurrent jobs is bounded by the CPU count and the rest are queued. Tasks start in the
 // order they were submitted; one whose request is aborted while it waits never starts. Work that can
 // wait (a job's side work, job-lanes.ts) asks for a spare slot: it starts only when no task is waiting.
+// A queued task is started by whichever task frees a slot, so it is bound to the async context of the
+// job that queued it: its log lines and tool report are that job's.
+import { AsyncResource } from 'node:async_hooks';
 
 interface WaitingTask {
   start(): void;
@@ -39,13 +42,14 @@ export class CpuSlots {
 
   #enqueue<T>(queue: WaitingTask[], task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const inCallersContext = AsyncResource.bind(task);
     return new Promise<T>((resolve, reject) => {
       const waiting: WaitingTask = {
         start: () => {
           signal?.removeEventListener('abort', onAbort);
           this.#running += 1;
           // Wrapping in an async function turns a task that throws synchronously into a rejection.
-          (async () => task())()
+          (async () => inCallersContext())()
             .then(resolve, reject)
             .finally(() => {
               this.#running -= 1;

@@ -60,10 +60,11 @@ export function operationProcessor(deps: ProcessorDeps): JobProcessor {
       let made = 0;
       // Stamped as each output is stored, at the end of the work, so a long job's files still outlive its retention.
       const outputs = {
-        publish: (path: string, filename: string) =>
+        publish: (path: string, filename: string, size?: number) =>
           downloads.publish(path, filename, {
             id: outputIdFor(record.id, made++),
             keepUntil: now() + OUTPUT_KEEP_MS,
+            ...(size === undefined ? {} : { size }),
             ...(job.withEnd === undefined ? {} : { withEnd: job.withEnd }),
           }),
       };

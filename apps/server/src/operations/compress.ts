@@ -39,7 +39,7 @@ export function compressOperation(engine: CompressEngine): Operation<CompressPar
         method: output.method,
         level,
         page_count: output.pageCount,
-        download: await outputs.publish(output.path, filename),
+        download: await outputs.publish(output.path, filename, output.size),
       };
     },
     resign: (result, fresh) => ({ ...result, download: fresh(result.download) }),

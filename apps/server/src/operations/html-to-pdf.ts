@@ -103,7 +103,7 @@ export function htmlToPdfOperation(engine: HtmlPdfEngine): Operation<HtmlToPdfPa
         asset_count: assets.length,
         blocked_urls: output.blocked,
         size: output.size,
-        download: await outputs.publish(output.path, filename),
+        download: await outputs.publish(output.path, filename, output.size),
       };
     },
     resign: (result, fresh) => ({ ...result, download: fresh(result.download) }),

@@ -64,7 +64,7 @@ export function imagesToPdfOperation(
         input_count: inputs.length,
         page_size: layout.pageSize,
         size: output.size,
-        download: await outputs.publish(output.path, filename),
+        download: await outputs.publish(output.path, filename, output.size),
       };
     },
     resign: (result, fresh) => ({ ...result, download: fresh(result.download) }),

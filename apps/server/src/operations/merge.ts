@@ -40,7 +40,7 @@ export function mergeOperation(engine: PdfEngine): Operation<MergeParams, MergeR
         page_count: output.pageCount,
         size: output.size,
         input_count: inputs.length,
-        download: await outputs.publish(output.path, MERGED_NAME),
+        download: await outputs.publish(output.path, MERGED_NAME, output.size),
       };
     },
     resign: (result, fresh) => ({ ...result, download: fresh(result.download) }),

@@ -28,7 +28,7 @@ export function officeToPdfOperation(
         page_count: output.pageCount,
         pdfa: request.pdfa ?? null,
         size: output.size,
-        download: await outputs.publish(output.path, filename),
+        download: await outputs.publish(output.path, filename, output.size),
       };
     },
     resign: (result, fresh) => ({ ...result, download: fresh(result.download) }),

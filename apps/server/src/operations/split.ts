@@ -37,7 +37,7 @@ export function splitOperation(engine: PdfEngine): Operation<SplitParams, SplitR
           page_count: output.pageCount,
           size: output.size,
           filename,
-          download: await outputs.publish(output.path, filename),
+          download: await outputs.publish(output.path, filename, output.size),
         });
       }
       return { parts };

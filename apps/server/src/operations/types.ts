@@ -17,7 +17,8 @@ export interface OperationInput {
 
 /** Where an operation leaves its output files: moved into the output store, answered as a download. */
 export interface OutputPublisher {
-  publish(path: string, filename: string): Promise<Download>;
+  /** `size`: the file's size in bytes, when the engine that wrote it counted it (spares a look). */
+  publish(path: string, filename: string, size?: number): Promise<Download>;
 }
 
 export interface Operation<Params = unknown, Result = unknown> {

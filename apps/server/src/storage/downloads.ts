@@ -20,20 +20,18 @@ export class Downloads {
   /**
    * Stores the file at `path` under `filename`, kept until `output.keepUntil` (Unix ms), and returns
    * its signed download object. A job's outputs are kept for its retention (jobs/retention.ts); a
-   * small one may be left in `withEnd` for its job's end to store (OutputStore.put).
+   * small one may be left in `withEnd` for its job's end to store (OutputStore.put). `output.size`: the
+   * file's size when its engine counted it.
    */
   async publish(
     path: string,
     filename: string,
-    output: { id: string; keepUntil: number; withEnd?: OutputRow[] },
+    output: { id: string; keepUntil: number; size?: number; withEnd?: OutputRow[] },
   ): Promise<Download> {
-    const meta = await this.store.put(
-      output.id,
-      path,
-      { filename, expiresAt: output.keepUntil },
-      output.withEnd,
-    );
-    return this.sign(meta.id, output.keepUntil);
+    const { id, keepUntil, size, withEnd } = output;
+    const given = { filename, expiresAt: keepUntil, ...(size === undefined ? {} : { size }) };
+    const meta = await this.store.put(id, path, given, withEnd);
+    return this.sign(meta.id, keepUntil);
   }
 
   /** `download` signed afresh by this answer (a job's result, read later): 900 s, never past `keepUntil`. */

@@ -25,12 +25,13 @@ export interface OutputStore {
    * Stores the file at `sourcePath` (in a work folder; it may be moved away) under `key`, replacing
    * what the key held: a job run again overwrites its output instead of leaving a second one. A store
    * that keeps small outputs as rows (small-outputs-inline.ts) may instead add it to `withEnd`, the
-   * rows its job's end stores (JobOutcome): such an output opens once the job ended.
+   * rows its job's end stores (JobOutcome): such an output opens once the job ended. `meta.size`, when
+   * the caller knows it (the engine that wrote the file counted it), spares the store a look at the file.
    */
   put(
     key: string,
     sourcePath: string,
-    meta: { filename: string; expiresAt: number },
+    meta: { filename: string; expiresAt: number; size?: number },
     withEnd?: OutputRow[],
   ): Promise<OutputMeta>;
   /** The output under `key`, opened for reading; undefined when it does not exist (any more). */

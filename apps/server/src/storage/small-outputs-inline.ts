@@ -30,14 +30,14 @@ export class SmallOutputsInline implements OutputStore {
   async put(
     key: string,
     sourcePath: string,
-    given: { filename: string; expiresAt: number },
+    given: { filename: string; expiresAt: number; size?: number },
     withEnd?: OutputRow[],
   ) {
     if (!OUTPUT_ID_PATTERN.test(key)) throw new Error(`'${key}' is not an output key`);
-    const { size } = await stat(sourcePath);
+    const size = given.size ?? (await stat(sourcePath)).size;
     if (size <= this.limit) {
       const body = await readFile(sourcePath);
-      // Read whole: the size stat() saw may have changed since, the bytes are what counts.
+      // Read whole: the size given or seen may have changed since, the bytes are what counts.
       const meta: OutputMeta = {
         id: key,
         filename: given.filename,

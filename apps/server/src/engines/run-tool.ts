@@ -161,6 +161,7 @@ class ToolProcess {
   /** How it ended before anyone ran it: a spawn error, or its exit. */
   #endedEarly: (() => void) | undefined;
   #ended = false;
+  #onEnd: (() => void) | undefined;
 
   constructor(command: string, args: readonly string[], start: ToolStartOptions, inputLater: boolean) {
     this.#command = command;
@@ -237,8 +238,15 @@ class ToolProcess {
     this.#tool.kill();
   }
 
+  /** Calls `listener` once the tool has exited or failed to start, whether or not it ran. */
+  onEnd(listener: () => void): void {
+    this.#onEnd = listener;
+    if (this.#ended) listener();
+  }
+
   #end(tell: () => void): void {
     this.#ended = true;
+    this.#onEnd?.();
     if (this.#pending === undefined) this.#endedEarly = tell;
     else tell();
   }
@@ -321,6 +329,11 @@ export class WaitingTool {
   /** It exited, or could not start, before it was given its work. */
   get ended(): boolean {
     return this.#process.ended;
+  }
+
+  /** Calls `listener` once it has exited or failed to start, run or not. */
+  onEnd(listener: () => void): void {
+    this.#process.onEnd(listener);
   }
 
   run(input: string, options: ToolRunOptions, asked: readonly string[]): Promise<ToolResult> {

@@ -152,6 +152,22 @@ describe.skipIf(gs === undefined || qpdf === undefined || !existsSync('/proc'))(
       expect(result.exitCode).toBe(0);
     });
 
+    it('lets a Ghostscript killed while it waited go at once, folder and all', {
+      timeout: 60_000,
+    }, async () => {
+      const spares = newSpares();
+      await rewrite(spares, 'libreoffice-writer.pdf', 1);
+      await until(async () => (await waitingGhostscripts()).size === 1);
+      const [[folder, pid]] = [...(await waitingGhostscripts())];
+      process.kill(pid as number, 'SIGKILL');
+      await until(() => !existsSync(folder as string));
+      expect(existsSync(folder as string)).toBe(false);
+      // The next call starts its own, and the one after finds a spare again.
+      expect((await rewrite(spares, 'libreoffice-writer.pdf', 1)).result.exitCode).toBe(0);
+      await until(async () => (await waitingGhostscripts()).size === 1);
+      expect((await waitingGhostscripts()).size).toBe(1);
+    });
+
     it.skipIf(!hasLegacyInterpreter(gs?.version ?? ''))(
       "keeps the legacy interpreter to the pages inspection found, not the root's /Count",
       { timeout: 60_000 },

@@ -91,16 +91,13 @@ export class GhostscriptSpares {
     }
   }
 
+  /** The spare waiting with `key`'s arguments: one that ended has left already (`#refill`). */
   #take(key: string): Spare | undefined {
     const waiting = this.#waiting.get(key);
     if (waiting === undefined) return undefined;
     this.#waiting.delete(key);
     clearTimeout(waiting.timer);
-    if (!waiting.spare.tool.ended) return waiting.spare;
-    // Killed while it waited (the machine's memory, an operator): the call starts its own.
-    this.#log?.warn('a waiting Ghostscript had ended', {});
-    this.#end(waiting.spare);
-    return undefined;
+    return waiting.spare;
   }
 
   async #start(args: readonly string[]): Promise<Spare> {
@@ -124,14 +121,24 @@ export class GhostscriptSpares {
           this.#end(spare);
           return;
         }
-        const timer = setTimeout(() => {
-          if (this.#waiting.get(key)?.spare !== spare) return;
+        const drop = () => {
+          const waiting = this.#waiting.get(key);
+          if (waiting?.spare !== spare) return;
           this.#waiting.delete(key);
+          clearTimeout(waiting.timer);
           this.#end(spare);
-        }, IDLE_MS);
+        };
+        const timer = setTimeout(drop, IDLE_MS);
         // A waiting spare never keeps the process alive on its own.
         timer.unref();
         this.#waiting.set(key, { spare, timer });
+        // One killed while it waits (the machine's memory, an operator) leaves its place and its
+        // folder at once, not at the next call or its idle time.
+        spare.tool.onEnd(() => {
+          if (this.#waiting.get(key)?.spare !== spare) return;
+          this.#log?.warn('a waiting Ghostscript ended', { folder: spare.folder });
+          drop();
+        });
       },
       (error: unknown) => {
         this.#starting.delete(key);

@@ -158,7 +158,12 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       const packing = a.qpdf && packed(a, rewrite.path, `${name}-qpdf.pdf`, a.qpdf);
       const proving = written.size < bestBytes ? a.prove(written, 'rewritten') : undefined;
       proving?.catch(() => {});
-      const repacked = await packing;
+      // A pass that throws (the disk full, the client gone) ends the call: not before the proof has
+      // settled, whose tools would otherwise run on in a folder being removed.
+      const repacked = await packing?.catch(async (error: unknown) => {
+        await proving?.catch(() => undefined);
+        throw error;
+      });
       const smallest = repacked !== undefined && repacked.size < written.size ? repacked : written;
       // No smaller than the lossless rewrite (or the input): not worth its check, the answer is that.
       if (smallest.size >= bestBytes) {

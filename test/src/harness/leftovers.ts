@@ -3,6 +3,7 @@
 // it answers, so the comparison waits (bounded) for them to go before reporting.
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { waitingGhostscripts } from './processes.js';
 import type { TestServer } from './server.js';
 
 /**
@@ -10,14 +11,12 @@ import type { TestServer } from './server.js';
  * successful requests, which live until their download URL expires (the sweeper's business), and what
  * a server process keeps for as long as it runs: its work area (the folder itself, empty between
  * requests), its record in the registry of work areas in its TMPDIR, the profiles of its warm
- * Chromium and LibreOffice instances in its work area, the folders of the Ghostscripts it started
- * ahead of the next compress with the files Ghostscript makes as it starts (but never an input, which
- * is only there while one works), and, in its TMPDIR, the two folders Playwright
+ * Chromium and LibreOffice instances in its work area, and, in its TMPDIR, the two folders Playwright
  * keeps beside a running browser and the one holding the browser's single-instance socket (each
  * page's context keeps nothing there). A restarted server has new ones.
  */
 const NOT_TEMPORARY =
-  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$|^tmp\/(org\.chromium\.Chromium\.|playwright-artifacts-|playwright_chromiumdev_profile-)[^/]+\/|(^|\/)tmp-processes\/[^/]+\/(chromium|libreoffice)-[^/]*\/|(^|\/)tmp-processes\/[^/]+\/ghostscript-[^/]*\/(gs_[^/]+|output\.pdf)?$/;
+  /-(wal|shm|journal)$|^data\/outputs\/.|(^|\/)tmp-processes\/[^/]+\/$|^tmp\/pdn-processes-[^/]+\/[^/]+\.json$|^tmp\/(org\.chromium\.Chromium\.|playwright-artifacts-|playwright_chromiumdev_profile-)[^/]+\/|(^|\/)tmp-processes\/[^/]+\/(chromium|libreoffice)-[^/]*\//;
 
 /** The request work folders in every work area of the data folder `dataDir` (empty once requests end). */
 export async function requestFolders(dataDir: string): Promise<string[]> {
@@ -52,6 +51,19 @@ export async function listFiles(server: TestServer): Promise<Set<string>> {
 }
 
 /**
+ * The folders, relative to the server's root folder and ending in `/`, of the Ghostscripts it keeps
+ * waiting for the next compress (apps/server/src/engines/compress/ghostscript-spares.ts), with what
+ * Ghostscript wrote there as it started: a server process keeps them as long as it runs, as it keeps
+ * its warm instances' profiles. Only folders a live waiting Ghostscript works in: a dead one's is a
+ * leftover.
+ */
+async function spareFolders(server: TestServer): Promise<string[]> {
+  return (await waitingGhostscripts(server.dataDir)).map(
+    ({ folder }) => `${relative(server.rootDir, folder)}/`,
+  );
+}
+
+/**
  * Files that appeared since `before` (a listFiles snapshot) and are still there after waiting up to
  * `graceMs` for the server's clean-up. Use after requests that must leave nothing behind.
  */
@@ -63,7 +75,11 @@ export async function filesLeftSince(
   const deadline = Date.now() + graceMs;
   for (;;) {
     const now = await listFiles(server);
-    const left = [...now].filter((path) => !before.has(path) && !NOT_TEMPORARY.test(path));
+    const spares = await spareFolders(server);
+    const left = [...now].filter(
+      (path) =>
+        !before.has(path) && !NOT_TEMPORARY.test(path) && !spares.some((folder) => path.startsWith(folder)),
+    );
     if (left.length === 0 || Date.now() >= deadline) return left;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -14,19 +14,30 @@ export async function processesMentioning(text: string): Promise<string[]> {
 /**
  * Command lines of running processes that mention `text`, but for the Ghostscripts a server starts
  * ahead of the next compress (apps/server/src/engines/compress/ghostscript-spares.ts) while they wait
- * for it: a server keeps them on purpose. One at work has its input in its folder; one waiting reads
- * its standard input (its last argument, `-`) in a folder without it.
+ * for it: a server keeps them on purpose.
  */
 export async function toolsAtWork(text: string): Promise<string[]> {
-  const atWork: string[] = [];
+  const waiting = new Set((await waitingGhostscripts(text)).map(({ pid }) => pid));
+  return (await mentioning(text))
+    .filter(({ pid }) => !waiting.has(pid))
+    .map(({ cmdline }) => cmdline.replaceAll('\0', ' '));
+}
+
+/**
+ * The Ghostscripts waiting for the next compress among the processes that mention `text`, and the
+ * folders they wait in. One waiting reads its standard input (its last argument, `-`) in a folder
+ * that holds no input; one at work has its input there, and one whose folder was removed is no spare.
+ */
+export async function waitingGhostscripts(text: string): Promise<{ pid: string; folder: string }[]> {
+  const waiting: { pid: string; folder: string }[] = [];
   for (const { pid, cmdline } of await mentioning(text)) {
     const args = cmdline.split('\0').filter(Boolean);
+    if (!args.includes('-sDEVICE=pdfwrite') || args.at(-1) !== '-') continue;
     const folder = await readlink(`/proc/${pid}/cwd`).catch(() => '');
-    const waiting =
-      args.includes('-sDEVICE=pdfwrite') && args.at(-1) === '-' && !existsSync(join(folder, 'input.pdf'));
-    if (!waiting) atWork.push(args.join(' '));
+    if (folder !== '' && existsSync(folder) && !existsSync(join(folder, 'input.pdf')))
+      waiting.push({ pid, folder });
   }
-  return atWork;
+  return waiting;
 }
 
 /**

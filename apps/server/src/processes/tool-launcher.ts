@@ -53,12 +53,14 @@ class Launch implements LaunchedTool {
   constructor(
     readonly id: number,
     readonly listener: ToolListener,
+    /** The launcher that started it, whose end fails it. */
+    readonly launcher: ChildProcess,
   ) {}
 
   input(bytes: Uint8Array): void {
     const message: InputMessage = { type: 'input', id: this.id, chunk: bytes };
     // A launcher that died has failed this tool already.
-    if (launcher?.connected) launcher.send(message);
+    if (this.launcher.connected) this.launcher.send(message);
   }
 
   started(pid: number): void {
@@ -106,11 +108,14 @@ function route(message: ToolMessage): void {
   }
 }
 
-/** Every tool of a launcher that died fails, its group killed: no one watches it any more. */
+/**
+ * Every tool of a launcher that died fails, its group killed: no one watches it any more. A new
+ * launcher may already run by the time the old one's end is heard; only the old one's tools fail.
+ */
 function launcherEnded(child: ChildProcess): void {
-  if (launcher !== child) return;
-  launcher = undefined;
+  if (launcher === child) launcher = undefined;
   for (const [id, launch] of launches) {
+    if (launch.launcher !== child) continue;
     launches.delete(id);
     killGroup(launch.pid);
     launch.ended();
@@ -146,7 +151,8 @@ export function launchTool(
 ): LaunchedTool {
   ensureToolReaper();
   const id = ++lastId;
-  const launch = new Launch(id, listener);
+  const starter = runningLauncher();
+  const launch = new Launch(id, listener, starter);
   launches.set(id, launch);
   const message: StartMessage = {
     type: 'start',
@@ -158,7 +164,7 @@ export function launchTool(
     niceness: options.niceness,
     inputLater: options.inputLater ?? false,
   };
-  runningLauncher().send(message);
+  starter.send(message);
   return launch;
 }
 

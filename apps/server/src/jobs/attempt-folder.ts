@@ -2,7 +2,7 @@
 // from the input store (a link in the data folder, a download from the bucket) and the engines' work
 // folder, in one folder of this process's work area, removed with everything in it when the attempt
 // ends. The stored inputs stay until the job ends, for an attempt after a restart, here or elsewhere.
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OperationInput } from '../operations/index.js';
 import type { InputStore, WorkDirs } from '../storage/index.js';
@@ -24,8 +24,9 @@ export async function openAttemptFolder(
   try {
     const inputsDir = join(dir, 'inputs');
     const workDir = join(dir, 'work');
-    await mkdir(inputsDir, { mode: 0o700 });
-    await mkdir(workDir, { mode: 0o700 });
+    // At once, as the folder they are in (WorkDirs.create).
+    mkdirSync(inputsDir, { mode: 0o700 });
+    mkdirSync(workDir, { mode: 0o700 });
     const inputs = await store.fetch(job.id, job.input.files, inputsDir);
     return { inputs, workDir, close: () => workDirs.remove(dir) };
   } catch (error) {

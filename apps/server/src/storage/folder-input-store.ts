@@ -1,7 +1,8 @@
 // The embedded InputStore (input-store.ts): `<dataDir>/jobs/<id>/inputs/<index>`, beside the database
 // in the data folder, so keeping an upload is a rename and fetching it a hard link (no copy). Work a job
 // kept when it handed its slot on is in `<dataDir>/jobs/<id>/kept/`, linked the same way.
-import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { linkSync, mkdirSync, renameSync } from 'node:fs';
+import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobInputFile } from '../jobs/job-store.js';
 import type { OperationInput } from '../operations/index.js';
@@ -17,12 +18,17 @@ async function settledAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
   return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
 }
 
-/** A link where both are on the data folder's disk (always, in the server), else a copy. */
+/**
+ * A link where both are on the data folder's disk (always, in the server), else a copy. The link is made
+ * at once, synchronously: it touches no file's data (see put()); a copy does, and waits its turn.
+ */
 async function linkOrCopy(from: string, to: string): Promise<void> {
-  await link(from, to).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EXDEV') throw error;
-    return copyFile(from, to);
-  });
+  try {
+    linkSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await copyFile(from, to);
+  }
 }
 
 export class FolderInputStore implements InputStore {
@@ -36,16 +42,17 @@ export class FolderInputStore implements InputStore {
 
   async put(jobId: string, uploads: readonly OperationInput[]): Promise<JobInputFile[]> {
     const inputs = join(this.root, jobId, 'inputs');
-    await mkdir(inputs, { recursive: true, mode: 0o700 });
-    // All at once: one after another, a merge of 20 waited for 20 renames in turn on its way to
-    // the engine (as the merge bench measured).
-    return settledAll(
-      uploads.map(async (upload, index) => {
-        const stored = String(index);
-        await rename(upload.path, join(inputs, stored));
-        return { stored, name: upload.name, size: upload.size };
-      }),
-    );
+    // At once, synchronously, on a synchronous call's way to its answer: making folders and moving
+    // files within a disk touch no file's data, where each asynchronous step waited for a libuv thread
+    // and then for the loop, 0.5 ms at the median and 3.5 ms at the 90th percentile on a loaded
+    // machine (the folders alone were three steps: found missing, made, the inner one made), and a
+    // merge of 20 waited for its renames in turn (as the merge bench measured).
+    mkdirSync(inputs, { recursive: true, mode: 0o700 });
+    return uploads.map((upload, index) => {
+      const stored = String(index);
+      renameSync(upload.path, join(inputs, stored));
+      return { stored, name: upload.name, size: upload.size };
+    });
   }
 
   async keepWork(jobId: string, dir: string): Promise<void> {

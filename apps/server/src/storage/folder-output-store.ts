@@ -2,18 +2,15 @@
 // `<id>.pdf` plus `<id>.json` (its filename, size and expiry): the id is all a URL carries, never a
 // path or a name. Metadata is written before the PDF is moved in, so a crash between the two leaves
 // metadata that the sweeper removes, never a PDF nobody will delete.
-import {
-  chmod,
-  type FileHandle,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+//
+// A synchronous call stores an output and its download opens it a moment later, each on the way to an
+// answer. Its metadata (about a hundred bytes) is written and read at once, synchronously, in the page
+// cache, as are the file's mode, its move into the store and its opening: each asynchronous step (open,
+// write, close, chmod, rename) waits for a libuv thread and then for the loop, 0.5 ms at the median and
+// 3.5 ms at the 90th percentile on a loaded machine, against tens of microseconds done at once. Reading
+// the file's bytes stays asynchronous, as does the sweep, which reads every output's metadata.
+import { chmodSync, createReadStream, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { OUTPUT_ID_PATTERN } from './output-id.js';
@@ -34,13 +31,35 @@ const READ_BYTES = 1024 * 1024;
  * reading no more than the file holds). Stopping at the size the answer's Content-Length says also
  * spares the read that finds the end.
  */
-function streamOf(handle: FileHandle, size: number): Readable {
-  if (size === 0) return handle.createReadStream();
-  return handle.createReadStream({ highWaterMark: Math.min(READ_BYTES, size), end: size - 1 });
+function streamOf(fd: number, size: number): Readable {
+  if (size === 0) return createReadStream('', { fd });
+  return createReadStream('', { fd, highWaterMark: Math.min(READ_BYTES, size), end: size - 1 });
 }
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/** `path`'s text, or undefined when there is no such file. */
+async function textUnlessMissing(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The metadata `text` holds; undefined when it is torn (a crash while it was written) or not ours. */
+function parseMeta(id: string, text: string): OutputMeta | undefined {
+  try {
+    const parsed = JSON.parse(text) as Partial<OutputMeta>;
+    if (typeof parsed.filename !== 'string' || typeof parsed.size !== 'number') return undefined;
+    if (typeof parsed.expiresAt !== 'number') return undefined;
+    return { id, filename: parsed.filename, size: parsed.size, expiresAt: parsed.expiresAt };
+  } catch {
+    return undefined;
+  }
 }
 
 export class FolderOutputStore implements OutputStore {
@@ -56,16 +75,16 @@ export class FolderOutputStore implements OutputStore {
   }
 
   /** Moves `sourcePath` (a file in a work folder on the same disk) into the store. */
-  async put(id: string, sourcePath: string, given: { filename: string; expiresAt: number }) {
+  async put(id: string, sourcePath: string, given: { filename: string; expiresAt: number; size?: number }) {
     if (!OUTPUT_ID_PATTERN.test(id)) throw new Error(`'${id}' is not an output key`);
-    const { size } = await stat(sourcePath);
+    const size = given.size ?? (await stat(sourcePath)).size;
     const meta: OutputMeta = { id, filename: given.filename, size, expiresAt: given.expiresAt };
-    const metaPath = join(this.dir, `${id}.json`);
-    await writeFile(metaPath, JSON.stringify(meta), { mode: 0o600 });
+    const metaPath = this.metaPath(id);
+    writeFileSync(metaPath, JSON.stringify(meta), { mode: 0o600 });
     try {
       // Tools write their outputs under the process umask; tighten before the file enters the store.
-      await chmod(sourcePath, 0o600);
-      await rename(sourcePath, join(this.dir, `${id}.pdf`));
+      chmodSync(sourcePath, 0o600);
+      renameSync(sourcePath, join(this.dir, `${id}.pdf`));
     } catch (error) {
       await rm(metaPath, { force: true });
       throw error;
@@ -75,12 +94,19 @@ export class FolderOutputStore implements OutputStore {
 
   async open(id: string): Promise<OpenedOutput | undefined> {
     if (!OUTPUT_ID_PATTERN.test(id)) return undefined;
-    const meta = await this.readMeta(id);
+    let text: string;
+    try {
+      text = readFileSync(this.metaPath(id), 'utf8');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    const meta = parseMeta(id, text);
     if (!meta) return undefined;
     try {
       // Opened before it is streamed, so a sweep in between cannot pull the file away.
-      const handle = await open(join(this.dir, `${id}.pdf`), 'r');
-      return { meta, body: streamOf(handle, meta.size) };
+      const fd = openSync(join(this.dir, `${id}.pdf`), 'r');
+      return { meta, body: streamOf(fd, meta.size) };
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -92,7 +118,8 @@ export class FolderOutputStore implements OutputStore {
     for (const entry of await readdir(this.dir)) {
       const id = entry.endsWith('.json') ? entry.slice(0, -'.json'.length) : undefined;
       if (id === undefined || !OUTPUT_ID_PATTERN.test(id)) continue;
-      const meta = await this.readMeta(id);
+      const text = await textUnlessMissing(this.metaPath(id));
+      const meta = text === undefined ? undefined : parseMeta(id, text);
       // Unreadable metadata (a torn write) counts as expired: nothing could ever serve that output.
       if (meta && meta.expiresAt > now) continue;
       await rm(join(this.dir, `${id}.pdf`), { force: true });
@@ -102,21 +129,7 @@ export class FolderOutputStore implements OutputStore {
     return removed;
   }
 
-  private async readMeta(id: string): Promise<OutputMeta | undefined> {
-    let text: string;
-    try {
-      text = await readFile(join(this.dir, `${id}.json`), 'utf8');
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
-    try {
-      const parsed = JSON.parse(text) as Partial<OutputMeta>;
-      if (typeof parsed.filename !== 'string' || typeof parsed.size !== 'number') return undefined;
-      if (typeof parsed.expiresAt !== 'number') return undefined;
-      return { id, filename: parsed.filename, size: parsed.size, expiresAt: parsed.expiresAt };
-    } catch {
-      return undefined;
-    }
+  private metaPath(id: string): string {
+    return join(this.dir, `${id}.json`);
   }
 }

@@ -75,7 +75,7 @@ export class GhostscriptSpares {
       });
       return result;
     } finally {
-      this.#end(spare);
+      void this.#end(spare);
       this.#refill(key, rewrite.args);
     }
   }
@@ -85,10 +85,8 @@ export class GhostscriptSpares {
     this.#closed = true;
     const waiting = [...this.#waiting.values()];
     this.#waiting.clear();
-    for (const { spare, timer } of waiting) {
-      clearTimeout(timer);
-      this.#end(spare);
-    }
+    for (const { timer } of waiting) clearTimeout(timer);
+    await Promise.all(waiting.map(({ spare }) => this.#end(spare)));
   }
 
   /** The spare waiting with `key`'s arguments: one that ended has left already (`#refill`). */
@@ -118,7 +116,7 @@ export class GhostscriptSpares {
       (spare) => {
         this.#starting.delete(key);
         if (this.#closed || this.#waiting.has(key)) {
-          this.#end(spare);
+          void this.#end(spare);
           return;
         }
         const drop = () => {
@@ -126,7 +124,7 @@ export class GhostscriptSpares {
           if (waiting?.spare !== spare) return;
           this.#waiting.delete(key);
           clearTimeout(waiting.timer);
-          this.#end(spare);
+          void this.#end(spare);
         };
         const timer = setTimeout(drop, IDLE_MS);
         // A waiting spare never keeps the process alive on its own.
@@ -147,9 +145,10 @@ export class GhostscriptSpares {
     );
   }
 
-  #end(spare: Spare): void {
+  /** Ends `spare` and removes its folder; resolves once the folder is gone (or could not be removed). */
+  #end(spare: Spare): Promise<void> {
     spare.tool.discard();
-    this.#folders.remove(spare.folder).catch((error: unknown) => {
+    return this.#folders.remove(spare.folder).catch((error: unknown) => {
       this.#log?.warn("a waiting Ghostscript's folder could not be removed", { error: String(error) });
     });
   }

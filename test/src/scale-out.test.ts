@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './contract/checked-fetch.js';
 import { file, form } from './harness/form.js';
 import { type Caller, getJob, submitJob, waitForJob } from './harness/jobs.js';
+import { waitingGhostscripts } from './harness/processes.js';
 import { startServer, type TestServer } from './harness/server.js';
 import {
   type SharedServices,
@@ -51,8 +52,10 @@ async function parentOf(pid: number | string): Promise<number> {
  */
 async function toolParents(dataDir: string): Promise<number[]> {
   const parents: number[] = [];
+  // A Ghostscript waiting for the next compress is kept on purpose, and at work on nothing.
+  const waiting = new Set((await waitingGhostscripts(dataDir)).map(({ pid }) => pid));
   for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+    if (!/^\d+$/.test(pid) || waiting.has(pid)) continue;
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     if (!cmdline.includes(dataDir)) continue;
     const launcher = await parentOf(pid);

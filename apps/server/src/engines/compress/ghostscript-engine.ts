@@ -30,8 +30,9 @@ import { type Candidate, type Choice, candidate, keepOriginal } from './candidat
 import { type ContentCheck, createContentCheck } from './content-check/content-check.js';
 import { type PdfStructure, readStructure } from './content-check/pdf-structure.js';
 import { type Rewrite, rewriteWithGhostscript } from './ghostscript.js';
-import { ghostscriptFloorBytes } from './ghostscript-prospects.js';
+import { ghostscriptFloorBytes, UNREAD_IMAGES } from './ghostscript-prospects.js';
 import { GhostscriptSpares } from './ghostscript-spares.js';
+import { type ImageReadings, readImages } from './image-readings.js';
 import { checkOutputPages } from './output-check.js';
 import { PhaseTimer } from './phase-timer.js';
 import { hasLegacyInterpreter, interpreterOrder, type PdfInterpreter, presetLadder } from './presets.js';
@@ -71,6 +72,8 @@ interface Attempt {
   hasFormFields: boolean;
   /** The input's structure, where qpdf read it. */
   structure: PdfStructure | undefined;
+  /** What the structure does not say of the input's images (image-readings.ts), read once when first asked. */
+  images(structure: PdfStructure): Promise<ImageReadings>;
   /** qpdf's lossless rewrite of the input, and whether qpdf repaired it; undefined where it failed. */
   lossless: (Candidate & { repaired: boolean }) | undefined;
   prove(candidate: Candidate, content: Content): Promise<Proof>;
@@ -176,6 +179,17 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     return undefined;
   }
 
+  /**
+   * The floor under Ghostscript's output at `preset` where it reaches `bestBytes` (ghostscript-prospects.ts),
+   * else undefined. The images are read only where the floor could reach it.
+   */
+  async function floorReaching(a: Attempt, preset: CompressionLevel, bestBytes: number) {
+    if (a.structure === undefined || ghostscriptFloorBytes(a.structure, preset, UNREAD_IMAGES) < bestBytes)
+      return undefined;
+    const floorBytes = ghostscriptFloorBytes(a.structure, preset, await a.images(a.structure));
+    return floorBytes >= bestBytes ? floorBytes : undefined;
+  }
+
   async function choose(a: Attempt): Promise<{ output: Choice; evidence: Record<string, unknown> }> {
     // Ghostscript's pdfwrite does not carry form fields over (10.00 dropped the fields, values and
     // widgets of Acrobat's, LiveCycle's and LibreOffice's forms alike), so the check would refuse
@@ -185,8 +199,8 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const bestBytes = Math.min(a.inputSize, lossless?.size ?? a.inputSize);
     let notes: Record<string, unknown> = {};
     for (const preset of ladder) {
-      const floorBytes = a.structure && ghostscriptFloorBytes(a.structure, preset);
-      if (floorBytes !== undefined && floorBytes >= bestBytes) {
+      const floorBytes = await floorReaching(a, preset, bestBytes);
+      if (floorBytes !== undefined) {
         // Milder presets keep at least as much of the images whole: none of them can win either.
         notes = { ghostscript_skipped: preset, ghostscript_floor_bytes: floorBytes };
         break;
@@ -280,6 +294,14 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       log: job.log,
     };
     const prove = (c: Candidate, kind: Content) => timer.time('check', () => proveCandidate(c, proof, kind));
+    let imagesRead: Promise<ImageReadings> | undefined;
+    const images = (structure: PdfStructure) => {
+      const { pdfimages } = o.tools;
+      const reading = () =>
+        readImages({ pdfPath, pageCount, structure, pdfimages, qpdf: run, timeoutMs, job: work });
+      imagesRead ??= timer.time('inspect', () => lanes.main(reading));
+      return imagesRead;
+    };
     try {
       const { output, evidence } = await choose({
         input,
@@ -293,8 +315,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         qpdf: run,
         lanes,
         deadline,
-        hasFormFields: structure !== undefined && 'value' in structure && structure.value.fields.length > 0,
-        structure: structure !== undefined && 'value' in structure ? structure.value : undefined,
+        hasFormFields: read !== undefined && read.fields.length > 0,
+        structure: read,
+        images,
         startCheck: () => content.start(),
         lossless,
         prove,

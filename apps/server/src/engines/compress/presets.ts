@@ -47,6 +47,17 @@ export const GHOSTSCRIPT_PRESETS: Readonly<Record<CompressionLevel, GhostscriptP
   high: { pdfSettings: '/ebook', imageDpi: 72, monoDpi: 300, imageFilter: 'dct', jpegImages: 'reencode' },
 };
 
+/** The downsampling threshold `pdfwriteArgs` sets where the preset re-encodes. */
+const REENCODE_THRESHOLD = 1.0;
+
+/**
+ * How far over the preset's resolution an image may be drawn before pdfwrite downsamples it: 1.0 where
+ * the preset re-encodes (`pdfwriteArgs` sets it), else Ghostscript's own default, 1.5.
+ */
+export function downsampleThreshold(preset: GhostscriptPreset): number {
+  return preset.jpegImages === 'reencode' ? REENCODE_THRESHOLD : 1.5;
+}
+
 /**
  * Whether this Ghostscript still has its PostScript-based PDF interpreter (9.56 made the new C one the
  * default; 10.02 removed the old one). On 10.0 the new interpreter spent about 0.55 s per page on
@@ -158,9 +169,9 @@ export function pdfwriteArgs(level: CompressionLevel, interpreter: PdfInterprete
     ...(preset.jpegImages === 'reencode'
       ? [
           '-dPassThroughJPEGImages=false',
-          '-dColorImageDownsampleThreshold=1.0',
-          '-dGrayImageDownsampleThreshold=1.0',
-          '-dMonoImageDownsampleThreshold=1.0',
+          `-dColorImageDownsampleThreshold=${REENCODE_THRESHOLD.toFixed(1)}`,
+          `-dGrayImageDownsampleThreshold=${REENCODE_THRESHOLD.toFixed(1)}`,
+          `-dMonoImageDownsampleThreshold=${REENCODE_THRESHOLD.toFixed(1)}`,
         ]
       : []),
   ];

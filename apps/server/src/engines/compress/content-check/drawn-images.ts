@@ -10,14 +10,45 @@ import type { WorkContext } from '../../types.js';
 import type { Result, SnapshotTarget } from './render.js';
 import { pdftotextRanges } from './word-readers.js';
 
+/** One drawing of an image, a row of `pdfimages -list`. */
+export interface ImageListRow {
+  page: number;
+  /** `image`, `stencil`, or `mask` and `smask` (an image's explicit and soft masks). */
+  type: string;
+  /** Object number and generation (`4 0`); undefined for an inline image. */
+  object: string | undefined;
+  /** The higher of the drawing's horizontal and vertical resolution, in pixels per inch, as printed (whole). */
+  ppi: number;
+}
+
+/** The rows of `pdfimages -list` output; heading lines, and any run's repeated ones, are not rows. */
+export function imageListRows(list: string): ImageListRow[] {
+  // Columns: page num type width height color comp bpc enc interp object ID x-ppi y-ppi size ratio,
+  // where an inline image has `[inline]` in the place of the object number and generation.
+  return list.split('\n').flatMap((line) => {
+    const cells = line.trim().split(/\s+/);
+    const page = Number(cells[0]);
+    if (cells.length < 15 || !Number.isInteger(page) || page < 1) return [];
+    const inline = cells[10] === '[inline]';
+    const [x, y] = inline ? cells.slice(11, 13) : cells.slice(12, 14);
+    const type = cells[2] ?? '';
+    return [
+      {
+        page,
+        type,
+        object: inline ? undefined : `${cells[10]} ${cells[11]}`,
+        ppi: Math.max(Number(x), Number(y)),
+      },
+    ];
+  });
+}
+
 /** Per page of `pages`, the images `pdfimages -list` printed for it (pages it printed none for: 0). */
 export function imagesPerPage(list: string, pages: readonly number[]): Map<number, number> {
   const counts = new Map(pages.map((page) => [page, 0]));
-  // Columns: page num type width height ...; heading lines have no page number and count for none.
-  for (const line of list.split('\n')) {
-    const [page, , type] = line.trim().split(/\s+/);
-    const count = counts.get(Number(page));
-    if (count !== undefined && (type === 'image' || type === 'stencil')) counts.set(Number(page), count + 1);
+  for (const { page, type } of imageListRows(list)) {
+    const count = counts.get(page);
+    if (count !== undefined && (type === 'image' || type === 'stencil')) counts.set(page, count + 1);
   }
   return counts;
 }

@@ -2,7 +2,7 @@
 // Measured on this project's corpus and public PDFs (../README.md): legitimate outputs at every level
 // scored well above both; blanked pages and dropped images scored 0-13 dB, dropped text lost most words.
 // Characters and structure have no tolerance: a legitimate rewrite keeps every one.
-import type { PdfStructure, StoredStream } from './pdf-structure.js';
+import { filterNames, type PdfStructure, type StoredStream } from './pdf-structure.js';
 import { type PageComparison, psnrOf, type TileSums } from './pgm.js';
 
 export const CONTENT_FLOORS = {
@@ -250,12 +250,9 @@ const GENERALIZED_FILTERS = new Set([
 function rewrittenLosslessly(input: StoredStream, output: StoredStream): boolean {
   if (input.pixels !== output.pixels) return false;
   if (input.filters === output.filters) return input.length === undefined || input.length === output.length;
-  const filters = (stream: StoredStream): string[] => {
-    const parsed = JSON.parse(stream.filters) as unknown;
-    return Array.isArray(parsed) ? parsed.map(String) : parsed === null ? [] : [String(parsed)];
-  };
   return (
-    filters(input).every((filter) => GENERALIZED_FILTERS.has(filter)) && output.filters === '"/FlateDecode"'
+    filterNames(input).every((filter) => GENERALIZED_FILTERS.has(filter)) &&
+    output.filters === '"/FlateDecode"'
   );
 }
 

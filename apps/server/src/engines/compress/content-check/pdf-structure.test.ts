@@ -225,9 +225,15 @@ describe.skipIf(qpdf === undefined)('readStructure', () => {
     if (qpdf === undefined) return;
     const read = await readStructure(path, 'input', { qpdf, cwd, timeoutMs: 60_000 });
     const page = [
-      { at: 'contents 0', filters: expect.any(String), length: expect.any(Number) },
+      {
+        at: 'contents 0',
+        object: expect.stringMatching(/^\d+ \d+$/),
+        filters: expect.any(String),
+        length: expect.any(Number),
+      },
       {
         at: expect.stringMatching(/^\//),
+        object: expect.stringMatching(/^\d+ \d+$/),
         filters: '"/DCTDecode"',
         length: expect.any(Number),
         pixels: '300x200',

@@ -53,6 +53,8 @@ export interface PdfStructure {
  */
 export interface StoredStream {
   at: string;
+  /** The stream's object number and generation, as poppler's `pdfimages -list` prints them: `4 0`. */
+  object: string;
   filters: string;
   length: number | undefined;
   pixels?: string;
@@ -61,6 +63,12 @@ export interface StoredStream {
    * encoding pdfwrite writes for 1-bit images (../ghostscript-prospects.ts).
    */
   ccittK?: number;
+}
+
+/** The stream's filters in the order they decode it: `["/FlateDecode", "/DCTDecode"]`, none as `[]`. */
+export function filterNames(stream: StoredStream): string[] {
+  const parsed = JSON.parse(stream.filters) as unknown;
+  return Array.isArray(parsed) ? parsed.map(String) : parsed === null ? [] : [String(parsed)];
 }
 
 /**
@@ -132,7 +140,8 @@ function pageSide(pageRef: string | undefined, objects: Objects): number | undef
 const MAX_PAGE_STREAMS = 1000;
 
 function storedStream(at: string, ref: Json | undefined, objects: Objects): StoredStream | undefined {
-  const object = typeof ref === 'string' ? objects[`obj:${ref}`] : undefined;
+  if (typeof ref !== 'string') return undefined;
+  const object = objects[`obj:${ref}`];
   const dict = dictionary(object?.stream?.dict);
   if (dict === undefined) return undefined;
   const length = resolveObject(dict['/Length'], objects);
@@ -142,6 +151,7 @@ function storedStream(at: string, ref: Json | undefined, objects: Objects): Stor
   const k = resolveObject(dictionary(resolveObject(dict['/DecodeParms'], objects))?.['/K'], objects);
   return {
     at,
+    object: ref.replace(/ R$/, ''),
     filters,
     length: typeof length === 'number' ? length : undefined,
     ...(typeof width === 'number' && typeof height === 'number' && { pixels: `${width}x${height}` }),

@@ -298,7 +298,16 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     const images = (structure: PdfStructure) => {
       const { pdfimages } = o.tools;
       const reading = () =>
-        readImages({ pdfPath, pageCount, structure, pdfimages, qpdf: run, timeoutMs, job: work });
+        readImages({
+          pdfPath,
+          enough: inputSize,
+          pageCount,
+          structure,
+          pdfimages,
+          qpdf: run,
+          timeoutMs,
+          job: work,
+        });
       imagesRead ??= timer.time('inspect', () => lanes.main(reading));
       return imagesRead;
     };

@@ -39,7 +39,7 @@ describe.skipIf(tools.qpdf === undefined || tools.pdfimages === undefined)('read
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  async function read(name: string, pageCount: number) {
+  async function read(name: string, pageCount: number, enough = 1_000_000) {
     const pdfPath = fileURLToPath(new URL(name, CORPUS));
     const cwd = await mkdtemp(join(dir, 'job-'));
     const qpdf = tools.qpdf && { qpdf: tools.qpdf, cwd, timeoutMs: 60_000 };
@@ -48,6 +48,7 @@ describe.skipIf(tools.qpdf === undefined || tools.pdfimages === undefined)('read
     const job = { workDir: cwd, signal: new AbortController().signal };
     const readings = await readImages({
       pdfPath,
+      enough,
       pageCount,
       structure: structure.value,
       pdfimages: tools.pdfimages,
@@ -64,6 +65,11 @@ describe.skipIf(tools.qpdf === undefined || tools.pdfimages === undefined)('read
     expect(readings.ppi('4 0')).toBe(300);
     expect(readings.jpegBytes('4 0')).toBe(146_075);
     expect(left).toEqual([]);
+  });
+
+  it('stops counting at the size no floor need pass (a Flate bomb inflates no further)', async () => {
+    const { readings } = await read('canon-scan.pdf', 1, 20_000);
+    expect(readings.jpegBytes('4 0')).toBe(20_000);
   });
 
   it('reads how finely each image is drawn, masks and stencils too', async () => {

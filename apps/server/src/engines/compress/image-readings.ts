@@ -69,23 +69,37 @@ async function readResolutions(
   }
 }
 
-/** The bytes `path` inflates to; undefined where it is not a whole zlib stream. */
-function inflatedBytes(path: string): Promise<number | undefined> {
+/**
+ * The bytes `path` inflates to, counted up to `cap` (a Flate bomb stops there); undefined where it is
+ * not a zlib stream.
+ */
+function inflatedBytes(path: string, cap: number): Promise<number | undefined> {
   return new Promise((done) => {
     let bytes = 0;
+    const stored = createReadStream(path);
     const inflate = createInflate();
+    const stop = (result: number | undefined) => {
+      stored.destroy();
+      inflate.destroy();
+      done(result);
+    };
     inflate.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
+      if (bytes >= cap) stop(cap);
     });
-    inflate.on('end', () => done(bytes));
-    inflate.on('error', () => done(undefined));
-    const stored = createReadStream(path);
-    stored.on('error', () => done(undefined));
+    inflate.on('end', () => stop(bytes));
+    inflate.on('error', () => stop(undefined));
+    stored.on('error', () => stop(undefined));
     stored.pipe(inflate);
   });
 }
 
-async function readJpegBytes(objects: readonly string[], pdfPath: string, run: QpdfRun | undefined) {
+async function readJpegBytes(
+  objects: readonly string[],
+  pdfPath: string,
+  run: QpdfRun | undefined,
+  cap: number,
+) {
   const bytes = new Map<string, number>();
   if (run === undefined || objects.length === 0) return bytes;
   const prefix = resolve(run.cwd, 'jpeg-under-flate');
@@ -103,7 +117,7 @@ async function readJpegBytes(objects: readonly string[], pdfPath: string, run: Q
     await runQpdf(args, run);
     for (const object of objects) {
       const file = `${prefix}-${object.split(' ')[0]}`;
-      const inflated = await inflatedBytes(file);
+      const inflated = await inflatedBytes(file, cap);
       await rm(file, { force: true });
       if (inflated !== undefined) bytes.set(object, inflated);
     }
@@ -116,6 +130,8 @@ async function readJpegBytes(objects: readonly string[], pdfPath: string, run: Q
 /** The readings of the input's images at `pdfPath`, both tools side by side. */
 export async function readImages(o: {
   pdfPath: string;
+  /** Beyond this a JPEG's bytes are not counted: the best lossless size, which no floor need pass. */
+  enough: number;
   pageCount: number;
   structure: PdfStructure;
   pdfimages: ToolInfo | undefined;
@@ -130,7 +146,7 @@ export async function readImages(o: {
   );
   const [ppi, jpegBytes] = await Promise.all([
     readResolutions(o.pdfimages, o.pdfPath, o.pageCount, o.timeoutMs, o.job),
-    readJpegBytes([...jpegs].slice(0, MAX_INFLATED_JPEGS), o.pdfPath, o.qpdf),
+    readJpegBytes([...jpegs].slice(0, MAX_INFLATED_JPEGS), o.pdfPath, o.qpdf, o.enough),
   ]);
   return { ppi: (object) => ppi.get(object), jpegBytes: (object) => jpegBytes.get(object) };
 }

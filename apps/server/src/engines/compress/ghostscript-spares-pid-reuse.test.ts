@@ -6,7 +6,7 @@
 // group at once, as the kernel would after it has gone round its pids, and holds that it survives.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { access, constants, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { detectTools } from '../tools.js';
 import type { WorkFolders } from '../types.js';
 import { GhostscriptSpares } from './ghostscript-spares.js';
 import { ghostscriptArgs, pdfwriteArgs } from './presets.js';
+import { pdfwriteGhostscripts } from './test-ghostscripts.js';
 
 const CORPUS = new URL('../../../../../packages/fixtures/corpus/', import.meta.url).pathname;
 /** Where the kernel reads the last pid it gave: writing it picks the next one (root only). */
@@ -40,12 +41,8 @@ afterAll(async () => {
 /** The pid of the Ghostscript waiting in this test's folders, once there is one. */
 async function waitingGhostscript(): Promise<number> {
   for (let tries = 0; tries < 100; tries += 1) {
-    for (const entry of await readdir('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const cwd = await readlink(`/proc/${entry}/cwd`).catch(() => '');
-      const commandLine = await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '');
-      if (cwd.startsWith(dir) && commandLine.includes('-sDEVICE=pdfwrite')) return Number(entry);
-    }
+    const waiting = (await pdfwriteGhostscripts()).find(({ cwd }) => cwd.startsWith(dir));
+    if (waiting !== undefined) return waiting.pid;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('no Ghostscript waited');

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { detectTools } from '../tools.js';
 import type { WorkFolders } from '../types.js';
 import { GhostscriptSpares } from './ghostscript-spares.js';
 import { ghostscriptArgs, hasLegacyInterpreter, type PdfInterpreter, pdfwriteArgs } from './presets.js';
+import { pdfwriteGhostscripts } from './test-ghostscripts.js';
 
 const CORPUS = new URL('../../../../../packages/fixtures/corpus/', import.meta.url).pathname;
 const tools = await detectTools();
@@ -49,18 +50,8 @@ async function contentOf(path: string): Promise<string> {
 
 /** The Ghostscripts working or waiting in this test's folders: pids, by folder. */
 async function waitingGhostscripts(): Promise<Map<string, number>> {
-  const waiting = new Map<string, number>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cwd = await readlink(`/proc/${entry}/cwd`);
-      const commandLine = await readFile(`/proc/${entry}/cmdline`, 'latin1');
-      if (cwd.startsWith(dir) && commandLine.includes('-sDEVICE=pdfwrite')) waiting.set(cwd, Number(entry));
-    } catch {
-      // Gone already.
-    }
-  }
-  return waiting;
+  const running = await pdfwriteGhostscripts();
+  return new Map(running.filter(({ cwd }) => cwd.startsWith(dir)).map(({ cwd, pid }) => [cwd, pid]));
 }
 
 /** Resolves once `holds` does, or after 5 s: processes end and folders go just after a run's answer. */

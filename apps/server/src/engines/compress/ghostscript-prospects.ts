@@ -4,12 +4,13 @@
 // - JBIG2: pdfwrite has no JBIG2 encoder and writes such an image as CCITT Group 4, which takes more
 //   bytes for the same pixels (the four JBIG2 scans of the fixtures corpus came back 1.34-2.44x their
 //   qpdf rewrite at every level): counted at 1.25x;
-// - JPEG at a level that passes JPEGs through (`low`): it stays as it is, a JPEG stored under a Flate
-//   layer without the layer;
+// - JPEG at a level that passes JPEGs through (`low`): it stays as it is; one stored under a Flate
+//   layer loses the layer, so it counts at the JPEG's own bytes. (pdfwrite copies a JPEG up to its end
+//   marker: bytes a writer appended after it would be counted and not written. No file seen has them.)
 // - CCITT Group 4 at `low`: already pdfwrite's densest 1-bit encoding.
 // Each only where every drawing of the image is known to be at a resolution pdfwrite does not
-// downsample at the level (image-readings.ts): a downsampled image can shrink. An image drawn twice as
-// finely as its page is wide, or one no page draws, is not counted.
+// downsample at the level (image-readings.ts): a downsampled image can shrink. An image drawn finer
+// anywhere, or one no page draws, is not counted.
 // On top of that comes what pdfwrite writes for any document: a blank page came back 1993 bytes after
 // qpdf's pass (gs 10.00, every preset, either interpreter). Where that bound already reaches the best
 // lossless size (qpdf's rewrite, or the input), the run is skipped: half the real files of the bench

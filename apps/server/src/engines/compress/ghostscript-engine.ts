@@ -30,7 +30,7 @@ import { type Candidate, type Choice, candidate, keepOriginal } from './candidat
 import { type ContentCheck, createContentCheck } from './content-check/content-check.js';
 import { type PdfStructure, readStructure } from './content-check/pdf-structure.js';
 import { type Rewrite, rewriteWithGhostscript } from './ghostscript.js';
-import { ghostscriptFloorBytes, UNREAD_IMAGES } from './ghostscript-prospects.js';
+import { EVERY_IMAGE_KEPT, ghostscriptFloorBytes, NO_IMAGE_KEPT } from './ghostscript-prospects.js';
 import { GhostscriptSpares } from './ghostscript-spares.js';
 import { type ImageReadings, readImages } from './image-readings.js';
 import { checkOutputPages } from './output-check.js';
@@ -181,11 +181,14 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
 
   /**
    * The floor under Ghostscript's output at `preset` where it reaches `bestBytes` (ghostscript-prospects.ts),
-   * else undefined. The images are read only where the floor could reach it.
+   * else undefined. The images are read only where that depends on them: not where the blank page alone
+   * reaches it (a file of a kilobyte or two), nor where even every image kept whole would not.
    */
   async function floorReaching(a: Attempt, preset: CompressionLevel, bestBytes: number) {
-    if (a.structure === undefined || ghostscriptFloorBytes(a.structure, preset, UNREAD_IMAGES) < bestBytes)
-      return undefined;
+    if (a.structure === undefined) return undefined;
+    const lowest = ghostscriptFloorBytes(a.structure, preset, NO_IMAGE_KEPT);
+    if (lowest >= bestBytes) return lowest;
+    if (ghostscriptFloorBytes(a.structure, preset, EVERY_IMAGE_KEPT) < bestBytes) return undefined;
     const floorBytes = ghostscriptFloorBytes(a.structure, preset, await a.images(a.structure));
     return floorBytes >= bestBytes ? floorBytes : undefined;
   }

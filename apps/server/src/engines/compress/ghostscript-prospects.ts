@@ -31,9 +31,12 @@ export const JBIG2_AS_CCITT = 1.25;
 
 /**
  * Readings under which every image is drawn at a kept resolution and every JPEG under Flate is
- * boundless: the highest the floor could be, so whether reading the images is worth it at all.
+ * boundless: the highest the floor could be once the images are read.
  */
-export const UNREAD_IMAGES: ImageReadings = { ppi: () => 0, jpegBytes: () => Number.POSITIVE_INFINITY };
+export const EVERY_IMAGE_KEPT: ImageReadings = { ppi: () => 0, jpegBytes: () => Number.POSITIVE_INFINITY };
+
+/** Readings under which no image counts: the lowest the floor could be, the blank page. */
+export const NO_IMAGE_KEPT: ImageReadings = { ppi: () => undefined, jpegBytes: () => undefined };
 
 /**
  * Whether pdfwrite at `level` keeps an image drawn at `ppi` at its resolution: at or below the level's

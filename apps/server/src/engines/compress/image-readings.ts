@@ -4,7 +4,8 @@
 //   (past its threshold), and a downsampled image can come out smaller. The structure knows an image's
 //   pixels, not the size its page draws it at; poppler's `pdfimages -list` does (x-ppi and y-ppi, from
 //   the drawing's transformation, as Ghostscript works them out). An image no page draws is not
-//   listed, and pdfwrite does not write it either.
+//   listed, and pdfwrite does not write it either; an explicit mask (/Mask) is listed under its
+//   image's object number, so a mask itself is never counted (the floor only gets lower).
 // - The bytes of a JPEG stored under a Flate layer. pdfwrite drops the layer and passes the JPEG
 //   through where it passes JPEGs through (a Canon scanner's page, 17 KB stored, came back as its
 //   146 KB JPEG at `low`, from either interpreter), so the JPEG's own bytes are what it writes: qpdf

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,7 @@ import { CONTENT_FLOORS } from './content-check/floors.js';
 import { comparePgmFiles } from './content-check/pgm.js';
 import { createCompressEngine } from './index.js';
 import { hasLegacyInterpreter } from './presets.js';
+import { pdfwriteGhostscripts } from './test-ghostscripts.js';
 
 const tools = await detectTools();
 const CORPUS = new URL('../../../../../packages/fixtures/corpus/', import.meta.url);
@@ -479,20 +480,15 @@ describe.each([
 });
 
 /**
- * The pid and command line of a Ghostscript at work on a file, read from /proc: it runs in a folder of
- * its own (ghostscript-spares.ts), which holds its input once it was handed one.
+ * The pid and command line of the Ghostscript at work on `input`, read from /proc: it runs in a folder of
+ * its own (ghostscript-spares.ts), which holds the input, hard-linked, once it was handed it. Others may
+ * be at work at the same time, for the other test files.
  */
-async function ghostscriptAtWork(): Promise<{ pid: number; commandLine: string } | undefined> {
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const commandLine = await readFile(`/proc/${entry}/cmdline`, 'latin1');
-      if (!commandLine.includes('-sDEVICE=pdfwrite')) continue;
-      if (existsSync(join(await readlink(`/proc/${entry}/cwd`), 'input.pdf')))
-        return { pid: Number(entry), commandLine };
-    } catch {
-      // Gone already, or not ours to look at.
-    }
+async function ghostscriptAtWork(input: string): Promise<{ pid: number; commandLine: string } | undefined> {
+  const { ino } = await stat(input);
+  for (const running of await pdfwriteGhostscripts()) {
+    const handed = await stat(join(running.cwd, 'input.pdf')).catch(() => undefined);
+    if (handed?.ino === ino) return running;
   }
   return undefined;
 }
@@ -510,11 +506,11 @@ describe.skipIf(!hasGs || !existsSync('/proc'))('aborting a compression', () => 
       () => (settled = true),
       () => (settled = true),
     );
-    let gs = await ghostscriptAtWork();
+    let gs = await ghostscriptAtWork(path);
     while (gs === undefined) {
       if (settled) throw new Error('the compression ended before Ghostscript was seen running');
       await new Promise((resolve) => setTimeout(resolve, 20));
-      gs = await ghostscriptAtWork();
+      gs = await ghostscriptAtWork(path);
     }
     // Composite fonts select the faster legacy interpreter where it exists (presets.ts).
     const version = tools.ghostscript?.version ?? '';

@@ -208,6 +208,51 @@ describe('comparePgmFiles', () => {
     expect(worst).toBeLessThan(30);
   });
 
+  it('sums rows alike on both pages, white or not, as it sums rows that differ', async () => {
+    // Rows 0-9 white on both pages, 10-24 the same noise on both, 25-34 noise that differs, the rest
+    // white: every kind of row, and blurs that read two kinds at their borders.
+    const [width, height, size] = [60, 50, 20];
+    let seed = 7;
+    const noise = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % 256;
+    };
+    const [a, b] = [new Uint8Array(width * height).fill(255), new Uint8Array(width * height).fill(255)];
+    for (let at = 10 * width; at < 25 * width; at += 1) a[at] = b[at] = noise();
+    for (let at = 25 * width; at < 35 * width; at += 1) [a[at], b[at]] = [noise(), noise()];
+    const header = `P5\n${width} ${height}\n255\n`;
+    const { tiles } = await comparePgmFiles(
+      await file('alike-a.pgm', bytes(header, a)),
+      await file('alike-b.pgm', bytes(header, b)),
+      size,
+    );
+    // Every pixel's terms summed one by one, both pages blurred whole.
+    const blurred = (page: Uint8Array) => {
+      const [columns, row, all] = [new Float64Array(width), new Float64Array(width), [] as number[]];
+      for (let y = 0; y < height; y += 1) {
+        blurRow(page, width, height, y, columns, row);
+        all.push(...row);
+      }
+      return all;
+    };
+    const [p, q] = [blurred(a), blurred(b)];
+    const grid = tileGrid(width, height, size);
+    const want = Array.from({ length: grid.columns * grid.rows }, () => new Array<number>(11).fill(0));
+    for (let at = 0; at < width * height; at += 1) {
+      const sums = want[
+        (grid.rowOf[Math.floor(at / width)] as number) * grid.columns + (grid.columnOf[at % width] as number)
+      ] as number[];
+      const [x, y, rawX, rawY] = [p[at] as number, q[at] as number, a[at] as number, b[at] as number];
+      const paper = rawX >= 250 || rawY >= 250;
+      const terms = [1, (x - y) ** 2, x, y, x * x, y * y, x * y, paper ? 1 : 0, paper ? (x - y) ** 2 : 0];
+      terms.push(rawX < 200 ? 1 : 0, rawY < 200 ? 1 : 0);
+      for (const [k, term] of terms.entries()) sums[k] = (sums[k] as number) + term;
+    }
+    expect(tiles.map((tile) => Object.values(tile).map((v) => Number(v.toPrecision(12))))).toEqual(
+      want.map((sums) => sums.map((v) => Number(v.toPrecision(12)))),
+    );
+  });
+
   it('reads a colour render as its grey', async () => {
     // Red, green, blue and white against their greys, a render of each kind.
     const rgb = [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255];

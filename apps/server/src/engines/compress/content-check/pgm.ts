@@ -275,6 +275,73 @@ class TileAccumulator {
     }
   }
 
+  /**
+   * Adds row `y` where both pages are white in every row its blur reads: each blurred pixel is exactly
+   * 255 and paper, so each tile's run adds whole multiples of 255 and its square, which are the very sums
+   * addRow adds pixel by pixel (whole numbers, added exactly). Most rows of a text page are margin or
+   * the space between lines.
+   */
+  addWhiteRow(y: number): void {
+    const sums = this.#sums;
+    const columnEnds = this.#columnEnds;
+    const { rowOf, columns } = this.grid;
+    const rowBase = (rowOf[y] as number) * columns;
+    let start = 0;
+    for (let column = 0; column < columns; column += 1) {
+      const end = columnEnds[column] as number;
+      const n = end - start;
+      start = end;
+      const at = (rowBase + column) * SUMS;
+      sums[at] = (sums[at] as number) + n;
+      sums[at + 2] = (sums[at + 2] as number) + 255 * n;
+      sums[at + 3] = (sums[at + 3] as number) + 255 * n;
+      sums[at + 4] = (sums[at + 4] as number) + 65025 * n;
+      sums[at + 5] = (sums[at + 5] as number) + 65025 * n;
+      sums[at + 6] = (sums[at + 6] as number) + 65025 * n;
+      sums[at + 7] = (sums[at + 7] as number) + n;
+    }
+  }
+
+  /**
+   * Adds row `y` where both pages are the same in every row its blur reads, so their blurred rows are
+   * the same (`a`) and so is the unblurred one (`raw` from `rawAt` on): the candidate's sums are the
+   * reference's, added in the same order as addRow adds them, and nothing differs.
+   */
+  addSameRow(a: Float64Array, raw: Uint8Array, rawAt: number, y: number): void {
+    const sums = this.#sums;
+    const columnEnds = this.#columnEnds;
+    const { rowOf, columns } = this.grid;
+    const rowBase = (rowOf[y] as number) * columns;
+    let x = 0;
+    for (let column = 0; column < columns; column += 1) {
+      const end = columnEnds[column] as number;
+      let n = 0;
+      let sum = 0;
+      let squares = 0;
+      let paper = 0;
+      let marks = 0;
+      for (; x < end; x += 1) {
+        const p = a[x] as number;
+        n += 1;
+        sum += p;
+        squares += p * p;
+        const rawP = raw[rawAt + x] as number;
+        if (rawP >= PAPER_FROM) paper += 1;
+        if (rawP < MARK_BELOW) marks += 1;
+      }
+      const at = (rowBase + column) * SUMS;
+      sums[at] = (sums[at] as number) + n;
+      sums[at + 2] = (sums[at + 2] as number) + sum;
+      sums[at + 3] = (sums[at + 3] as number) + sum;
+      sums[at + 4] = (sums[at + 4] as number) + squares;
+      sums[at + 5] = (sums[at + 5] as number) + squares;
+      sums[at + 6] = (sums[at + 6] as number) + squares;
+      sums[at + 7] = (sums[at + 7] as number) + paper;
+      sums[at + 9] = (sums[at + 9] as number) + marks;
+      sums[at + 10] = (sums[at + 10] as number) + marks;
+    }
+  }
+
   /** Every tile's sums, row by row. */
   tiles(): TileSums[] {
     const sums = this.#sums;
@@ -296,6 +363,25 @@ class TileAccumulator {
       };
     });
   }
+}
+
+/** How alike a row is on both pages, least first. */
+const [DIFFERENT_ROW, SAME_ROW, WHITE_ROW] = [0, 1, 2];
+
+/**
+ * Per row of a band of both pages: whether it differs, is the same, or is the same and white. Compared
+ * as bytes (memcmp), far cheaper than the arithmetic they spare: of the first page of Chrome's and
+ * Word's prints against Ghostscript's /ebook rewrite (poppler, 40 dpi), 98% of the rows' blurs read
+ * only rows alike on both pages, 82-96% white ones; of pdflatex's two columns 61%, 41% white.
+ */
+function rowKinds(a: Buffer, b: Buffer, width: number, rows: number, white: Buffer): Uint8Array {
+  const kinds = new Uint8Array(rows);
+  for (let row = 0; row < rows; row += 1) {
+    const [start, end] = [row * width, (row + 1) * width];
+    if (a.compare(b, start, end, start, end) !== 0) kinds[row] = DIFFERENT_ROW;
+    else kinds[row] = a.compare(white, 0, width, start, end) === 0 ? WHITE_ROW : SAME_ROW;
+  }
+  return kinds;
 }
 
 export interface PageComparison {
@@ -351,6 +437,7 @@ export async function comparePgmFiles(
       new Float64Array(width),
       new Float64Array(width),
     ];
+    const white = Buffer.alloc(width, 255);
     for (let first = 0; first < height; first += bandRows) {
       const last = Math.min(height, first + bandRows);
       // One row of context on each side, where the page has one.
@@ -360,10 +447,24 @@ export async function comparePgmFiles(
         readBand(reference, a, chunkA, top, length, colourA),
         readBand(candidate, b, chunkB, top, length, colourB),
       ]);
+      const rows = bottom - top;
+      const kinds = rowKinds(chunkA, chunkB, width, rows, white);
       for (let y = first - top; y < last - top; y += 1) {
-        blurRow(chunkA, width, bottom - top, y, columns, blurredA);
-        blurRow(chunkB, width, bottom - top, y, columns, blurredB);
-        tiles.addRow(blurredA, blurredB, chunkA, chunkB, y * width, top + y);
+        // The kind of the least alike of the rows the blur of row y reads (blurRow clips them at the
+        // band's edges).
+        let kind = WHITE_ROW;
+        for (let row = y > 0 ? y - 1 : 0; row <= y + 1 && row < rows; row += 1)
+          kind = Math.min(kind, kinds[row] as number);
+        if (kind === WHITE_ROW) {
+          tiles.addWhiteRow(top + y);
+        } else if (kind === SAME_ROW) {
+          blurRow(chunkA, width, rows, y, columns, blurredA);
+          tiles.addSameRow(blurredA, chunkA, y * width, top + y);
+        } else {
+          blurRow(chunkA, width, rows, y, columns, blurredA);
+          blurRow(chunkB, width, rows, y, columns, blurredB);
+          tiles.addRow(blurredA, blurredB, chunkA, chunkB, y * width, top + y);
+        }
       }
     }
     const scores = tiles.tiles();

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { JobInputFile } from '../jobs/job-store.js';
 import type { OperationInput } from '../operations/index.js';
 import type { InputStore } from './input-store.js';
+import { removeTree } from './remove-tree.js';
 
 /**
  * Every promise's value in order, or the first failure once all have settled: nothing is still moving
@@ -87,8 +88,8 @@ export class FolderInputStore implements InputStore {
   }
 
   remove(jobId: string): Promise<void> {
-    // maxRetries: a tool killed a moment ago may still be closing files in the folder.
-    return rm(join(this.root, jobId), { recursive: true, force: true, maxRetries: 3 });
+    // Tried again while a tool killed a moment ago is still closing files in the folder.
+    return removeTree(join(this.root, jobId));
   }
 
   async prune(keep: ReadonlySet<string>, before: number): Promise<void> {

@@ -11,7 +11,7 @@
 // the temp folder, which a reboot may empty while the data folder stays). The start time in the name
 // tells a process from a later one that got the same pid.
 import { mkdtempSync } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { killMarked } from '../processes/marked-processes.js';
@@ -22,6 +22,7 @@ import {
   thisProcess,
 } from '../processes/process-identity.js';
 import { toolMark } from '../processes/tool-reaper.js';
+import { removeTree } from './remove-tree.js';
 import { AREAS_FOLDER, type WorkAreaRecord, WorkAreaRegistry } from './work-area-registry.js';
 
 export interface WorkDirsOptions {
@@ -46,11 +47,6 @@ function areaName(self: ProcessIdentity): string {
   return self.startTime === '' ? String(self.pid) : `${self.pid}-${self.startTime}`;
 }
 
-/** Removes a folder whose tools may still be closing files in it, hence the retries. */
-function removeFolder(dir: string): Promise<void> {
-  return rm(dir, { recursive: true, force: true, maxRetries: 3 });
-}
-
 export class WorkDirs {
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> = Promise.resolve();
@@ -73,7 +69,7 @@ export class WorkDirs {
     const self = await thisProcess();
     const parent = join(dataDir, AREAS_FOLDER);
     await mkdir(parent, { recursive: true, mode: 0o700 });
-    if (options.exclusive) await removeFolder(join(dataDir, 'tmp'));
+    if (options.exclusive) await removeTree(join(dataDir, 'tmp'));
     const registry = await WorkAreaRegistry.open(options.registryDir).catch((error: unknown) =>
       String(error),
     );
@@ -90,7 +86,7 @@ export class WorkDirs {
       options.log,
     );
     await dirs.sweep();
-    await removeFolder(area);
+    await removeTree(area);
     await mkdir(area, { mode: 0o700 });
     await dirs.registry?.register(dirs.record);
     dirs.#registered = true;
@@ -113,7 +109,7 @@ export class WorkDirs {
 
   remove(dir: string): Promise<void> {
     // A tool killed a moment ago may still be closing files in the folder.
-    return removeFolder(dir);
+    return removeTree(dir);
   }
 
   /**
@@ -133,7 +129,7 @@ export class WorkDirs {
     clearInterval(this.#timer);
     await this.#sweeping.catch(() => {});
     await this.registry?.unregister(this.record);
-    await removeFolder(this.area);
+    await removeTree(this.area);
   }
 
   async #sweepOnce(): Promise<void> {
@@ -174,7 +170,7 @@ export class WorkDirs {
     // Its tools first: a dead process's watchdog normally killed them already, and one found here was
     // left by a watchdog that died too (or a machine without /bin/sh).
     const killed = mark === undefined ? 0 : await killMarked(mark);
-    await removeFolder(area);
+    await removeTree(area);
     const fields = { area, pid, tools_killed: killed };
     if (killed > 0) this.log?.warn('killed the tools of a process no longer running', fields);
     this.log?.info('reclaimed the work area of a process no longer running', fields);

@@ -105,6 +105,29 @@ describe('CpuSlots', () => {
     await expect(Promise.all(results)).resolves.toEqual(['first', 'spare', 'job']);
   });
 
+  it('is spare only while a slot is free and no task waits for one', async () => {
+    const slots = new CpuSlots(2);
+    const spareAt: boolean[] = [slots.spare];
+    const first = deferredTask('first', []);
+    const second = deferredTask('second', []);
+    const waiting = deferredTask('waiting', []);
+    const results = [slots.run(first.task)];
+    spareAt.push(slots.spare);
+    results.push(slots.run(second.task), slots.whenSpare(waiting.task));
+    spareAt.push(slots.spare);
+    first.finish();
+    await settle();
+    // The freed slot went to the waiting task.
+    spareAt.push(slots.spare);
+    second.finish();
+    await settle();
+    spareAt.push(slots.spare);
+    waiting.finish();
+    await Promise.all(results);
+    spareAt.push(slots.spare);
+    expect(spareAt).toEqual([true, true, false, false, true, true]);
+  });
+
   // A job's log lines and tool report live in its async context; the task that frees the slot is
   // another job's.
   it('runs a queued task in the context of the job that queued it, not the one that freed its slot', async () => {

@@ -40,6 +40,13 @@ export class CpuSlots {
     return this.#enqueue(this.#waitingForSpare, task, signal);
   }
 
+  /** Whether a task started now would run at once and take no one's turn: a slot free, no task waiting. */
+  get spare(): boolean {
+    return (
+      this.#running < this.#concurrency && this.#waiting.length === 0 && this.#waitingForSpare.length === 0
+    );
+  }
+
   #enqueue<T>(queue: WaitingTask[], task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const inCallersContext = AsyncResource.bind(task);

@@ -18,6 +18,14 @@ export class JobLanes {
     this.#signal = signal;
   }
 
+  /**
+   * Whether one of the server's slots is free now, no task waiting for it: work that may turn out not to
+   * be needed costs no one a turn if started now, only an idle core's time.
+   */
+  get slotSpare(): boolean {
+    return this.#slots.spare;
+  }
+
   /** The job's main line of work (a rewrite the answer waits on): first to the job's own lane. */
   main<T>(task: () => Promise<T>): Promise<T> {
     return this.#run(task, (turn, signal) => this.#ownLane.run(turn, signal));

@@ -6,9 +6,11 @@
 // admits a loss, the same with the other PDF interpreter where this Ghostscript still has two; when the
 // content check refuses how `high`'s output looks, `medium`'s (presetLadder). A Ghostscript output no
 // smaller than the lossless rewrite is not checked at all. When none is chosen, qpdf's rewrite of the
-// input (a lossless tidy-up). Each must be smaller than the input, have its page count and clear the
-// content check's floors; failing all, the answer is the input itself (`original`). Out of time
-// (call-deadline.ts), the rewrites give way to qpdf's, and the call to the original.
+// input (a lossless tidy-up), proven beside Ghostscript's rewrite where one of the server's slots is
+// idle, else once Ghostscript's output falls behind it or is refused. Each must be smaller than the
+// input, have its page count and clear the content check's floors; failing all, the answer is the input
+// itself (`original`). Out of time (call-deadline.ts), the rewrites give way to qpdf's, and the call to
+// the original.
 import { stat } from 'node:fs/promises';
 import type { CpuSlots } from '../cpu-slots.js';
 import { JobLanes } from '../job-lanes.js';
@@ -77,6 +79,8 @@ interface Attempt {
   /** qpdf's lossless rewrite of the input, and whether qpdf repaired it; undefined where it failed. */
   lossless: (Candidate & { repaired: boolean }) | undefined;
   prove(candidate: Candidate, content: Content): Promise<Proof>;
+  /** The proof of `lossless`, started at the first call and shared by every later one. */
+  proveLossless(): Promise<Proof> | undefined;
 }
 
 /** qpdf's lossless pass over Ghostscript's output, beside the main line; undefined where it failed. */
@@ -109,7 +113,14 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
     preset: CompressionLevel,
     bestBytes: number,
   ): Promise<Proof | undefined> {
+    // qpdf's lossless rewrite answers where Ghostscript's output loses or is refused: most calls at
+    // `low`, and every Google Docs or Apple Pages file. Where a core is idle now, its proof runs beside
+    // Ghostscript's rewrite rather than after it (a whole check, where qpdf repaired the input, had been
+    // the last 90 ms of Apple Pages' answer at `high`); on a busy server it waits until it is needed.
+    // Asked before the check's look at the input takes that core: its reads go first.
+    const coreIdle = a.lanes.slotSpare;
     a.startCheck();
+    if (coreIdle) a.proveLossless();
     for (const interpreter of a.interpreters) {
       const name = `ghostscript-${preset}-${interpreter}`;
       let rewrite: Rewrite;
@@ -154,12 +165,18 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       // Files Ghostscript repaired on the way: worth knowing, not a reason to refuse the output.
       if (rewrite.notes !== '') a.job.log?.info('ghostscript notes', { interpreter, notes: rewrite.notes });
       const written = await candidate(rewrite.path, 'ghostscript');
+      const ahead = written.size < bestBytes;
+      // Where the output does not beat the best lossless answer, only qpdf's pass can still put it
+      // ahead (on the fixtures corpus it did for 16 of 73 such outputs): the lossless rewrite is the
+      // likelier answer, so it is proven while qpdf packs, not after (its proof had been the serial end
+      // of most `low` calls).
+      if (!ahead) a.proveLossless();
       // qpdf's pass is lossless, so Ghostscript's output and that output after qpdf hold the same
       // content, and the answer is the smaller: a proof of one is a proof of both. So where the
       // output already beats the best lossless answer, it is proven while qpdf packs it, not after
       // (on the files Ghostscript won, the pass had been a fifth of the call).
       const packing = a.qpdf && packed(a, rewrite.path, `${name}-qpdf.pdf`, a.qpdf);
-      const proving = written.size < bestBytes ? a.prove(written, 'rewritten') : undefined;
+      const proving = ahead ? a.prove(written, 'rewritten') : undefined;
       proving?.catch(() => {});
       // A pass that throws (the disk full, the client gone) ends the call: not before the proof has
       // settled, whose tools would otherwise run on in a folder being removed.
@@ -218,13 +235,9 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       // `high`, then again at `medium` after a second run and check (1.3 s more on the scan).
       if (!rewritten?.rejected || rewritten.lostTextOrStructure) break;
     }
-    if (lossless !== undefined) {
-      // Without repairs, qpdf's rewrite leaves every page's content as it was: only its structure
-      // is worth proving. A file qpdf had to repair gets the whole check.
-      const proof = await a.prove(lossless, lossless.repaired ? 'rewritten' : 'unchanged');
-      if (proof.chosen !== undefined)
-        return { output: proof.chosen, evidence: { ...notes, ...proof.evidence } };
-    }
+    const proof = await a.proveLossless();
+    if (proof?.chosen !== undefined)
+      return { output: proof.chosen, evidence: { ...notes, ...proof.evidence } };
     return { output: await keepOriginal(a.pdfPath, a.job.workDir), evidence: notes };
   }
 
@@ -297,6 +310,18 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       log: job.log,
     };
     const prove = (c: Candidate, kind: Content) => timer.time('check', () => proveCandidate(c, proof, kind));
+    let losslessProof: Promise<Proof> | undefined;
+    const proveLossless = () => {
+      if (lossless === undefined) return undefined;
+      // Without repairs, qpdf's rewrite leaves every page's content as it was: only its structure
+      // is worth proving. A file qpdf had to repair gets the whole check.
+      if (losslessProof === undefined) {
+        losslessProof = prove(lossless, lossless.repaired ? 'rewritten' : 'unchanged');
+        // Awaited by choose() or, where another answer came first, before the job's folder goes.
+        losslessProof.catch(() => {});
+      }
+      return losslessProof;
+    };
     let imagesRead: Promise<ImageReadings> | undefined;
     const images = (structure: PdfStructure) => {
       const { pdfimages } = o.tools;
@@ -333,6 +358,7 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
         startCheck: () => content.start(),
         lossless,
         prove,
+        proveLossless,
       }).catch(async (error: unknown) => {
         if (!deadline.callCut) throw error;
         job.log?.warn('compress ran out of time', { seconds: (2 * timeoutMs) / 1000 });
@@ -350,6 +376,8 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       });
       return { ...output, pageCount };
     } finally {
+      // Its tools must not outlive the job's folder, whether or not it was the answer.
+      await losslessProof?.catch(() => undefined);
       await content.settle();
       deadline.dispose();
     }

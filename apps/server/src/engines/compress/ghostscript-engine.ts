@@ -5,8 +5,9 @@
 // candidates, smallest first: Ghostscript's output after qpdf, then Ghostscript's output. When Ghostscript
 // admits a loss, the same with the other PDF interpreter where this Ghostscript still has two; when the
 // content check refuses how `high`'s output looks, `medium`'s (presetLadder). A Ghostscript output no
-// smaller than the lossless rewrite is not checked at all. When none is chosen, qpdf's rewrite of the
-// input (a lossless tidy-up), proven beside Ghostscript's rewrite where one of the server's slots is
+// smaller than the lossless rewrite is not checked at all, nor packed by qpdf where the bytes qpdf would
+// copy as they are already reach that size (qpdf-pass-floor.ts). When none is chosen, qpdf's rewrite of
+// the input (a lossless tidy-up), proven beside Ghostscript's rewrite where one of the server's slots is
 // idle, else once Ghostscript's output falls behind it or is refused. Each must be smaller than the
 // input, have its page count and clear the content check's floors; failing all, the answer is the input
 // itself (`original`). Out of time (call-deadline.ts), the rewrites give way to qpdf's, and the call to
@@ -40,6 +41,7 @@ import { PhaseTimer } from './phase-timer.js';
 import { hasLegacyInterpreter, interpreterOrder, type PdfInterpreter, presetLadder } from './presets.js';
 import { type Content, type Proof, proveCandidate } from './prove-candidate.js';
 import { qpdfLosslessPass } from './qpdf-pass.js';
+import { qpdfPassFloorBytes } from './qpdf-pass-floor.js';
 
 export interface GhostscriptEngineOptions {
   gs: ToolInfo;
@@ -169,8 +171,14 @@ export function createGhostscriptEngine(o: GhostscriptEngineOptions): CompressEn
       // Where the output does not beat the best lossless answer, only qpdf's pass can still put it
       // ahead (on the fixtures corpus it did for 16 of 73 such outputs): the lossless rewrite is the
       // likelier answer, so it is proven while qpdf packs, not after (its proof had been the serial end
-      // of most `low` calls).
+      // of most `low` calls). Where the bytes the pass copies as they are already reach that size, the
+      // pass cannot, and is not run (11 of the 73, the Ghostscript output of scans mostly).
       if (!ahead) a.proveLossless();
+      const passFloor = ahead ? undefined : await qpdfPassFloorBytes(rewrite.path);
+      if (passFloor !== undefined && passFloor >= bestBytes) {
+        const evidence = { ghostscript_bytes: written.size, qpdf_pass_floor_bytes: passFloor };
+        return { chosen: undefined, rejected: false, evidence };
+      }
       // qpdf's pass is lossless, so Ghostscript's output and that output after qpdf hold the same
       // content, and the answer is the smaller: a proof of one is a proof of both. So where the
       // output already beats the best lossless answer, it is proven while qpdf packs it, not after

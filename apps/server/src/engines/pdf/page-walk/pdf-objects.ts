@@ -66,6 +66,28 @@ export class PdfObjects {
     return value;
   }
 
+  /**
+   * The object `ref` names and, where it is a stream, how many bytes of data it stores (its /Length,
+   * found to end at `endstream`); the data itself is not read.
+   */
+  getWithStream(ref: PdfRef): { value: PdfValue; streamBytes: number | undefined } {
+    if (++this.lookups > this.maxLookups) throw new Doubt('too many objects');
+    const entry = this.xref.entries.get(ref.num);
+    if (entry === undefined || entry === 'free') throw new Doubt(`object ${ref.num} is missing or free`);
+    if ('stream' in entry) {
+      if (ref.gen !== 0) throw new Doubt('compressed object with a generation');
+      // An object stream holds no streams (ISO 32000-2 §7.5.7).
+      return { value: this.compressed(ref.num, entry.stream, entry.index, 'all'), streamBytes: undefined };
+    }
+    if (entry.gen !== ref.gen) throw new Doubt(`object ${ref.num} has another generation`);
+    const { reader, value } = this.direct(ref, entry.offset);
+    if (reader.atWord('endobj')) return { value, streamBytes: undefined };
+    if (!isDict(value)) throw new Doubt(`object ${ref.num} is not closed`);
+    const data = streamBytes(reader, this.resolveLength(value.get('Length')));
+    reader.expectWord('endobj');
+    return { value, streamBytes: data.length };
+  }
+
   /** The object at `offset`, which must start `num gen obj`; the reader is left after its value. */
   private direct(ref: PdfRef, offset: number, keep: Keep = 'all'): { reader: PdfReader; value: PdfValue } {
     if (offset >= this.bytes.length) throw new Doubt('offset past the end');

@@ -153,6 +153,30 @@ describe('download to a path', () => {
     expect(await readdir(dir)).toEqual(['out.pdf']);
   });
 
+  it('an error answer leaves the old file intact and no temp file', async () => {
+    serve(() => fail(410, 'expired'));
+    const target = join(dir, 'out.pdf');
+    await writeFile(target, 'old');
+    const error = await client()
+      .download(download(), target)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExpiredError);
+    expect(await readFile(target, 'utf8')).toBe('old');
+    expect(await readdir(dir)).toEqual(['out.pdf']);
+  });
+
+  it('a download retried after a 503 writes the file once and leaves no temp file', async () => {
+    let calls = 0;
+    serve(() =>
+      calls++ === 0 ? fail(503, 'service_unavailable', { 'retry-after': '0' }) : new HttpResponse(pdfBytes),
+    );
+    const target = join(dir, 'out.pdf');
+    await client({ maxRetries: 1 }).download(download(), target);
+    expect(calls).toBe(2);
+    expect(await readFile(target)).toEqual(Buffer.from(pdfBytes));
+    expect(await readdir(dir)).toEqual(['out.pdf']);
+  });
+
   it('an abort mid-body leaves no temp file', async () => {
     const controller = new AbortController();
     serve(() => {

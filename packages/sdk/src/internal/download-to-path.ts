@@ -1,8 +1,9 @@
 // Node only, and loaded with import() by the client so node:fs stays off the main path.
 // Writes a download atomically: into a temp file beside the target, flushed, then renamed over it
-// (or hard-linked, which refuses an existing target, when overwriting is not allowed).
+// (or hard-linked, which refuses an existing target, when overwriting is not allowed). The client
+// opens the temp file as the request goes out (openTemp), and hands it to the answer to fill.
 import { randomBytes } from 'node:crypto';
-import { access, link, open, rename, unlink } from 'node:fs/promises';
+import { access, type FileHandle, link, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readBody } from './request.js';
 
@@ -20,14 +21,41 @@ export async function assertAbsent(path: string): Promise<void> {
   }
 }
 
+/** A new, empty file beside the target, open for writing. */
+export interface TempFile {
+  path: string;
+  file: FileHandle;
+}
+
+export async function openTemp(path: string): Promise<TempFile> {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.part`);
+  return { path: temp, file: await open(temp, 'wx') };
+}
+
+/** Closes and removes a temp file no answer took (the request failed); its own failure is moot. */
+export async function discardTemp(opening: Promise<TempFile>): Promise<void> {
+  const opened = await opening.catch(() => undefined);
+  if (opened === undefined) return;
+  await opened.file.close().catch(() => undefined);
+  await unlink(opened.path).catch(() => undefined);
+}
+
+/** Fills the temp file `opening` with `body`, flushes it, and moves it to `path`. */
 export async function writeAtomically(
   body: ReadableStream<Uint8Array>,
+  opening: Promise<TempFile>,
   path: string,
   overwrite: boolean,
 ): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.part`);
-  const file = await open(temp, 'wx');
   const reader = body.getReader();
+  let opened: TempFile;
+  try {
+    opened = await opening;
+  } catch (error) {
+    await reader.cancel(error).catch(() => undefined);
+    throw error;
+  }
+  const { path: temp, file } = opened;
   let closed = false;
   try {
     // The body comes in socket-sized chunks (16 to 64 KiB): gathered into writes of 1 MiB, a file of

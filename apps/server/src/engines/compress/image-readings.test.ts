@@ -1,7 +1,8 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectTools } from '../tools.js';
 import { readStructure } from './content-check/pdf-structure.js';
@@ -40,7 +41,7 @@ describe.skipIf(tools.qpdf === undefined || tools.pdfimages === undefined)('read
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   async function read(name: string, pageCount: number, enough = 1_000_000) {
-    const pdfPath = fileURLToPath(new URL(name, CORPUS));
+    const pdfPath = name.startsWith('/') ? name : fileURLToPath(new URL(name, CORPUS));
     const cwd = await mkdtemp(join(dir, 'job-'));
     const qpdf = tools.qpdf && { qpdf: tools.qpdf, cwd, timeoutMs: 60_000 };
     const structure = qpdf && (await readStructure(pdfPath, 'input', qpdf));
@@ -72,9 +73,55 @@ describe.skipIf(tools.qpdf === undefined || tools.pdfimages === undefined)('read
     expect(readings.jpegBytes('4 0')).toBe(20_000);
   });
 
+  it('counts a JPEG only up to its end marker, as pdfwrite copies it (not a bomb of zeros after it)', async () => {
+    // Ghostscript wrote 151 KB at `low` for such a page whose 146 KB JPEG was followed by 300 MB of
+    // zeros; counting the zeros put the floor at the stored size, and Ghostscript was skipped.
+    // A header segment holding a thumbnail's end marker, a scan, the end marker, then the zeros.
+    const jpeg = Buffer.from([
+      0xff, 0xd8, 0xff, 0xe1, 0, 4, 0xff, 0xd9, 0xff, 0xda, 0, 2, 0x12, 0xff, 0, 0xff, 0xd9,
+    ]);
+    const stored = deflateSync(Buffer.concat([jpeg, Buffer.alloc(100_000)]));
+    const pdfPath = join(dir, 'padded-jpeg.pdf');
+    await writeFile(pdfPath, pdfWithImage(stored));
+    const { readings } = await read(pdfPath, 1);
+    expect(readings.jpegBytes('5 0')).toBe(jpeg.length);
+  });
+
   it('reads how finely each image is drawn, masks and stencils too', async () => {
     const { readings } = await read('explicit-and-stencil-masks.pdf', 1);
     expect([readings.ppi('3 0'), readings.ppi('6 0'), readings.ppi('8 0')]).toEqual([149, 298, 248_832]);
     expect(readings.ppi('99 0')).toBeUndefined();
   });
 });
+
+/** A one-page PDF drawing one image, object 5 0, stored as `data` under Flate over DCT. */
+function pdfWithImage(data: Buffer): Buffer {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] /Resources << /XObject << /Im 5 0 R >> >> /Contents 4 0 R >>',
+    '<< /Length 22 >>\nstream\nq 72 0 0 72 0 0 cm /Im Do Q\nendstream',
+    `<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter [/FlateDecode /DCTDecode] /Length ${data.length} >>\nstream\n`,
+  ];
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n')];
+  const offsets: number[] = [];
+  let size = parts[0].length;
+  const add = (part: Buffer) => {
+    parts.push(part);
+    size += part.length;
+  };
+  objects.forEach((body, index) => {
+    offsets.push(size);
+    add(Buffer.from(`${index + 1} 0 obj\n${body}`));
+    if (index === 4) add(Buffer.concat([data, Buffer.from('\nendstream')]));
+    add(Buffer.from('\nendobj\n'));
+  });
+  const xref = size;
+  const rows = offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('');
+  add(
+    Buffer.from(
+      `xref\n0 6\n0000000000 65535 f \n${rows}trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
+    ),
+  );
+  return Buffer.concat(parts);
+}

@@ -9,7 +9,8 @@
 // - The bytes of a JPEG stored under a Flate layer. pdfwrite drops the layer and passes the JPEG
 //   through where it passes JPEGs through (a Canon scanner's page, 17 KB stored, came back as its
 //   146 KB JPEG at `low`, from either interpreter), so the JPEG's own bytes are what it writes: qpdf
-//   writes the stored bytes of those streams to files, which are inflated here to count them.
+//   writes the stored bytes of those streams to files, which are inflated here to count them, up to the
+//   JPEG's end marker (jpeg-end.ts): bytes after it are not written.
 // A reading that fails leaves its images uncounted: the floor only errs low, toward running Ghostscript.
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -21,6 +22,7 @@ import type { ToolInfo } from '../tools.js';
 import type { WorkContext } from '../types.js';
 import { imageListRows } from './content-check/drawn-images.js';
 import { filterNames, type PdfStructure } from './content-check/pdf-structure.js';
+import { JpegEnd } from './jpeg-end.js';
 
 export interface ImageReadings {
   /** The image's highest resolution over all its drawings, in pixels per inch; undefined where unknown. */
@@ -71,12 +73,13 @@ async function readResolutions(
 }
 
 /**
- * The bytes `path` inflates to, counted up to `cap` (a Flate bomb stops there); undefined where it is
- * not a zlib stream.
+ * The bytes of the JPEG that `path` inflates to, to its end (jpeg-end.ts: pdfwrite copies no further)
+ * and at most `cap` (a Flate bomb stops there); undefined where it is not a zlib stream or no JPEG.
  */
 function inflatedBytes(path: string, cap: number): Promise<number | undefined> {
   return new Promise((done) => {
     let bytes = 0;
+    const end = new JpegEnd();
     const stored = createReadStream(path);
     const inflate = createInflate();
     const stop = (result: number | undefined) => {
@@ -86,7 +89,9 @@ function inflatedBytes(path: string, cap: number): Promise<number | undefined> {
     };
     inflate.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes >= cap) stop(cap);
+      const length = end.push(chunk);
+      if (length !== 'more') stop(length === undefined ? undefined : Math.min(length, cap));
+      else if (bytes >= cap) stop(cap);
     });
     inflate.on('end', () => stop(bytes));
     inflate.on('error', () => stop(undefined));

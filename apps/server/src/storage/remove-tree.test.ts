@@ -89,6 +89,17 @@ describe('removeTree', () => {
     expect(await readdir(outside)).toEqual(['kept.pdf']);
   });
 
+  it('removes a link to a folder given as the path, as rm -rf does, leaving what it points to', async () => {
+    // readdir follows a link: the folder it points to was emptied, then rmdir threw ENOTDIR.
+    const outside = join(root, 'outside');
+    await layOut(outside, ['kept.pdf']);
+    const link = join(root, 'link');
+    await symlink(outside, link);
+    await removeTree(link);
+    expect(existsSync(link)).toBe(false);
+    expect(await readdir(outside)).toEqual(['kept.pdf']);
+  });
+
   it('tries again while a folder is still in use, as fs.rm with maxRetries: 3 did', async () => {
     const dir = join(root, 'tree');
     await layOut(dir, ['busy-3/a.pdf']);

@@ -8,7 +8,7 @@
 // What fs.rm's `force` and `maxRetries` did is kept: a missing entry is no error, and a folder that a
 // tool killed a moment ago is still closing files in (EBUSY, ENOTEMPTY, ...) is tried again.
 import type { Dirent } from 'node:fs';
-import { readdir, rmdir, unlink } from 'node:fs/promises';
+import { lstat, readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -51,6 +51,11 @@ async function removeOnce(path: string): Promise<void> {
 
 /** Removes `path` and all it holds; resolves when it is gone or was not there. */
 export async function removeTree(path: string): Promise<void> {
+  // readdir follows a link: were `path` a link to a folder, what it points to would be emptied. Its
+  // entries need no such look, their types being lstat's.
+  const stats = await lstat(path).catch(unlessMissing);
+  if (stats === undefined) return;
+  if (!stats.isDirectory()) return unlink(path).catch(unlessMissing);
   for (let retry = 1; ; retry++) {
     try {
       return await removeOnce(path);

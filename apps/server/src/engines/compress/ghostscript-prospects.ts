@@ -5,8 +5,9 @@
 //   bytes for the same pixels (the four JBIG2 scans of the fixtures corpus came back 1.34-2.44x their
 //   qpdf rewrite at every level): counted at 1.25x;
 // - JPEG at a level that passes JPEGs through (`low`): it stays as it is; one stored under a Flate
-//   layer loses the layer, so it counts at the JPEG's own bytes. (pdfwrite copies a JPEG up to its end
-//   marker: bytes a writer appended after it would be counted and not written. No file seen has them.)
+//   layer loses the layer, so it counts at the JPEG's own bytes, up to its end marker (jpeg-end.ts),
+//   where pdfwrite stops copying. (One stored plain counts at its stored bytes: bytes a writer appended
+//   after its end marker are counted and not written. No real file seen has them.)
 // - CCITT Group 4 at `low`: already pdfwrite's densest 1-bit encoding.
 // Each only where every drawing of the image is known to be at a resolution pdfwrite does not
 // downsample at the level (image-readings.ts): a downsampled image can shrink. An image drawn finer

@@ -87,6 +87,17 @@ describe.skipIf(tools.qpdf === undefined || tools.pdfimages === undefined)('read
     expect(readings.jpegBytes('5 0')).toBe(jpeg.length);
   });
 
+  it('inflates JPEGs under Flate within one budget for them all, the size no floor need pass', async () => {
+    // A scan with no end marker, 60,000 bytes of it: each would count whole, but after the first
+    // two the budget of 100,000 is spent and the rest are not inflated at all.
+    const scan = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2]), Buffer.alloc(60_000, 0x12)]);
+    const pdfPath = join(dir, 'many-jpegs.pdf');
+    await writeFile(pdfPath, pdfWithImage(...Array.from({ length: 4 }, () => deflateSync(scan))));
+    const { readings } = await read(pdfPath, 1, 100_000);
+    const counted = ['5 0', '6 0', '7 0', '8 0'].map((object) => readings.jpegBytes(object));
+    expect(counted).toEqual([scan.length, 100_000 - scan.length, undefined, undefined]);
+  });
+
   it('reads how finely each image is drawn, masks and stencils too', async () => {
     const { readings } = await read('explicit-and-stencil-masks.pdf', 1);
     expect([readings.ppi('3 0'), readings.ppi('6 0'), readings.ppi('8 0')]).toEqual([149, 298, 248_832]);
@@ -94,14 +105,20 @@ describe.skipIf(tools.qpdf === undefined || tools.pdfimages === undefined)('read
   });
 });
 
-/** A one-page PDF drawing one image, object 5 0, stored as `data` under Flate over DCT. */
-function pdfWithImage(data: Buffer): Buffer {
+/** A one-page PDF drawing each of `images`, objects 5 0, 6 0, ..., each stored as given under Flate over DCT. */
+function pdfWithImage(...images: Buffer[]): Buffer {
+  const names = images.map((_, index) => `/Im${index} ${index + 5} 0 R`).join(' ');
+  const draws = images.map((_, index) => `/Im${index} Do`).join(' ');
+  const content = `q 72 0 0 72 0 0 cm ${draws} Q`;
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] /Resources << /XObject << /Im 5 0 R >> >> /Contents 4 0 R >>',
-    '<< /Length 22 >>\nstream\nq 72 0 0 72 0 0 cm /Im Do Q\nendstream',
-    `<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter [/FlateDecode /DCTDecode] /Length ${data.length} >>\nstream\n`,
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] /Resources << /XObject << ${names} >> >> /Contents 4 0 R >>`,
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    ...images.map(
+      (data) =>
+        `<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter [/FlateDecode /DCTDecode] /Length ${data.length} >>\nstream\n`,
+    ),
   ];
   const parts: Buffer[] = [Buffer.from('%PDF-1.7\n')];
   const offsets: number[] = [];
@@ -113,14 +130,15 @@ function pdfWithImage(data: Buffer): Buffer {
   objects.forEach((body, index) => {
     offsets.push(size);
     add(Buffer.from(`${index + 1} 0 obj\n${body}`));
-    if (index === 4) add(Buffer.concat([data, Buffer.from('\nendstream')]));
+    const data = images[index - 4];
+    if (data !== undefined) add(Buffer.concat([data, Buffer.from('\nendstream')]));
     add(Buffer.from('\nendobj\n'));
   });
   const xref = size;
   const rows = offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('');
   add(
     Buffer.from(
-      `xref\n0 6\n0000000000 65535 f \n${rows}trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
+      `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${rows}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
     ),
   );
   return Buffer.concat(parts);

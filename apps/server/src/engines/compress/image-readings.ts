@@ -121,11 +121,16 @@ async function readJpegBytes(
   ];
   try {
     await runQpdf(args, run);
+    // One budget for them all: once the JPEGs counted reach `cap`, the floor does too, and a file of
+    // many Flate bombs is inflated no further than one.
+    let left = cap;
     for (const object of objects) {
       const file = `${prefix}-${object.split(' ')[0]}`;
-      const inflated = await inflatedBytes(file, cap);
+      const inflated = left > 0 ? await inflatedBytes(file, left) : undefined;
       await rm(file, { force: true });
-      if (inflated !== undefined) bytes.set(object, inflated);
+      if (inflated === undefined) continue;
+      bytes.set(object, inflated);
+      left -= inflated;
     }
   } catch (error) {
     if (error instanceof ToolAbortedError) throw error;
